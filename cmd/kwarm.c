@@ -1,0 +1,95 @@
+/* kwarm: the program entry and the command table. */
+#include "commands.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+struct command {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *usage;
+	const char *summary;
+};
+
+static const struct command commands[] = {
+	{ "gen", cmd_gen, usage_gen, "write the warm-up Makefile of a spec" },
+	{ "compile", cmd_compile, usage_compile, "compile one unit into the cache (a Makefile recipe)" },
+	{ "pack", cmd_pack, usage_pack, "pack one callable from the cache (a Makefile recipe)" },
+	{ "exec", cmd_exec, usage_exec, "run a command holding one jobserver token" },
+	{ "cache", cmd_cache, usage_cache, "cache stats, verify and prune" },
+};
+
+static const struct command *find_command(const char *name)
+{
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (!strcmp(commands[i].name, name))
+			return &commands[i];
+	return NULL;
+}
+
+static void print_help(FILE *f)
+{
+	fprintf(f, "usage: kwarm [--version] [--help] COMMAND [ARGS...]\n\n"
+		   "Compile batches of device kernels under make's jobserver, with a\n"
+		   "content-addressed cache, and pack them into callables.\n\ncommands:\n");
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].summary);
+	fprintf(f, "\n'kwarm help COMMAND' or 'kwarm COMMAND -h' shows a command's usage.\n"
+		   "Exit status: 0 success, 1 failure, 2 bad usage or bad input.\n");
+}
+
+int usage_error(const char *usage, const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("kwarm: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\n%s", usage);
+	return 2;
+}
+
+int main(int argc, char **argv)
+{
+	const struct command *cmd;
+
+	if (argc < 2) {
+		print_help(stderr);
+		return 2;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		print_help(stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "--version")) {
+		printf("kwarm %s\n", KWARM_VERSION);
+		return 0;
+	}
+	if (!strcmp(argv[1], "help")) {
+		if (argc < 3) {
+			print_help(stdout);
+			return 0;
+		}
+		cmd = find_command(argv[2]);
+		if (!cmd) {
+			fprintf(stderr, "kwarm: unknown command '%s'\n", argv[2]);
+			return 2;
+		}
+		fputs(cmd->usage, stdout);
+		return 0;
+	}
+	cmd = find_command(argv[1]);
+	if (!cmd) {
+		fprintf(stderr, "kwarm: unknown command '%s'; see 'kwarm --help'\n", argv[1]);
+		return 2;
+	}
+	for (int i = 2; i < argc && strcmp(argv[i], "--"); i++) {
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			fputs(cmd->usage, stdout);
+			return 0;
+		}
+	}
+	return cmd->fn(argc - 1, argv + 1);
+}

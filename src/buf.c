@@ -1,0 +1,107 @@
+#include "buf.h"
+#include "util.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void buf_init(struct buf *b)
+{
+	b->s = NULL;
+	b->len = 0;
+	b->alloc = 0;
+}
+
+void buf_release(struct buf *b)
+{
+	free(b->s);
+	buf_init(b);
+}
+
+void buf_grow(struct buf *b, size_t n)
+{
+	if (b->len + n + 1 > b->alloc) {
+		size_t want = b->alloc ? b->alloc * 2 : 64;
+
+		if (want < b->len + n + 1)
+			want = b->len + n + 1;
+		b->s = xrealloc(b->s, want);
+		b->alloc = want;
+		b->s[b->len] = '\0';
+	}
+}
+
+void buf_reset(struct buf *b)
+{
+	b->len = 0;
+	if (b->s)
+		b->s[0] = '\0';
+}
+
+void buf_add(struct buf *b, const void *data, size_t n)
+{
+	buf_grow(b, n);
+	if (n)
+		memcpy(b->s + b->len, data, n);
+	b->len += n;
+	b->s[b->len] = '\0';
+}
+
+void buf_adds(struct buf *b, const char *s)
+{
+	buf_add(b, s, strlen(s));
+}
+
+void buf_addch(struct buf *b, char c)
+{
+	buf_add(b, &c, 1);
+}
+
+void buf_addf(struct buf *b, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		BUG("bad format '%s'", fmt);
+	buf_grow(b, (size_t)n);
+	va_start(ap, fmt);
+	vsnprintf(b->s + b->len, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	b->len += (size_t)n;
+}
+
+void buf_add_le32(struct buf *b, uint32_t v)
+{
+	unsigned char le[4];
+
+	for (int i = 0; i < 4; i++)
+		le[i] = (unsigned char)(v >> (8 * i));
+	buf_add(b, le, sizeof(le));
+}
+
+void buf_add_le64(struct buf *b, uint64_t v)
+{
+	unsigned char le[8];
+
+	for (int i = 0; i < 8; i++)
+		le[i] = (unsigned char)(v >> (8 * i));
+	buf_add(b, le, sizeof(le));
+}
+
+char *buf_detach(struct buf *b)
+{
+	char *s = b->s ? b->s : xstrdup("");
+
+	buf_init(b);
+	return s;
+}
+
+const char *buf_str(const struct buf *b)
+{
+	return b->s ? b->s : "";
+}

@@ -1,0 +1,27 @@
+/* hashmap: string keys to pointers, open addressing, insertion order kept. */
+#ifndef KWARM_HASHMAP_H
+#define KWARM_HASHMAP_H
+
+#include <stddef.h>
+
+struct hashmap_entry {
+	char *key;	/* owned copy */
+	void *value;	/* not owned */
+};
+
+struct hashmap {
+	struct hashmap_entry *entries;	/* in insertion order */
+	size_t nr, alloc;
+	size_t *slots;			/* index + 1 into entries; 0 = empty */
+	size_t nr_slots;		/* power of two */
+};
+
+void hashmap_init(struct hashmap *map);
+/* Frees the keys; values are the caller's. */
+void hashmap_release(struct hashmap *map);
+/* The value stored under key, or NULL. */
+void *hashmap_get(const struct hashmap *map, const char *key);
+/* Store value under key, replacing any; returns the previous value or NULL. */
+void *hashmap_put(struct hashmap *map, const char *key, void *value);
+
+#endif

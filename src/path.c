@@ -1,0 +1,183 @@
+#include "path.h"
+#include "buf.h"
+#include "util.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+char *path_join(const char *base, const char *rel)
+{
+	size_t n = strlen(base);
+
+	if (rel[0] == '/' || !n)
+		return xstrdup(rel);
+	if (base[n - 1] == '/')
+		return xstrfmt("%s%s", base, rel);
+	return xstrfmt("%s/%s", base, rel);
+}
+
+char *path_normalize(const char *path)
+{
+	int absolute = path[0] == '/';
+	size_t n = strlen(path), top = 0, *starts = xmalloc((n + 1) * sizeof(size_t));
+	struct buf out = BUF_INIT;
+	const char *p = path;
+
+	if (absolute)
+		buf_addch(&out, '/');
+	/* starts[] remembers where each kept component begins, to undo it on "..". */
+	while (*p) {
+		const char *end = strchr(p, '/');
+		size_t len = end ? (size_t)(end - p) : strlen(p);
+
+		if (len == 0 || (len == 1 && p[0] == '.')) {
+			/* skip */
+		} else if (len == 2 && p[0] == '.' && p[1] == '.' && top > 0 &&
+			   strcmp(out.s + starts[top - 1], "..")) {
+			out.len = starts[--top];
+			if (out.len > (size_t)absolute)
+				out.len--;	/* the separator before it */
+			out.s[out.len] = '\0';
+		} else if (len == 2 && p[0] == '.' && p[1] == '.' && absolute) {
+			/* "/.." is "/" */
+		} else {
+			if (out.len > (size_t)absolute)
+				buf_addch(&out, '/');
+			starts[top++] = out.len;
+			buf_add(&out, p, len);
+		}
+		p += len;
+		while (*p == '/')
+			p++;
+	}
+	free(starts);
+	if (!out.len)
+		buf_addch(&out, '.');
+	return buf_detach(&out);
+}
+
+char *path_absolute(const char *path)
+{
+	char *cwd, *joined, *norm;
+
+	if (path[0] == '/')
+		return path_normalize(path);
+	cwd = getcwd(NULL, 0);
+	if (!cwd)
+		die("cannot get the current folder: %s", strerror(errno));
+	joined = path_join(cwd, path);
+	norm = path_normalize(joined);
+	free(cwd);
+	free(joined);
+	return norm;
+}
+
+char *path_visible(const char *root, const char *abs)
+{
+	size_t n = strlen(root);
+
+	if (!strcmp(root, "/"))
+		return xstrdup(abs[1] ? abs + 1 : ".");
+	if (!strncmp(abs, root, n)) {
+		if (!abs[n])
+			return xstrdup(".");
+		if (abs[n] == '/')
+			return xstrdup(abs + n + 1);
+	}
+	return xstrdup(abs);
+}
+
+char *path_dirname(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	if (!slash)
+		return xstrdup(".");
+	if (slash == path)
+		return xstrdup("/");
+	return xstrndup(path, (size_t)(slash - path));
+}
+
+char *path_stem(const char *path)
+{
+	const char *base = strrchr(path, '/'), *dot;
+
+	base = base ? base + 1 : path;
+	dot = strrchr(base, '.');
+	if (!dot || dot == base)
+		return xstrdup(base);
+	return xstrndup(base, (size_t)(dot - base));
+}
+
+int mkdir_p(const char *path)
+{
+	char *copy;
+	struct stat st;
+
+	if (!stat(path, &st)) {
+		if (S_ISDIR(st.st_mode))
+			return 0;
+		errno = ENOTDIR;
+		return -1;
+	}
+	copy = xstrdup(path);
+	for (char *p = copy + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(copy, 0777) && errno != EEXIST) {
+			int saved = errno;
+
+			free(copy);
+			errno = saved;
+			return -1;
+		}
+		*p = '/';
+	}
+	free(copy);
+	if (mkdir(path, 0777) && errno != EEXIST)
+		return -1;
+	return 0;
+}
+
+char *path_which(const char *program)
+{
+	const char *env = getenv("PATH"), *p;
+
+	if (!*program)
+		return NULL;
+	if (strchr(program, '/')) {
+		char *abs = path_absolute(program);
+
+		if (access(abs, X_OK)) {
+			free(abs);
+			return NULL;
+		}
+		return abs;
+	}
+	if (!env)
+		env = "/usr/local/bin:/usr/bin:/bin";
+	for (p = env;; ) {
+		const char *end = strchr(p, ':');
+		size_t len = end ? (size_t)(end - p) : strlen(p);
+		char *dir = len ? xstrndup(p, len) : xstrdup(".");
+		char *cand = path_join(dir, program);
+		struct stat st;
+
+		free(dir);
+		if (!access(cand, X_OK) && !stat(cand, &st) && S_ISREG(st.st_mode)) {
+			char *abs = path_absolute(cand);
+
+			free(cand);
+			return abs;
+		}
+		free(cand);
+		if (!end)
+			break;
+		p = end + 1;
+	}
+	return NULL;
+}

@@ -1,0 +1,24 @@
+/* path: lexical path arithmetic (no symlink resolution) and folder creation. */
+#ifndef KWARM_PATH_H
+#define KWARM_PATH_H
+
+/* "a/b" joined with "c" -> "a/b/c"; an absolute rel is returned as is. Caller frees. */
+char *path_join(const char *base, const char *rel);
+/* Remove ".", empty components and "x/.." lexically; keeps a leading "/". Caller frees. */
+char *path_normalize(const char *path);
+/* Absolute, normalized form of path relative to the current folder. Caller frees. */
+char *path_absolute(const char *path);
+/* The compiler-visible form of abs (absolute, normalized): relative to root when
+ * inside it ("." for root itself), absolute otherwise. Caller frees. */
+char *path_visible(const char *root, const char *abs);
+/* Folder part of path ("." when there is none). Caller frees. */
+char *path_dirname(const char *path);
+/* File name without folder and without the last extension. Caller frees. */
+char *path_stem(const char *path);
+/* Create path and its parents (mode 0777 & ~umask); 0 or -1 with errno set. */
+int mkdir_p(const char *path);
+/* Search PATH for a program name without '/'; a path is made absolute.
+ * Returns the absolute path (caller frees) or NULL when not found. */
+char *path_which(const char *program);
+
+#endif

@@ -1,0 +1,2 @@
+/* placeholder: the loader lands with the spec module */
+#include "spec.h"

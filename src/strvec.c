@@ -1,0 +1,75 @@
+#include "strvec.h"
+#include "util.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void strvec_init(struct strvec *sv)
+{
+	sv->v = xcalloc(1, sizeof(char *));
+	sv->nr = 0;
+	sv->alloc = 1;
+}
+
+void strvec_release(struct strvec *sv)
+{
+	if (sv->v) {
+		for (size_t i = 0; i < sv->nr; i++)
+			free(sv->v[i]);
+		free(sv->v);
+	}
+	sv->v = NULL;
+	sv->nr = sv->alloc = 0;
+}
+
+void strvec_push_nodup(struct strvec *sv, char *s)
+{
+	if (!sv->v)
+		strvec_init(sv);
+	ALLOC_GROW(sv->v, sv->nr + 2, sv->alloc);
+	sv->v[sv->nr++] = s;
+	sv->v[sv->nr] = NULL;
+}
+
+void strvec_push(struct strvec *sv, const char *s)
+{
+	strvec_push_nodup(sv, xstrdup(s));
+}
+
+void strvec_pushf(struct strvec *sv, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+	char *p;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	p = xmalloc((size_t)n + 1);
+	va_start(ap, fmt);
+	vsnprintf(p, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	strvec_push_nodup(sv, p);
+}
+
+void strvec_pushv(struct strvec *sv, const struct strvec *other)
+{
+	for (size_t i = 0; i < other->nr; i++)
+		strvec_push(sv, other->v[i]);
+}
+
+void strvec_copy(struct strvec *dst, const struct strvec *src)
+{
+	strvec_init(dst);
+	strvec_pushv(dst, src);
+}
+
+int strvec_find(const struct strvec *sv, const char *s)
+{
+	for (size_t i = 0; i < sv->nr; i++)
+		if (!strcmp(sv->v[i], s))
+			return (int)i;
+	return -1;
+}

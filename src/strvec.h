@@ -1,0 +1,27 @@
+/* strvec: a growable NULL-terminated array of owned strings (an argv). */
+#ifndef KWARM_STRVEC_H
+#define KWARM_STRVEC_H
+
+#include <stddef.h>
+
+struct strvec {
+	char **v;	/* NULL-terminated; never NULL after strvec_init */
+	size_t nr;
+	size_t alloc;
+};
+
+void strvec_init(struct strvec *sv);
+void strvec_release(struct strvec *sv);
+/* Append a copy of s. */
+void strvec_push(struct strvec *sv, const char *s);
+/* Append s itself; sv takes ownership. */
+void strvec_push_nodup(struct strvec *sv, char *s);
+void strvec_pushf(struct strvec *sv, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Append copies of every string of other. */
+void strvec_pushv(struct strvec *sv, const struct strvec *other);
+/* Copy of src into a freshly initialised dst. */
+void strvec_copy(struct strvec *dst, const struct strvec *src);
+/* Index of s in sv, or -1. */
+int strvec_find(const struct strvec *sv, const char *s);
+
+#endif

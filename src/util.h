@@ -1,0 +1,48 @@
+/* util: error reporting and allocation helpers shared by every module. */
+#ifndef KWARM_UTIL_H
+#define KWARM_UTIL_H
+
+#include <stddef.h>
+#include <stdarg.h>
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Print "kwarm: error: MSG" to stderr and return -1. */
+int error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Print "kwarm: warning: MSG" to stderr. */
+void warning(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Print "kwarm: MSG" to stderr and exit(1). Only main and commands call it. */
+void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+/* A broken invariant: print where and abort. */
+#define BUG(...) bug_at(__FILE__, __LINE__, __VA_ARGS__)
+void bug_at(const char *file, int line, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4), noreturn));
+
+/* Allocators that die on exhaustion; the caller frees. */
+void *xmalloc(size_t n);
+void *xcalloc(size_t nmemb, size_t size);
+void *xrealloc(void *p, size_t n);
+char *xstrdup(const char *s);
+char *xstrndup(const char *s, size_t n);
+char *xstrfmt(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Grow *p (of *alloc elements of size sz) so that it holds at least n. */
+#define ALLOC_GROW(p, n, alloc) \
+	do { \
+		if ((n) > (alloc)) { \
+			size_t alloc_grow_new_ = (alloc) ? (alloc) * 2 : 8; \
+			if (alloc_grow_new_ < (n)) \
+				alloc_grow_new_ = (n); \
+			(p) = xrealloc((p), alloc_grow_new_ * sizeof(*(p))); \
+			(alloc) = alloc_grow_new_; \
+		} \
+	} while (0)
+
+/* True when s starts with prefix. */
+int starts_with(const char *s, const char *prefix);
+/* Write all of buf to fd, retrying short writes and EINTR; 0 or -1 (errno set). */
+int write_all(int fd, const void *buf, size_t len);
+/* Read all of path into a malloc'd buffer (NUL-terminated); 0 or -1 with errno set. */
+int read_file_all(const char *path, char **data, size_t *len);
+
+#endif
