@@ -1,0 +1,61 @@
+/* publish: atomic publication of a file (write a temp, fsync, rename, fsync the
+ * folder), plus the process's registry of temporaries to remove on exit or on
+ * a fatal signal (redis rio and git lockfile/tempfile, smaller).
+ *
+ * Readers of a published name see either the old file or the whole new one,
+ * never a partial write. kwarm is single-threaded: the registry is not locked.
+ */
+#ifndef KWARM_PUBLISH_H
+#define KWARM_PUBLISH_H
+
+#include <stddef.h>
+
+/* Slots of the temp registry: at most this many temps exist at once. */
+#define PUBLISH_MAX_TEMPS 64
+
+struct publish {
+	char *final;	/* the name to publish under (owned) */
+	char *tmp;	/* the temp being written, NULL when none (owned) */
+	int fd;		/* open on tmp, -1 when closed */
+	int slot;	/* registry slot of tmp, -1 when none */
+};
+
+#define PUBLISH_INIT { NULL, NULL, -1, -1 }
+
+/* Create "<final>.tmp.<pid>.<random>" next to final (O_EXCL, mode 0644 & ~umask),
+ * register it for removal on exit/signals, and set SIGXFSZ to SIG_IGN when it
+ * was SIG_DFL so that going past RLIMIT_FSIZE fails a write with EFBIG instead
+ * of killing the process. 0, or -1 after reporting (p then holds nothing). */
+int publish_begin(struct publish *p, const char *final);
+/* write_all to the temp; on failure report "cannot write", abort p and return -1. */
+int publish_write(struct publish *p, const void *data, size_t len);
+/* fsync, close, rename over final, fsync the folder. On failure report the step
+ * and remove the temp; the final name is untouched unless only the folder fsync
+ * failed (the rename was done). p holds nothing afterwards either way. */
+int publish_commit(struct publish *p);
+/* Close and remove the temp and free p's strings. Idempotent; safe after commit
+ * and on a PUBLISH_INIT or zeroed struct. */
+void publish_abort(struct publish *p);
+/* begin + write + commit of one whole buffer. */
+int publish_bytes(const char *final, const void *data, size_t len);
+/* Publish the already written file tmp_path (same filesystem) as final: fsync,
+ * rename, fsync the folder. On failure tmp_path is removed. */
+int publish_rename(const char *tmp_path, const char *final);
+
+/* Remove every temp this process registered (async-signal-safe: unlink, and for
+ * a folder one level of unlinkat then rmdir). Entries stay registered. */
+void publish_cleanup_all(void);
+/* Install, once, SIGINT/SIGTERM/SIGHUP handlers that remove the registered temps
+ * and re-raise with the default action. A signal that is ignored or already has
+ * a handler is left alone (an inherited SIG_IGN stays). Callable many times. */
+void publish_install_signal_cleanup(void);
+/* Register a temp file or temp folder (removed at exit and on signals unless
+ * unregistered first); also installs the signal handlers. The path is copied,
+ * so a relative path means relative to the current folder at cleanup time.
+ * Returns the slot, or -1 after reporting (registry full, path too long).
+ * A folder is cleaned one level deep only: a subfolder inside it stays. */
+int publish_register_temp(const char *path);
+/* Forget a slot (no removal); -1 is ignored. */
+void publish_unregister_temp(int slot);
+
+#endif
