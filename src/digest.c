@@ -1,0 +1,126 @@
+#include "digest.h"
+#include "util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <openssl/evp.h>
+
+void digest_init(struct digest *d)
+{
+	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+
+	if (!ctx || EVP_DigestInit_ex(ctx, EVP_sha256(), NULL) != 1)
+		die("cannot start a SHA-256 digest (libcrypto failed)");
+	d->ctx = ctx;
+}
+
+void digest_update(struct digest *d, const void *data, size_t len)
+{
+	if (!d->ctx)
+		BUG("digest_update on a released digest");
+	if (len && EVP_DigestUpdate(d->ctx, data, len) != 1)
+		die("cannot update a SHA-256 digest (libcrypto failed)");
+}
+
+static void add_le64(struct digest *d, uint64_t v)
+{
+	unsigned char b[8];
+
+	for (int i = 0; i < 8; i++)
+		b[i] = (unsigned char)(v >> (8 * i));
+	digest_update(d, b, sizeof(b));
+}
+
+/* The tag keeps its NUL so that a tag can never run into the length after it. */
+void digest_add_str(struct digest *d, const char *tag, const char *s)
+{
+	size_t n = strlen(s);
+
+	digest_update(d, tag, strlen(tag) + 1);
+	add_le64(d, n);
+	digest_update(d, s, n);
+}
+
+void digest_add_u64(struct digest *d, const char *tag, uint64_t v)
+{
+	digest_update(d, tag, strlen(tag) + 1);
+	add_le64(d, v);
+}
+
+static void to_hex(const unsigned char *md, char hex[DIGEST_HEX_SIZE])
+{
+	static const char digits[] = "0123456789abcdef";
+
+	for (int i = 0; i < DIGEST_SIZE; i++) {
+		hex[2 * i] = digits[md[i] >> 4];
+		hex[2 * i + 1] = digits[md[i] & 15];
+	}
+	hex[2 * DIGEST_SIZE] = '\0';
+}
+
+void digest_final_hex(struct digest *d, char hex[DIGEST_HEX_SIZE])
+{
+	unsigned char md[EVP_MAX_MD_SIZE];
+	unsigned int n = 0;
+
+	if (!d->ctx)
+		BUG("digest_final_hex on a released digest");
+	if (EVP_DigestFinal_ex(d->ctx, md, &n) != 1 || n != DIGEST_SIZE)
+		die("cannot finish a SHA-256 digest (libcrypto failed)");
+	to_hex(md, hex);
+	digest_release(d);
+}
+
+void digest_release(struct digest *d)
+{
+	EVP_MD_CTX_free(d->ctx);
+	d->ctx = NULL;
+}
+
+void digest_bytes_hex(const void *data, size_t len, char hex[DIGEST_HEX_SIZE])
+{
+	struct digest d;
+
+	digest_init(&d);
+	digest_update(&d, data, len);
+	digest_final_hex(&d, hex);
+}
+
+int digest_file_hex(const char *path, char hex[DIGEST_HEX_SIZE], uint64_t *size)
+{
+	/* Streamed: a compiler binary may be large and only its digest is kept. */
+	unsigned char chunk[65536];
+	uint64_t total = 0;
+	struct digest d;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -1;
+	digest_init(&d);
+	for (;;) {
+		ssize_t n = read(fd, chunk, sizeof(chunk));
+
+		if (n < 0) {
+			int saved = errno;
+
+			if (saved == EINTR)
+				continue;
+			digest_release(&d);
+			close(fd);
+			errno = saved;
+			return -1;
+		}
+		if (n == 0)
+			break;
+		digest_update(&d, chunk, (size_t)n);
+		total += (uint64_t)n;
+	}
+	close(fd);
+	digest_final_hex(&d, hex);
+	if (size)
+		*size = total;
+	return 0;
+}
