@@ -1,0 +1,73 @@
+/* yamltree: a YAML file loaded as libyaml's node graph, checked against alias
+ * bombs, with typed accessors that report "FILE:LINE:COL: message" once.
+ *
+ * The spec loader's generic layer: only spec.c and yamltree.c include <yaml.h>.
+ * An alias is a reference to the anchored node (not a copy), so the accessors
+ * follow aliases for free; yamltree_load() bounds the graph's expanded size. */
+#ifndef KWARM_YAMLTREE_H
+#define KWARM_YAMLTREE_H
+
+#include <stddef.h>
+#include <yaml.h>
+
+#include "strvec.h"
+
+#define YAMLTREE_EXPANDED_MAX 10000000	/* nodes with every alias expanded */
+#define YAMLTREE_DEPTH_MAX 256		/* nesting levels */
+
+struct yamltree {
+	const char *file;	/* as given; not owned, must outlive the tree */
+	char *text;		/* the file's bytes */
+	size_t len;
+	yaml_document_t doc;
+	int have_doc;
+};
+
+/* One expected key of a mapping, for yamltree_fields(). */
+struct yamltree_field {
+	const char *key;
+	int required;
+	yaml_node_t *key_node, *value;	/* filled in; NULL when absent */
+};
+#define YAMLTREE_FIELD(key, required) { (key), (required), NULL, NULL }
+
+/* Read and parse file (one document, not empty, expansion bounded); *root is
+ * its top node. Release the tree whatever the result. */
+int yamltree_load(struct yamltree *t, const char *file, yaml_node_t **root);
+void yamltree_release(struct yamltree *t);
+
+/* Print "FILE:LINE:COL: MSG" at node's start to stderr; returns -1. */
+int yamltree_error(struct yamltree *t, const yaml_node_t *node, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* The node of id (never NULL). */
+yaml_node_t *yamltree_node(struct yamltree *t, int id);
+/* The number of items of a sequence node (0 for other nodes). */
+size_t yamltree_len(const yaml_node_t *node);
+/* The id of item i of a sequence node. */
+int yamltree_item(const yaml_node_t *node, size_t i);
+/* The text of a scalar node. */
+const char *yamltree_text(const yaml_node_t *node);
+/* True for a scalar that is not null and holds no NUL byte. */
+int yamltree_is_string(const yaml_node_t *node);
+
+/* Typed values of node; key names the value in the error message. */
+int yamltree_string(struct yamltree *t, yaml_node_t *node, const char *key,
+		    int nonempty, const char **out);
+/* Same, copied; caller frees. */
+int yamltree_strdup(struct yamltree *t, yaml_node_t *node, const char *key,
+		    int nonempty, char **out);
+/* A plain decimal integer (saturated to the long long range). */
+int yamltree_integer(struct yamltree *t, yaml_node_t *node, const char *key, long long *out);
+/* A list of strings, appended to out. */
+int yamltree_strings(struct yamltree *t, yaml_node_t *node, const char *key,
+		     int nonempty_list, struct strvec *out);
+
+/* Every key of the mapping map is a string and appears once. */
+int yamltree_unique_keys(struct yamltree *t, yaml_node_t *map);
+/* Fill fields from the mapping map; unknown, duplicate and missing required
+ * keys are errors whose messages end with where ("in class"). */
+int yamltree_fields(struct yamltree *t, yaml_node_t *map, const char *where,
+		    struct yamltree_field *fields, size_t nr);
+
+#endif
