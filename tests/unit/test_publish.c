@@ -1,0 +1,535 @@
+/* Unit tests of publish: atomic publication and the temp registry, with real
+ * files, real child processes and real signals. */
+#include "check.h"
+#include "publish.h"
+#include "util.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static char *tmpdir;
+static int saved_stderr = -1;
+static char *capture_path;
+
+/* A fresh empty folder for one test. Caller frees. */
+static char *fresh_dir(const char *name)
+{
+	char *dir = xstrfmt("%s/%s", tmpdir, name);
+
+	if (mkdir(dir, 0777))
+		die("cannot create '%s': %s", dir, strerror(errno));
+	return dir;
+}
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The entries of dir, sorted and joined by spaces ("" when empty). Caller frees. */
+static char *listing(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	char **names = NULL, *out;
+	size_t nr = 0, alloc = 0, i, len = 1;
+
+	if (!d)
+		return xstrfmt("(cannot open: %s)", strerror(errno));
+	while ((de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		ALLOC_GROW(names, nr + 1, alloc);
+		names[nr++] = xstrdup(de->d_name);
+		len += strlen(de->d_name) + 1;
+	}
+	closedir(d);
+	if (nr)
+		qsort(names, nr, sizeof(*names), by_name);
+	out = xcalloc(1, len);
+	for (i = 0; i < nr; i++) {
+		size_t used = strlen(out);
+
+		memcpy(out + used, names[i], strlen(names[i]) + 1);
+		if (i + 1 < nr)
+			memcpy(out + strlen(out), " ", 2);
+		free(names[i]);
+	}
+	free(names);
+	return out;
+}
+
+static void check_listing(const char *dir, const char *want)
+{
+	char *got = listing(dir);
+
+	CHECK_STR(got, want);
+	free(got);
+}
+
+static char *file_text(const char *path)
+{
+	char *data;
+	size_t len;
+
+	if (read_file_all(path, &data, &len))
+		return xstrfmt("(cannot read: %s)", strerror(errno));
+	return data;
+}
+
+static int exists(const char *path)
+{
+	struct stat st;
+
+	return !lstat(path, &st);
+}
+
+/* Send stderr to a file until capture_end(), which returns what was written. */
+static void capture_begin(void)
+{
+	int fd;
+
+	fflush(stderr);
+	fd = open(capture_path, O_CREAT | O_TRUNC | O_WRONLY, 0600);
+	saved_stderr = dup(2);
+	if (fd < 0 || saved_stderr < 0)
+		die("cannot capture stderr");
+	dup2(fd, 2);
+	close(fd);
+}
+
+static char *capture_end(void)
+{
+	fflush(stderr);
+	dup2(saved_stderr, 2);
+	close(saved_stderr);
+	saved_stderr = -1;
+	return file_text(capture_path);
+}
+
+static void test_bytes(void)
+{
+	char *dir = fresh_dir("bytes"), *final = xstrfmt("%s/out.bin", dir), *text;
+	struct stat st;
+
+	CHECK_INT(publish_bytes(final, "hello\nworld\n", 12), 0);
+	text = file_text(final);
+	CHECK_STR(text, "hello\nworld\n");
+	free(text);
+	check_listing(dir, "out.bin");
+	CHECK_INT(stat(final, &st), 0);
+	CHECK_INT(st.st_mode & 0777, 0644);	/* umask 022 in main */
+
+	/* An empty file is a file too. */
+	CHECK_INT(publish_bytes(final, "", 0), 0);
+	CHECK_INT(stat(final, &st), 0);
+	CHECK_INT(st.st_size, 0);
+	check_listing(dir, "out.bin");
+	free(final);
+	free(dir);
+}
+
+static void test_begin_abort(void)
+{
+	char *dir = fresh_dir("abort"), *final = xstrfmt("%s/out.bin", dir);
+	char *prefix = xstrfmt("%s.tmp.%ld.", final, (long)getpid());
+	struct publish p = PUBLISH_INIT, zero;
+	struct stat st;
+
+	CHECK_INT(publish_begin(&p, final), 0);
+	CHECK(p.tmp && starts_with(p.tmp, prefix));
+	CHECK_STR(p.final, final);
+	CHECK(p.fd >= 0);
+	CHECK(exists(p.tmp));
+	CHECK(!exists(final));
+	CHECK_INT(fstat(p.fd, &st), 0);
+	CHECK_INT(st.st_mode & 0777, 0644);
+	CHECK_INT(publish_write(&p, "partial", 7), 0);
+	publish_abort(&p);
+	check_listing(dir, "");
+	CHECK(p.tmp == NULL && p.final == NULL && p.fd == -1);
+	publish_abort(&p);	/* idempotent */
+	memset(&zero, 0, sizeof(zero));
+	publish_abort(&zero);	/* a struct never begun: no fd 0 closed */
+	CHECK(fcntl(0, F_GETFD) != -1 || errno != EBADF);
+
+	/* Two publications of one name at once get distinct temps. */
+	{
+		struct publish a, b;
+
+		CHECK_INT(publish_begin(&a, final), 0);
+		CHECK_INT(publish_begin(&b, final), 0);
+		CHECK(strcmp(a.tmp, b.tmp) != 0);
+		CHECK_INT(publish_write(&a, "A", 1), 0);
+		CHECK_INT(publish_write(&b, "B", 1), 0);
+		CHECK_INT(publish_commit(&b), 0);
+		publish_abort(&a);
+		check_listing(dir, "out.bin");
+		free(prefix);
+		prefix = file_text(final);
+		CHECK_STR(prefix, "B");
+	}
+	free(prefix);
+	free(final);
+	free(dir);
+}
+
+static void test_failing_commit(void)
+{
+	char *dir = fresh_dir("fail"), *final = xstrfmt("%s/out.bin", dir), *msg;
+	struct stat st;
+
+	/* rename(2) of a file over a folder fails: nothing may remain. */
+	CHECK_INT(mkdir(final, 0777), 0);
+	capture_begin();
+	CHECK_INT(publish_bytes(final, "data", 4), -1);
+	msg = capture_end();
+	CHECK(starts_with(msg, "kwarm: error: cannot rename '"));
+	CHECK(strstr(msg, final) != NULL);
+	free(msg);
+	check_listing(dir, "out.bin");
+	CHECK(stat(final, &st) == 0 && S_ISDIR(st.st_mode));
+	check_listing(final, "");
+
+	/* A folder that does not exist: begin reports and holds nothing. */
+	free(final);
+	final = xstrfmt("%s/missing/out.bin", dir);
+	{
+		struct publish p;
+
+		capture_begin();
+		CHECK_INT(publish_begin(&p, final), -1);
+		msg = capture_end();
+		CHECK(starts_with(msg, "kwarm: error: cannot create '"));
+		CHECK(strstr(msg, "No such file") != NULL);
+		CHECK(p.tmp == NULL && p.final == NULL && p.fd == -1);
+		publish_abort(&p);
+		free(msg);
+	}
+	free(final);
+	free(dir);
+}
+
+static void test_replace(void)
+{
+	char *dir = fresh_dir("replace"), *final = xstrfmt("%s/out.bin", dir), *text;
+	struct stat before, after;
+	char old[16];
+	int fd;
+
+	CHECK_INT(publish_bytes(final, "old contents", 12), 0);
+	CHECK_INT(stat(final, &before), 0);
+	fd = open(final, O_RDONLY);
+	CHECK(fd >= 0);
+	CHECK_INT(publish_bytes(final, "new", 3), 0);
+	CHECK_INT(stat(final, &after), 0);
+	CHECK(before.st_ino != after.st_ino);
+	text = file_text(final);
+	CHECK_STR(text, "new");
+	free(text);
+	/* A reader that opened the old file still reads all of it. */
+	memset(old, 0, sizeof(old));
+	CHECK_INT(read(fd, old, sizeof(old) - 1), 12);
+	CHECK_STR(old, "old contents");
+	close(fd);
+	check_listing(dir, "out.bin");
+	free(final);
+	free(dir);
+}
+
+static void test_rename(void)
+{
+	char *dir = fresh_dir("rename"), *tmp = xstrfmt("%s/work.o", dir);
+	char *final = xstrfmt("%s/final.o", dir), *text, *msg;
+	int fd = open(tmp, O_CREAT | O_WRONLY, 0644);
+
+	CHECK(fd >= 0 && !write_all(fd, "object", 6) && !close(fd));
+	CHECK_INT(publish_rename(tmp, final), 0);
+	text = file_text(final);
+	CHECK_STR(text, "object");
+	free(text);
+	check_listing(dir, "final.o");
+
+	/* On failure the temp is removed and final is left as it was. */
+	free(final);
+	final = xstrfmt("%s/adir", dir);
+	CHECK_INT(mkdir(final, 0777), 0);
+	fd = open(tmp, O_CREAT | O_WRONLY, 0644);
+	CHECK(fd >= 0 && !close(fd));
+	capture_begin();
+	CHECK_INT(publish_rename(tmp, final), -1);
+	msg = capture_end();
+	CHECK(starts_with(msg, "kwarm: error: cannot rename '"));
+	free(msg);
+	check_listing(dir, "adir final.o");
+	free(tmp);
+	free(final);
+	free(dir);
+}
+
+static int wait_exit_code(pid_t pid)
+{
+	int status;
+
+	if (waitpid(pid, &status, 0) != pid)
+		return -1;
+	if (WIFSIGNALED(status))
+		return 1000 + WTERMSIG(status);
+	return WEXITSTATUS(status);
+}
+
+static void test_file_size_limit(void)
+{
+	char *dir = fresh_dir("fsize"), *final = xstrfmt("%s/big.bin", dir);
+	char *errpath = xstrfmt("%s/../fsize.err", dir), *msg;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		die("fork: %s", strerror(errno));
+	if (!pid) {
+		struct rlimit rl = { 4096, 4096 };
+		char *big = xcalloc(1, 1 << 20);
+		int fd = open(errpath, O_CREAT | O_TRUNC | O_WRONLY, 0600);
+
+		dup2(fd, 2);
+		/* The default action would kill us: publish must avoid it. */
+		signal(SIGXFSZ, SIG_DFL);
+		if (setrlimit(RLIMIT_FSIZE, &rl))
+			_exit(3);
+		_exit(publish_bytes(final, big, 1 << 20) == -1 ? 0 : 1);
+	}
+	/* Exit 0: publish_bytes failed cleanly, the child was not killed. */
+	CHECK_INT(wait_exit_code(pid), 0);
+	msg = file_text(errpath);
+	CHECK(starts_with(msg, "kwarm: error: cannot write '"));
+	CHECK(strstr(msg, strerror(EFBIG)) != NULL);
+	free(msg);
+	check_listing(dir, "");
+	free(errpath);
+	free(final);
+	free(dir);
+}
+
+/* Fork a child that runs fn(arg), reports a line to the parent through a pipe
+ * and then blocks; returns its pid and the line in *line (caller frees). */
+static pid_t start_blocked_child(void (*fn)(const char *, int), const char *arg, char **line)
+{
+	int fds[2];
+	char got[4096];
+	size_t used = 0;
+	pid_t pid;
+
+	if (pipe(fds))
+		die("pipe: %s", strerror(errno));
+	pid = fork();
+	if (pid < 0)
+		die("fork: %s", strerror(errno));
+	if (!pid) {
+		close(fds[0]);
+		fn(arg, fds[1]);
+		for (;;)
+			pause();
+	}
+	close(fds[1]);
+	/* Wait for the child's whole line (EOF would mean it died early). */
+	while (used < sizeof(got) - 1) {
+		ssize_t n = read(fds[0], got + used, sizeof(got) - 1 - used);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		used += (size_t)n;
+		if (got[used - 1] == '\n')
+			break;
+	}
+	close(fds[0]);
+	got[used] = '\0';
+	if (used && got[used - 1] == '\n')
+		got[used - 1] = '\0';
+	*line = xstrdup(got);
+	return pid;
+}
+
+static void child_begin_and_write(const char *final, int report)
+{
+	struct publish p;
+
+	if (publish_begin(&p, final) || publish_write(&p, "half", 4))
+		_exit(2);
+	publish_install_signal_cleanup();
+	if (write_all(report, p.tmp, strlen(p.tmp)) || write_all(report, "\n", 1))
+		_exit(2);
+	close(report);
+}
+
+static void child_make_temp_dir(const char *dir, int report)
+{
+	char *a = xstrfmt("%s/a", dir), *b = xstrfmt("%s/b", dir);
+
+	if (mkdir(dir, 0777) || publish_register_temp(dir) < 0)
+		_exit(2);
+	if (close(open(a, O_CREAT | O_WRONLY, 0644)) || close(open(b, O_CREAT | O_WRONLY, 0644)))
+		_exit(2);
+	if (write_all(report, "ready\n", 6))
+		_exit(2);
+	close(report);
+}
+
+static void test_signal_cleanup(void)
+{
+	char *dir = fresh_dir("signal"), *final = xstrfmt("%s/out.bin", dir);
+	char *tdir = xstrfmt("%s/tmpdir", dir), *line;
+	pid_t pid;
+
+	pid = start_blocked_child(child_begin_and_write, final, &line);
+	CHECK(starts_with(line, final));
+	CHECK(exists(line));
+	CHECK_INT(kill(pid, SIGTERM), 0);
+	CHECK_INT(wait_exit_code(pid), 1000 + SIGTERM);
+	CHECK(!exists(line));
+	check_listing(dir, "");
+	free(line);
+
+	/* A registered folder goes too, with the files in it (SIGINT). */
+	pid = start_blocked_child(child_make_temp_dir, tdir, &line);
+	CHECK_STR(line, "ready");
+	check_listing(tdir, "a b");
+	CHECK_INT(kill(pid, SIGINT), 0);
+	CHECK_INT(wait_exit_code(pid), 1000 + SIGINT);
+	CHECK(!exists(tdir));
+	check_listing(dir, "");
+	free(line);
+	free(tdir);
+	free(final);
+	free(dir);
+}
+
+/* Run in a fresh process (this program re-executed, so no earlier install
+ * counts): SIGHUP came in ignored and stays so, SIGTERM gets the handler. */
+static int keeps_ignored_child(void)
+{
+	struct sigaction hup, term;
+
+	publish_install_signal_cleanup();
+	publish_install_signal_cleanup();
+	if (sigaction(SIGHUP, NULL, &hup) || sigaction(SIGTERM, NULL, &term))
+		return 2;
+	if (hup.sa_handler != SIG_IGN)
+		return 3;
+	if (term.sa_handler == SIG_DFL || term.sa_handler == SIG_IGN)
+		return 4;
+	return 0;
+}
+
+static void test_keeps_ignored_signal(void)
+{
+	pid_t pid = fork();
+
+	if (pid < 0)
+		die("fork: %s", strerror(errno));
+	if (!pid) {
+		/* An ignored signal survives exec: the nohup case. */
+		signal(SIGHUP, SIG_IGN);
+		signal(SIGTERM, SIG_DFL);
+		execl("/proc/self/exe", "test_publish", "keeps-ignored", (char *)NULL);
+		_exit(127);
+	}
+	CHECK_INT(wait_exit_code(pid), 0);
+}
+
+static void test_exit_cleanup(void)
+{
+	char *dir = fresh_dir("exit"), *tdir = xstrfmt("%s/t", dir);
+	char *file = xstrfmt("%s/f", dir), *kept = xstrfmt("%s/kept", dir);
+	pid_t pid = fork();
+
+	if (pid < 0)
+		die("fork: %s", strerror(errno));
+	if (!pid) {
+		char *inner = xstrfmt("%s/x", tdir);
+		pid_t grandchild;
+		int slot;
+
+		if (mkdir(tdir, 0777) || close(open(inner, O_CREAT | O_WRONLY, 0644)) ||
+		    close(open(file, O_CREAT | O_WRONLY, 0644)) ||
+		    close(open(kept, O_CREAT | O_WRONLY, 0644)))
+			_exit(2);
+		if (publish_register_temp(tdir) < 0 || publish_register_temp(file) < 0)
+			_exit(2);
+		slot = publish_register_temp(kept);
+		if (slot < 0)
+			_exit(2);
+		publish_unregister_temp(slot);
+		/* A forked child inherits the registry and the atexit handler,
+		 * but exiting must not remove its parent's temps. */
+		grandchild = fork();
+		if (grandchild < 0)
+			_exit(2);
+		if (!grandchild)
+			exit(0);
+		if (wait_exit_code(grandchild) != 0 || !exists(file) || !exists(inner))
+			_exit(5);
+		exit(0);	/* runs the atexit cleanup */
+	}
+	CHECK_INT(wait_exit_code(pid), 0);
+	check_listing(dir, "kept");
+	free(tdir);
+	free(file);
+	free(kept);
+	free(dir);
+}
+
+static void test_registry_full(void)
+{
+	int slots[PUBLISH_MAX_TEMPS], i, extra;
+	char *msg, *path;
+
+	for (i = 0; i < PUBLISH_MAX_TEMPS; i++) {
+		path = xstrfmt("%s/never-created-%d", tmpdir, i);
+		slots[i] = publish_register_temp(path);
+		CHECK(slots[i] >= 0);
+		free(path);
+	}
+	capture_begin();
+	extra = publish_register_temp("one-too-many");
+	msg = capture_end();
+	CHECK_INT(extra, -1);
+	CHECK(starts_with(msg, "kwarm: error: cannot register temp 'one-too-many'"));
+	free(msg);
+	for (i = 0; i < PUBLISH_MAX_TEMPS; i++)
+		publish_unregister_temp(slots[i]);
+	/* Slots are reusable once freed. */
+	extra = publish_register_temp("again");
+	CHECK(extra >= 0);
+	publish_unregister_temp(extra);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 2 && !strcmp(argv[1], "keeps-ignored"))
+		return keeps_ignored_child();
+	umask(022);
+	tmpdir = check_tmpdir("publish");
+	capture_path = xstrfmt("%s/stderr", tmpdir);
+	test_bytes();
+	test_begin_abort();
+	test_failing_commit();
+	test_replace();
+	test_rename();
+	test_file_size_limit();
+	test_signal_cleanup();
+	test_keeps_ignored_signal();
+	test_exit_cleanup();
+	test_registry_full();
+	free(capture_path);
+	free(tmpdir);
+	return check_done();
+}
