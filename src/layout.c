@@ -181,7 +181,7 @@ int layout_build(const struct layout_callable *c, struct buf *out)
 		return -1;
 	if (size > SIZE_MAX - out->len - 1)
 		return error("%s: image of %" PRIu64 " bytes does not fit in memory", c->what, size);
-	if ((c->orch_size && !c->orch_bin))
+	if (c->orch_size && !c->orch_bin)
 		BUG("%s: no orchestration binary", c->what);
 	for (i = 0; i < c->nr_children; i++)
 		if (c->children[i].size && !c->children[i].bin)
