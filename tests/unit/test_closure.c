@@ -1,0 +1,371 @@
+#include "check.h"
+#include "closure.h"
+#include "path.h"
+#include "util.h"
+
+#include <fcntl.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+static void put(const char *root, const char *rel, const char *text)
+{
+	char *path = path_join(root, rel), *dir = path_dirname(path);
+	int fd;
+
+	if (mkdir_p(dir))
+		die("cannot create '%s'", dir);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0666);
+	if (fd < 0 || write_all(fd, text, strlen(text)) || close(fd))
+		die("cannot write '%s'", path);
+	free(dir);
+	free(path);
+}
+
+static void build_tree(const char *root)
+{
+	put(root, "src/a.cpp",
+	    "#include \"local.h\"\n"
+	    "#include <lib/x.h>\n"
+	    "#include <stdio.h>\n"
+	    "// #include \"gone_line.h\"\n"
+	    "/* #include \"gone_inline.h\" */\n"
+	    "#  include \"spaced.h\"\n"
+	    "#include CONFIG_HEADER\n"
+	    "#include\"tight.h\"\n"
+	    "#include <shadow.h>\n"
+	    "#include <next.h>\n"
+	    "/*\n#include \"commented.h\"\n*/\n"
+	    "/* lead */ # /* mid */ include \"lead.h\" // tail\n"
+	    "#includes \"not_a_directive.h\"\n"
+	    "int main(void) { return 0; }\n");
+	put(root, "src/local.h", "#pragma once\n#include \"cycle_a.h\"\n");
+	put(root, "inc/local.h", "decoy: the quoted include finds src/local.h first\n");
+	put(root, "src/cycle_a.h", "#include \"cycle_b.h\"\n");
+	put(root, "src/cycle_b.h", "#include \"cycle_a.h\"\n");
+	put(root, "inc/lib/x.h", "#include \"y.h\"\n");
+	put(root, "inc/lib/y.h", "#ifdef NEVER\n#include <z.h>\n#endif\n");
+	put(root, "inc2/z.h", "#include \"zz.h\"\r\n#include FOO_H\r\n#include <z.h>\r\n");
+	put(root, "inc2/zz.h", "int zz;\n");
+	put(root, "src/spaced.h", "\n");
+	put(root, "inc2/shadow.h", "int first;\n");
+	put(root, "inc3/shadow.h", "int second;\n");
+	put(root, "inc2/next.h", "#include_next <next.h>\n");
+	put(root, "inc3/next.h", "int next;\n");
+	put(root, "src/lead.h", "");
+}
+
+static void dirs_of(struct strvec *sv, const char *a, const char *b, const char *c)
+{
+	strvec_init(sv);
+	strvec_push(sv, a);
+	if (b)
+		strvec_push(sv, b);
+	if (c)
+		strvec_push(sv, c);
+}
+
+static void closure_hex(const struct closure *c, char hex[DIGEST_HEX_SIZE])
+{
+	struct digest d;
+
+	digest_init(&d);
+	closure_digest(c, &d);
+	digest_final_hex(&d, hex);
+}
+
+/* Compute the closure of one source in a fresh cache and return its digest. */
+static int fresh_hex(const char *root, const char *source, const struct strvec *inc,
+		     char hex[DIGEST_HEX_SIZE])
+{
+	struct closure_cache cc;
+	struct closure c;
+	struct strvec src;
+	int ret;
+
+	closure_cache_init(&cc);
+	dirs_of(&src, source, NULL, NULL);
+	ret = closure_compute(&cc, root, &src, inc, &c);
+	if (!ret)
+		closure_hex(&c, hex);
+	closure_release(&c);
+	strvec_release(&src);
+	closure_cache_release(&cc);
+	return ret;
+}
+
+static void test_tree(void)
+{
+	static const char *const files[] = {
+		"src/a.cpp", "src/local.h", "src/cycle_a.h", "src/cycle_b.h", "inc/lib/x.h",
+		"inc/lib/y.h", "inc2/z.h", "inc2/zz.h", "src/spaced.h", "inc2/shadow.h",
+		"inc2/next.h", "inc3/next.h", "src/lead.h",
+	};
+	static const char *const edges[] = {
+		"src/a.cpp\tquote\tlocal.h\tsrc/local.h",
+		"src/local.h\tquote\tcycle_a.h\tsrc/cycle_a.h",
+		"src/cycle_a.h\tquote\tcycle_b.h\tsrc/cycle_b.h",
+		"src/cycle_b.h\tquote\tcycle_a.h\tsrc/cycle_a.h",
+		"src/a.cpp\tangle\tlib/x.h\tinc/lib/x.h",
+		"inc/lib/x.h\tquote\ty.h\tinc/lib/y.h",
+		"inc/lib/y.h\tangle\tz.h\tinc2/z.h",
+		"inc2/z.h\tquote\tzz.h\tinc2/zz.h",
+		"inc2/z.h\tmacro\tFOO_H\t",
+		"inc2/z.h\tangle\tz.h\tinc2/z.h",
+		"src/a.cpp\tangle\tstdio.h\t",
+		"src/a.cpp\tquote\tspaced.h\tsrc/spaced.h",
+		"src/a.cpp\tmacro\tCONFIG_HEADER\t",
+		"src/a.cpp\tquote\ttight.h\t",
+		"src/a.cpp\tangle\tshadow.h\tinc2/shadow.h",
+		"src/a.cpp\tangle\tnext.h\tinc2/next.h",
+		"inc2/next.h\tangle-next\tnext.h\tinc2/next.h",
+		"inc2/next.h\tangle-next\tnext.h\tinc3/next.h",
+		"src/a.cpp\tquote\tcommented.h\t",
+		"src/a.cpp\tquote\tlead.h\tsrc/lead.h",
+	};
+	static const char *const searched[] = { "inc", "inc/lib", "inc2", "inc3", "src" };
+	char *root = check_tmpdir("closure/tree");
+	struct closure_cache cc;
+	struct closure c;
+	struct strvec src, inc, dirs;
+	char hex[DIGEST_HEX_SIZE], hex2[DIGEST_HEX_SIZE];
+
+	build_tree(root);
+	closure_cache_init(&cc);
+	dirs_of(&src, "src/a.cpp", NULL, NULL);
+	dirs_of(&inc, "inc", "inc2", "inc3");
+	CHECK_INT(closure_compute(&cc, root, &src, &inc, &c), 0);
+	CHECK_INT(c.nr, ARRAY_SIZE(files));
+	for (size_t i = 0; i < c.nr && i < ARRAY_SIZE(files); i++)
+		CHECK_STR(c.files[i].path, files[i]);
+	CHECK_INT(c.edges.nr, ARRAY_SIZE(edges));
+	for (size_t i = 0; i < c.edges.nr && i < ARRAY_SIZE(edges); i++)
+		CHECK_STR(c.edges.v[i], edges[i]);
+	/* The recorded digest is the content's. */
+	digest_bytes_hex("int zz;\n", 8, hex);
+	CHECK_STR(c.files[7].hex, hex);
+	strvec_init(&dirs);
+	closure_searched_dirs(&c, &dirs);
+	CHECK_INT(dirs.nr, ARRAY_SIZE(searched));
+	for (size_t i = 0; i < dirs.nr && i < ARRAY_SIZE(searched); i++)
+		CHECK_STR(dirs.v[i], searched[i]);
+	strvec_release(&dirs);
+	closure_hex(&c, hex);
+	closure_release(&c);
+
+	/* The same folders spelled differently give the same closure. */
+	strvec_release(&inc);
+	strvec_release(&src);
+	dirs_of(&src, "./src/../src/a.cpp", NULL, NULL);
+	dirs_of(&inc, "./inc/", "inc2//", "inc3/.");
+	CHECK_INT(fresh_hex(root, "./src/../src/a.cpp", &inc, hex2), 0);
+	CHECK_STR(hex2, hex);
+
+	/* The -I order decides: with inc3 first, its shadow.h and next.h win. */
+	strvec_release(&inc);
+	dirs_of(&inc, "inc", "inc3", "inc2");
+	CHECK_INT(closure_compute(&cc, root, &src, &inc, &c), 0);
+	CHECK(strvec_find(&c.edges, "src/a.cpp\tangle\tshadow.h\tinc3/shadow.h") >= 0);
+	CHECK(strvec_find(&c.edges, "src/a.cpp\tangle\tshadow.h\tinc2/shadow.h") < 0);
+	closure_release(&c);
+
+	strvec_release(&inc);
+	strvec_release(&src);
+	closure_cache_release(&cc);
+	free(root);
+}
+
+static void test_edits(void)
+{
+	char *root = check_tmpdir("closure/edit");
+	char h0[DIGEST_HEX_SIZE], h1[DIGEST_HEX_SIZE], h2[DIGEST_HEX_SIZE];
+	struct closure_cache cc;
+	struct closure c;
+	struct strvec src, inc;
+	unsigned long reads;
+
+	build_tree(root);
+	closure_cache_init(&cc);
+	dirs_of(&src, "src/a.cpp", NULL, NULL);
+	dirs_of(&inc, "inc", "inc2", "inc3");
+	CHECK_INT(closure_compute(&cc, root, &src, &inc, &c), 0);
+	closure_hex(&c, h0);
+	closure_release(&c);
+	reads = cc.reads;
+	CHECK_INT(reads, 13);
+
+	/* A nested header edited (here to a new size, so that the stamp surely
+	 * changes): the same cache sees it, reading only that file again. */
+	put(root, "inc2/zz.h", "int zz = 1;\n");
+	CHECK_INT(closure_compute(&cc, root, &src, &inc, &c), 0);
+	closure_hex(&c, h1);
+	closure_release(&c);
+	CHECK(strcmp(h0, h1) != 0);
+	CHECK_INT(cc.reads, reads + 1);
+	CHECK_INT(fresh_hex(root, "src/a.cpp", &inc, h2), 0);
+	CHECK_STR(h2, h1);
+
+	/* A file that does not exist reaches no digest: nothing changes. */
+	put(root, "inc3/unrelated.h", "int u;\n");
+	CHECK_INT(fresh_hex(root, "src/a.cpp", &inc, h2), 0);
+	CHECK_STR(h2, h1);
+
+	/* A header appearing where a name was unresolved changes the key. */
+	put(root, "inc3/stdio.h", "int fake_stdio;\n");
+	CHECK_INT(fresh_hex(root, "src/a.cpp", &inc, h2), 0);
+	CHECK(strcmp(h2, h1) != 0);
+
+	strvec_release(&inc);
+	strvec_release(&src);
+	closure_cache_release(&cc);
+	free(root);
+}
+
+static void test_dropped_header(void)
+{
+	char *with = check_tmpdir("closure/with"), *without = check_tmpdir("closure/without");
+	char h_with[DIGEST_HEX_SIZE], h_without[DIGEST_HEX_SIZE], h[DIGEST_HEX_SIZE];
+	struct strvec inc;
+
+	dirs_of(&inc, "include", NULL, NULL);
+	put(with, "main.c", "#include <keep.h>\n#include <old.h>\n");
+	put(with, "include/keep.h", "int keep;\n");
+	put(with, "include/old.h", "int old;\n");
+	put(without, "main.c", "#include <keep.h>\n");
+	put(without, "include/keep.h", "int keep;\n");
+	CHECK_INT(fresh_hex(with, "main.c", &inc, h_with), 0);
+	CHECK_INT(fresh_hex(without, "main.c", &inc, h_without), 0);
+	CHECK(strcmp(h_with, h_without) != 0);
+
+	/* No longer included: old.h is still on disk but no longer matters. */
+	put(with, "main.c", "#include <keep.h>\n");
+	CHECK_INT(fresh_hex(with, "main.c", &inc, h), 0);
+	CHECK_STR(h, h_without);
+	put(with, "include/old.h", "int old_edited;\n");
+	CHECK_INT(fresh_hex(with, "main.c", &inc, h), 0);
+	CHECK_STR(h, h_without);
+
+	strvec_release(&inc);
+	free(with);
+	free(without);
+}
+
+static void test_memo(void)
+{
+	char *root = check_tmpdir("closure/memo");
+	struct closure_cache cc;
+	struct closure c;
+	struct strvec src, inc;
+	unsigned long reads;
+
+	build_tree(root);
+	put(root, "src/b.cpp", "#include <lib/x.h>\n#include <shadow.h>\n");
+	closure_cache_init(&cc);
+	dirs_of(&src, "src/a.cpp", NULL, NULL);
+	dirs_of(&inc, "inc", "inc2", "inc3");
+	CHECK_INT(closure_compute(&cc, root, &src, &inc, &c), 0);
+	closure_release(&c);
+	reads = cc.reads;
+	CHECK_INT(reads, 13);
+
+	/* Another unit over the same headers reads only its own source. */
+	strvec_release(&src);
+	dirs_of(&src, "src/b.cpp", NULL, NULL);
+	CHECK_INT(closure_compute(&cc, root, &src, &inc, &c), 0);
+	CHECK_INT(c.nr, 6);	/* b.cpp x.h y.h z.h zz.h shadow.h */
+	CHECK_STR(c.files[5].path, "inc2/shadow.h");
+	closure_release(&c);
+	CHECK_INT(cc.reads, reads + 1);
+
+	/* The same unit again reads nothing; two sources share one walk. */
+	strvec_release(&src);
+	dirs_of(&src, "src/b.cpp", "src/a.cpp", NULL);
+	CHECK_INT(closure_compute(&cc, root, &src, &inc, &c), 0);
+	CHECK_INT(cc.reads, reads + 1);
+	CHECK_INT(c.nr, 14);
+	CHECK_STR(c.files[0].path, "src/b.cpp");
+	CHECK_STR(c.files[6].path, "src/a.cpp");
+	closure_release(&c);
+
+	strvec_release(&inc);
+	strvec_release(&src);
+	closure_cache_release(&cc);
+	free(root);
+}
+
+static void test_roots(void)
+{
+	char *r1 = check_tmpdir("closure/root1"), *r2 = check_tmpdir("closure/root2/deeper");
+	char *outside = check_tmpdir("closure/outside");
+	char h1[DIGEST_HEX_SIZE], h2[DIGEST_HEX_SIZE];
+	char *want_file, *want_edge;
+	struct closure_cache cc;
+	struct closure c;
+	struct strvec src, inc, dirs;
+
+	/* The same tree at two absolute roots: identical digests. */
+	build_tree(r1);
+	build_tree(r2);
+	dirs_of(&inc, "inc", "inc2", "inc3");
+	CHECK_INT(fresh_hex(r1, "src/a.cpp", &inc, h1), 0);
+	CHECK_INT(fresh_hex(r2, "src/a.cpp", &inc, h2), 0);
+	CHECK_STR(h1, h2);
+	strvec_release(&inc);
+
+	/* An absolute -I dir outside root: its files appear by absolute path. */
+	put(outside, "ext.h", "#include \"ext_dep.h\"\n");
+	put(outside, "ext_dep.h", "int dep;\n");
+	put(r1, "src/e.c", "#include <ext.h>\n");
+	dirs_of(&inc, "inc", outside, NULL);
+	dirs_of(&src, "src/e.c", NULL, NULL);
+	closure_cache_init(&cc);
+	CHECK_INT(closure_compute(&cc, r1, &src, &inc, &c), 0);
+	CHECK_INT(c.nr, 3);
+	want_file = xstrfmt("%s/ext.h", outside);
+	CHECK_STR(c.nr > 1 ? c.files[1].path : "", want_file);
+	free(want_file);
+	want_edge = xstrfmt("%s/ext.h\tquote\text_dep.h\t%s/ext_dep.h", outside, outside);
+	CHECK(strvec_find(&c.edges, want_edge) >= 0);
+	free(want_edge);
+	strvec_init(&dirs);
+	closure_searched_dirs(&c, &dirs);
+	CHECK_INT(dirs.nr, 2);
+	CHECK_STR(dirs.v[0], outside);
+	CHECK_STR(dirs.nr > 1 ? dirs.v[1] : "", "inc");
+	strvec_release(&dirs);
+	closure_release(&c);
+	strvec_release(&inc);
+
+	/* A -I dir that does not exist yet: its nearest existing parent is watched. */
+	dirs_of(&inc, "gen/out", NULL, NULL);
+	CHECK_INT(closure_compute(&cc, r1, &src, &inc, &c), 0);
+	strvec_init(&dirs);
+	closure_searched_dirs(&c, &dirs);
+	CHECK_INT(dirs.nr, 1);
+	CHECK_STR(dirs.v[0], ".");
+	strvec_release(&dirs);
+	closure_release(&c);
+
+	/* A missing source is an error, and leaves an empty closure. */
+	strvec_release(&src);
+	dirs_of(&src, "src/e.c", "src/nope.c", NULL);
+	CHECK_INT(closure_compute(&cc, r1, &src, &inc, &c), -1);
+	CHECK_INT(c.nr, 0);
+	closure_release(&c);
+
+	strvec_release(&src);
+	strvec_release(&inc);
+	closure_cache_release(&cc);
+	free(r1);
+	free(r2);
+	free(outside);
+}
+
+int main(void)
+{
+	test_tree();
+	test_edits();
+	test_dropped_header();
+	test_memo();
+	test_roots();
+	return check_done();
+}
