@@ -90,9 +90,11 @@ static int exists_under_root(struct loader *ld, const char *rel, int want_dir)
 
 static int check_source(struct loader *ld, yaml_node_t *node, const char *source)
 {
-	if (!exists_under_root(ld, source, 0))
-		return fail(ld, node, "source '%s' does not exist", source);
-	return 0;
+	if (exists_under_root(ld, source, 0))
+		return 0;
+	if (exists_under_root(ld, source, 1))
+		return fail(ld, node, "source '%s' is a folder", source);
+	return fail(ld, node, "source '%s' does not exist", source);
 }
 
 /* " (class X)" or " (class X, callable Y)" for the unit being loaded. */

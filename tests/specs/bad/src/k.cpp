@@ -1,0 +1,2 @@
+// a stand-in source the bad specs point at
+int k(void) { return 0; }
