@@ -16,6 +16,8 @@
  *
  * Lines of the first source it obeys (anywhere in the file):
  *   kwarm-cost: SECONDS         the compile's cost (a double)
+ *   kwarm-cost(MACRO): SECONDS  the cost instead when MACRO is defined by a -D
+ *                               argument (one source, two toolchains)
  *   kwarm-standin: block FILE   create FILE, then wait until FILE.go exists
  *   kwarm-standin: crash        die by SIGSEGV
  *   kwarm-standin: fail         print a compiler-style error, exit 1
@@ -220,7 +222,27 @@ struct directives {
 	char block[1024];
 };
 
-static void read_directives(const struct blob *src, struct directives *d)
+/* Whether the arguments define MACRO (-DMACRO, -DMACRO=V, -D MACRO, -D MACRO=V). */
+static int defines(int argc, char **argv, const char *macro, size_t len)
+{
+	int i;
+
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (!strcmp(a, "-D") && i + 1 < argc)
+			a = argv[++i];
+		else if (!strncmp(a, "-D", 2))
+			a += 2;
+		else
+			continue;
+		if (!strncmp(a, macro, len) && (a[len] == '\0' || a[len] == '='))
+			return 1;
+	}
+	return 0;
+}
+
+static void read_directives(const struct blob *src, int argc, char **argv,
+			    struct directives *d)
 {
 	const char *end = src->data + src->len;
 	const char *p;
@@ -232,6 +254,17 @@ static void read_directives(const struct blob *src, struct directives *d)
 	if (p) {
 		char num[64];
 		directive_word(p, end, num, sizeof(num));
+		d->cost = strtod(num, NULL);
+	}
+	for (p = src->data; (p = find_after(src, p, "kwarm-cost(")); ) {
+		const char *close_paren = memchr(p, ')', (size_t)(end - p));
+		char num[64];
+		if (!close_paren || close_paren + 1 >= end || close_paren[1] != ':' ||
+		    memchr(p, '\n', (size_t)(close_paren - p)))
+			continue;
+		if (!defines(argc, argv, p, (size_t)(close_paren - p)))
+			continue;
+		directive_word(close_paren + 2, end, num, sizeof(num));
 		d->cost = strtod(num, NULL);
 	}
 	for (p = src->data; (p = find_after(src, p, "kwarm-standin:")); ) {
@@ -420,22 +453,22 @@ int main(int argc, char **argv)
 		log_event("end", sources[0]);
 		return 1;
 	}
-	read_directives(&first, &d);
+	read_directives(&first, argc, argv, &d);
 	if (d.block[0])
 		block_on(d.block);
 	sleep_seconds(d.cost * scale);
 	if (d.crash) {
 		fflush(NULL);
+		/* A sanitizer build would catch the signal and exit 1 instead. */
+		signal(SIGSEGV, SIG_DFL);
 		raise(SIGSEGV);
 	}
-	if (d.fail) {
-		fprintf(stderr, "%s:1:1: error: standin failure requested\n", sources[0]);
+	if (d.fail || d.empty) {
+		free(first.data);
+		if (d.fail)
+			fprintf(stderr, "%s:1:1: error: standin failure requested\n", sources[0]);
 		log_event("end", sources[0]);
-		return 1;
-	}
-	if (d.empty) {
-		log_event("end", sources[0]);
-		return 0;
+		return d.fail ? 1 : 0;
 	}
 
 	out_str(&o, OUTPUT_MAGIC);
