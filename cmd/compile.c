@@ -1,11 +1,266 @@
-/* kwarm compile: placeholder until the module lands. */
+/* kwarm compile: one unit's Makefile recipe. Compile into a scratch folder,
+ * re-check the key against the files really compiled, publish into the cache. */
 #include "commands.h"
+#include "cache.h"
+#include "path.h"
+#include "publish.h"
+#include "run.h"
+#include "unitkey.h"
+#include "util.h"
 
-const char usage_compile[] = "usage: kwarm compile\n";
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+const char usage_compile[] =
+	"usage: kwarm compile --cache DIR --root DIR --platform P --key KEY --unit LABEL\n"
+	"                     [--owners A,B] [--launcher WORD]... [--link WORD]...\n"
+	"                     [--extract text] -- COMPILER ARGS... -o {out} SOURCE...\n"
+	"\n"
+	"Compile one unit into the cache (the generated Makefile's recipe). The key is\n"
+	"computed again from the files compiled; nothing is cached under a stale key.\n";
+
+struct compile_opts {
+	const char *cache, *root, *platform, *key, *label, *owners;
+	struct strvec launcher;
+	struct unit_command uc;
+};
+
+static double now_seconds(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* The owners "A,B" as "A, B" for messages. */
+static char *owners_text(const char *owners)
+{
+	struct buf b = BUF_INIT;
+
+	for (const char *p = owners; *p; p++) {
+		if (*p == ',')
+			buf_adds(&b, ", ");
+		else
+			buf_addch(&b, *p);
+	}
+	return buf_detach(&b);
+}
+
+/* Print the compiler output as one block, so parallel jobs never interleave. */
+static void print_block(const char *head, const struct buf *output)
+{
+	struct buf b = BUF_INIT;
+
+	buf_adds(&b, head);
+	buf_addch(&b, '\n');
+	buf_add(&b, output->s ? output->s : "", output->len);
+	if (output->len && output->s[output->len - 1] != '\n')
+		buf_addch(&b, '\n');
+	fflush(stdout);
+	/* One write; with a broken stderr there is nothing better to do. */
+	(void)write_all(2, b.s, b.len);
+	buf_release(&b);
+}
+
+/* Run one step; 0 on success, -1 after printing the failure block. */
+static int run_step(const char *step, const struct strvec *argv, const struct compile_opts *o,
+		    struct buf *output)
+{
+	struct run_result res;
+	struct buf head = BUF_INIT;
+	char *owners = owners_text(o->owners);
+	int ret = 0;
+
+	if (run_capture((const char *const *)argv->v, o->root, output, &res)) {
+		ret = error("%s: cannot run the %s step (classes: %s)", o->label, step, owners);
+	} else if (!res.exited || res.status) {
+		buf_addf(&head, "kwarm: error: %s failed at the %s step (", o->label, step);
+		run_describe(&res, &head);
+		buf_addf(&head, "); classes: %s", owners);
+		print_block(head.s, output);
+		buf_reset(output);
+		ret = -1;
+	}
+	buf_release(&head);
+	free(owners);
+	return ret;
+}
+
+/* Check a step's output exists and is not empty. */
+static int check_output(const char *path, const char *step, const struct compile_opts *o,
+			const struct buf *output)
+{
+	struct stat st;
+	struct buf head = BUF_INIT;
+	char *owners;
+
+	if (!stat(path, &st) && S_ISREG(st.st_mode) && st.st_size > 0)
+		return 0;
+	owners = owners_text(o->owners);
+	buf_addf(&head, "kwarm: error: %s: the %s step exited 0 but wrote %s; classes: %s",
+		 o->label, step, errno == ENOENT ? "no output" : "an empty output", owners);
+	print_block(head.s, output);
+	buf_release(&head);
+	free(owners);
+	return -1;
+}
+
+static int compile_unit(struct compile_opts *o, const struct cache *cache)
+{
+	char key_before[DIGEST_HEX_SIZE], key_after[DIGEST_HEX_SIZE];
+	struct closure_cache cc;
+	struct strvec argv, link;
+	struct buf output = BUF_INIT;
+	char *scratch = NULL, *obj = NULL, *linked = NULL;
+	const char *final;
+	double start = now_seconds();
+	int slot = -1, ret = -1;
+
+	strvec_init(&argv);
+	strvec_init(&link);
+	closure_cache_init(&cc);
+	if (unitkey_compute(&cc, &o->uc, key_before, NULL, NULL))
+		goto out;
+	if (strcmp(key_before, o->key)) {
+		error("%s: its inputs changed after the Makefile was made (key %.12s, now %.12s); "
+		      "not compiled: run make again", o->label, o->key, key_before);
+		goto out;
+	}
+	scratch = cache_scratch_dir(cache, o->key);
+	if (!scratch)
+		goto out;
+	slot = publish_register_temp(scratch);
+	obj = path_join(scratch, "out");
+	strvec_pushv(&argv, &o->launcher);
+	for (size_t i = 0; i < o->uc.argv.nr; i++)
+		strvec_push(&argv, strcmp(o->uc.argv.v[i], UNITKEY_OUT) ? o->uc.argv.v[i] : obj);
+	if (run_step("compile", &argv, o, &output) || check_output(obj, "compile", o, &output))
+		goto out;
+	final = obj;
+	if (o->uc.link.nr) {
+		linked = path_join(scratch, "linked");
+		strvec_pushv(&link, &o->uc.link);
+		strvec_push(&link, "-o");
+		strvec_push(&link, linked);
+		strvec_push(&link, obj);
+		if (run_step("link", &link, o, &output) || check_output(linked, "link", o, &output))
+			goto out;
+		final = linked;
+	}
+	if (o->uc.extract_text) {
+		error("%s: 'extract: text' is not supported by this kwarm yet", o->label);
+		goto out;
+	}
+	/* A file edited while the compiler ran must not be cached under the old key. */
+	closure_cache_release(&cc);
+	closure_cache_init(&cc);
+	if (unitkey_compute(&cc, &o->uc, key_after, NULL, NULL))
+		goto out;
+	if (strcmp(key_after, key_before)) {
+		error("%s: an input changed while it compiled; the result is not cached: "
+		      "run make again", o->label);
+		goto out;
+	}
+	if (cache_unit_store(cache, o->key, final, o->label))
+		goto out;
+	if (output.len) {
+		char *head = xstrfmt("kwarm: %s: compiler output:", o->label);
+
+		print_block(head, &output);
+		free(head);
+	}
+	printf("kwarm: built %s (%.2f s)\n", o->label, now_seconds() - start);
+	fflush(stdout);
+	ret = 0;
+out:
+	if (scratch) {
+		unlink(obj);
+		if (linked)
+			unlink(linked);
+		rmdir(scratch);
+		publish_unregister_temp(slot);
+	}
+	closure_cache_release(&cc);
+	strvec_release(&argv);
+	strvec_release(&link);
+	buf_release(&output);
+	free(scratch);
+	free(obj);
+	free(linked);
+	return ret;
+}
 
 int cmd_compile(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	return usage_error(usage_compile, "'compile' is not built yet");
+	struct compile_opts o;
+	struct cache cache = { NULL };
+	int i, lock, ret = 1, state;
+
+	memset(&o, 0, sizeof(o));
+	o.owners = "";
+	strvec_init(&o.launcher);
+	unit_command_init(&o.uc);
+	for (i = 1; i < argc && strcmp(argv[i], "--"); i++) {
+		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+
+		if (!v)
+			return usage_error(usage_compile, "option '%s' needs a value", a);
+		i++;
+		if (!strcmp(a, "--cache"))
+			o.cache = v;
+		else if (!strcmp(a, "--root"))
+			o.root = v;
+		else if (!strcmp(a, "--platform"))
+			o.platform = v;
+		else if (!strcmp(a, "--key"))
+			o.key = v;
+		else if (!strcmp(a, "--unit"))
+			o.label = v;
+		else if (!strcmp(a, "--owners"))
+			o.owners = v;
+		else if (!strcmp(a, "--launcher"))
+			strvec_push(&o.launcher, v);
+		else if (!strcmp(a, "--link"))
+			strvec_push(&o.uc.link, v);
+		else if (!strcmp(a, "--extract") && !strcmp(v, "text"))
+			o.uc.extract_text = 1;
+		else
+			return usage_error(usage_compile, "unknown option '%s %s'", a, v);
+	}
+	if (i >= argc - 1 || !o.cache || !o.root || !o.platform || !o.key || !o.label ||
+	    strlen(o.key) != 64)
+		return usage_error(usage_compile, "missing options or command");
+	for (i++; i < argc; i++)
+		strvec_push(&o.uc.argv, argv[i]);
+	o.uc.platform = o.platform;
+	o.uc.root = o.root;
+
+	publish_install_signal_cleanup();
+	if (cache_init(&cache, o.cache))
+		goto out;
+	lock = cache_lock_unit(&cache, o.key);
+	if (lock < 0)
+		goto out;
+	/* Whoever held the lock before us may have published it: a hit after wait. */
+	state = cache_unit_check(&cache, o.key, 1);
+	if (state == 1) {
+		ret = 0;
+	} else {
+		if (state < 0 && cache_unit_remove(&cache, o.key))
+			goto unlock;
+		ret = compile_unit(&o, &cache) ? 1 : 0;
+	}
+unlock:
+	cache_unlock(lock);
+out:
+	cache_release(&cache);
+	strvec_release(&o.launcher);
+	unit_command_release(&o.uc);
+	return ret;
 }

@@ -1,11 +1,170 @@
-/* kwarm gen: placeholder until the module lands. */
+/* kwarm gen: spec -> plan -> Makefile (and the callable descriptions it names). */
 #include "commands.h"
+#include "cache.h"
+#include "makefile.h"
+#include "pack.h"
+#include "path.h"
+#include "plan.h"
+#include "publish.h"
+#include "spec.h"
+#include "util.h"
 
-const char usage_gen[] = "usage: kwarm gen\n";
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+const char usage_gen[] =
+	"usage: kwarm gen [-o FILE] [--cache DIR] [--out DIR] SPEC\n"
+	"\n"
+	"Write the warm-up Makefile of SPEC (default FILE: warmup.mk).\n"
+	"  -o FILE        where to write the Makefile\n"
+	"  --cache DIR    the cache (default: $KWARM_CACHE, else the spec's 'cache',\n"
+	"                 else $XDG_CACHE_HOME/kwarm or ~/.cache/kwarm)\n"
+	"  --out DIR      where callables go (default: the spec's 'out', else\n"
+	"                 ROOT/build/callables)\n"
+	"Exit status: 0 written, 1 failure, 2 bad usage or bad input (nothing written).\n";
+
+/* The folder the cache lives in, by precedence. Caller frees. */
+static char *choose_cache(const char *opt, const struct spec *spec)
+{
+	const char *env = getenv("KWARM_CACHE"), *xdg, *home;
+
+	if (opt)
+		return path_absolute(opt);
+	if (env && *env)
+		return path_absolute(env);
+	if (spec->cache)
+		return xstrdup(spec->cache);
+	xdg = getenv("XDG_CACHE_HOME");
+	if (xdg && *xdg)
+		return xstrfmt("%s/kwarm", xdg);
+	home = getenv("HOME");
+	return xstrfmt("%s/.cache/kwarm", home && *home ? home : "/tmp");
+}
+
+/* The absolute path of this program, for the Makefile's recipes. */
+static char *self_path(void)
+{
+	char *p = realpath("/proc/self/exe", NULL);
+
+	if (!p)
+		die("cannot find the kwarm program: %s", strerror(errno));
+	return p;
+}
+
+static int write_descs(const struct plan *plan, const struct cache *cache)
+{
+	for (size_t i = 0; i < plan->nr_callables; i++) {
+		const struct plan_callable *pc = &plan->callables[i];
+		char *path = cache_pack_path(cache, pc->ckey), *dir = path_dirname(path);
+		int ret = 0;
+
+		if (access(path, F_OK)) {
+			if (mkdir_p(dir))
+				ret = error("cannot create '%s': %s", dir, strerror(errno));
+			else
+				ret = publish_bytes(path, pc->desc, strlen(pc->desc));
+		}
+		free(dir);
+		free(path);
+		if (ret)
+			return -1;
+	}
+	return 0;
+}
 
 int cmd_gen(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	return usage_error(usage_gen, "'gen' is not built yet");
+	const char *output = "warmup.mk", *cache_opt = NULL, *out_opt = NULL, *spec_path = NULL;
+	char *cache_dir = NULL, *out_dir = NULL, *self = NULL, *kwarm = NULL, *spec_abs = NULL;
+	struct makefile_options mo;
+	struct spec spec;
+	struct plan plan;
+	struct cache cache = { NULL };
+	struct buf text = BUF_INIT;
+	int ret = 1, have_plan = 0;
+
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+
+		if ((!strcmp(a, "-o") || !strcmp(a, "--cache") || !strcmp(a, "--out"))) {
+			if (i + 1 >= argc)
+				return usage_error(usage_gen, "option '%s' needs a value", a);
+			if (!strcmp(a, "-o"))
+				output = argv[++i];
+			else if (!strcmp(a, "--cache"))
+				cache_opt = argv[++i];
+			else
+				out_opt = argv[++i];
+		} else if (a[0] == '-' && a[1]) {
+			return usage_error(usage_gen, "unknown option '%s'", a);
+		} else if (spec_path) {
+			return usage_error(usage_gen, "more than one spec given");
+		} else {
+			spec_path = a;
+		}
+	}
+	if (!spec_path)
+		return usage_error(usage_gen, "no spec given");
+
+	publish_install_signal_cleanup();
+	if (spec_load(&spec, spec_path))
+		return 2;
+	cache_dir = choose_cache(cache_opt, &spec);
+	out_dir = out_opt ? path_absolute(out_opt)
+			  : spec.out ? xstrdup(spec.out) : path_join(spec.root, "build/callables");
+	if (cache_init(&cache, cache_dir)) {
+		/* An unusable cache must not fail a build that would otherwise pass. */
+		char *private_dir = path_join(out_dir, ".kwarm/private-cache");
+
+		warning("cache '%s' cannot be used; compiling into the private folder '%s' "
+			"instead (nothing is shared)", cache_dir, private_dir);
+		cache_release(&cache);
+		free(cache_dir);
+		cache_dir = private_dir;
+		if (cache_init(&cache, cache_dir))
+			goto out;
+	}
+	if (plan_build(&plan, &spec, cache.dir, out_dir)) {
+		ret = 2;
+		have_plan = 1;
+		goto out;
+	}
+	have_plan = 1;
+	self = path_absolute(output);
+	kwarm = self_path();
+	spec_abs = path_absolute(spec_path);
+	mo.kwarm = kwarm;
+	mo.self = self;
+	mo.spec_abs = spec_abs;
+	if (makefile_write(&plan, &mo, &text)) {
+		ret = 2;
+		goto out;
+	}
+	{
+		char *dir = path_dirname(self);
+
+		if (mkdir_p(dir)) {
+			error("cannot create '%s': %s", dir, strerror(errno));
+			free(dir);
+			goto out;
+		}
+		free(dir);
+	}
+	if (write_descs(&plan, &cache) || publish_bytes(self, text.s, text.len))
+		goto out;
+	ret = 0;
+out:
+	if (have_plan)
+		plan_release(&plan);
+	buf_release(&text);
+	cache_release(&cache);
+	spec_release(&spec);
+	free(cache_dir);
+	free(out_dir);
+	free(self);
+	free(kwarm);
+	free(spec_abs);
+	return ret;
 }

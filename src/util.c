@@ -149,12 +149,15 @@ int read_file_all(const char *path, char **data, size_t *len)
 
 	if (fd < 0)
 		return -1;
-	if (fstat(fd, &st) == 0 && st.st_size > 0)
+	if (fstat(fd, &st) == 0 && st.st_size > 0) {
 		alloc = (size_t)st.st_size + 1;
+		buf = xmalloc(alloc);
+	}
 	for (;;) {
 		ssize_t n;
 
-		ALLOC_GROW(buf, used + 4096, alloc);
+		if (alloc - used < 2)
+			ALLOC_GROW(buf, used + 4096, alloc);
 		n = read(fd, buf + used, alloc - used - 1);
 		if (n < 0) {
 			int saved;

@@ -1,0 +1,309 @@
+#include "makefile.h"
+#include "util.h"
+
+#include <string.h>
+
+/* Characters a file name may not contain anywhere in the Makefile: make has no
+ * way to quote ';' '=' '(' ')' or '\' in a prerequisite list, and control
+ * characters (newline above all) would end a line. */
+static int unsafe_for_make(const char *path, int as_prerequisite)
+{
+	for (const unsigned char *p = (const unsigned char *)path; *p; p++)
+		if (*p < 0x20 || *p == 0x7f || (as_prerequisite && strchr(";=()\\", *p)))
+			return *p;
+	return 0;
+}
+
+/* A path as a make target or prerequisite. */
+static void add_target(struct buf *b, const char *path)
+{
+	for (const char *p = path; *p; p++) {
+		if (*p == '$')
+			buf_adds(b, "$$");
+		else {
+			if (strchr(" \t#:*?[]%", *p))
+				buf_addch(b, '\\');
+			buf_addch(b, *p);
+		}
+	}
+}
+
+/* True when word needs no shell quotes. */
+static int shell_plain(const char *word)
+{
+	if (!*word)
+		return 0;
+	for (const char *p = word; *p; p++)
+		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+			    "_-+=/.,:@%", *p))
+			return 0;
+	return 1;
+}
+
+void makefile_add_shell_word(struct buf *b, const char *word)
+{
+	if (shell_plain(word)) {
+		buf_adds(b, word);
+		return;
+	}
+	buf_addch(b, '\'');
+	for (const char *p = word; *p; p++) {
+		if (*p == '\'')
+			buf_adds(b, "'\\''");
+		else if (*p == '$')
+			buf_adds(b, "$$");
+		else
+			buf_addch(b, *p);
+	}
+	buf_addch(b, '\'');
+}
+
+/* Text for a comment line: printable, and never ending in a backslash. */
+static void add_comment_text(struct buf *b, const char *s)
+{
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+		buf_addch(b, *p < 0x20 || *p == '\\' ? '?' : (char)*p);
+}
+
+static void add_words(struct buf *b, const struct strvec *sv)
+{
+	for (size_t i = 0; i < sv->nr; i++) {
+		buf_addch(b, ' ');
+		makefile_add_shell_word(b, sv->v[i]);
+	}
+}
+
+static int check_unit_paths(const struct plan_unit *u)
+{
+	const struct strvec *lists[] = { &u->cmd.argv, &u->cmd.link, &u->launcher };
+
+	for (size_t l = 0; l < ARRAY_SIZE(lists); l++)
+		for (size_t i = 0; i < lists[l]->nr; i++) {
+			int c = unsafe_for_make(lists[l]->v[i], 0);
+
+			if (c)
+				return error("%s of class %s: '%s' has a character that cannot "
+					     "pass through make safely (byte 0x%02x)",
+					     u->label, u->owners.v[0], lists[l]->v[i], c);
+		}
+	return 0;
+}
+
+static void add_unit_target(struct buf *b, const struct plan *plan, const struct plan_unit *u)
+{
+	buf_addf(b, "%s/units/%.2s/%s.m", plan->cache_dir, u->key, u->key);
+}
+
+static void write_unit(struct buf *b, const struct plan *plan, const struct plan_unit *u)
+{
+	add_unit_target(b, plan, u);
+	buf_adds(b, ":\n\t$(KW_Q)$(KW_KWARM) compile --cache ");
+	makefile_add_shell_word(b, plan->cache_dir);
+	buf_adds(b, " --root ");
+	makefile_add_shell_word(b, plan->spec->root);
+	buf_adds(b, " --platform ");
+	makefile_add_shell_word(b, plan->spec->platform);
+	buf_addf(b, " --key %s --unit ", u->key);
+	makefile_add_shell_word(b, u->label);
+	buf_adds(b, " --owners ");
+	for (size_t i = 0; i < u->owners.nr; i++)
+		buf_addf(b, "%s%s", i ? "," : "", u->owners.v[i]);
+	for (size_t i = 0; i < u->launcher.nr; i++) {
+		buf_adds(b, " --launcher ");
+		makefile_add_shell_word(b, u->launcher.v[i]);
+	}
+	for (size_t i = 0; i < u->cmd.link.nr; i++) {
+		buf_adds(b, " --link ");
+		makefile_add_shell_word(b, u->cmd.link.v[i]);
+	}
+	if (u->cmd.extract_text)
+		buf_adds(b, " --extract text");
+	buf_adds(b, " --");
+	add_words(b, &u->cmd.argv);
+	buf_adds(b, "\n\n");
+}
+
+static void write_class_comment(struct buf *b, const struct plan_callable *pc)
+{
+	const struct spec_callable *sc = pc->spec;
+
+	buf_adds(b, "#   orchestration  ");
+	add_comment_text(b, sc->source);
+	buf_addf(b, "  (%s)  unit %.12s\n", sc->function_name, pc->orchestration->key);
+	for (size_t i = 0; i < sc->nr_incores; i++) {
+		const struct spec_incore *in = &sc->incores[i];
+
+		buf_addf(b, "#   incore %4d  ", (int)in->func_id);
+		add_comment_text(b, in->name);
+		buf_addf(b, "  %s  ", in->core_type);
+		add_comment_text(b, in->source);
+		buf_addf(b, "  unit %.12s\n", pc->children[i]->key);
+	}
+}
+
+static void write_callable(struct buf *b, const struct plan *plan, const struct plan_callable *pc,
+			   size_t index)
+{
+	const struct spec_callable *sc = pc->spec;
+
+	/* A missing output forces a repack even when the stamp says it is current. */
+	buf_addf(b, "ifeq ($(wildcard %s),)\n", pc->out_path);
+	add_target(b, pc->stamp_path);
+	buf_adds(b, ": kw-force\nendif\n");
+	add_target(b, pc->stamp_path);
+	buf_addf(b, ": %s/packs/%.2s/%s.pack", plan->cache_dir, pc->ckey, pc->ckey);
+	buf_adds(b, " \\\n    ");
+	add_unit_target(b, plan, pc->orchestration);
+	for (size_t i = 0; i < sc->nr_incores; i++) {
+		buf_adds(b, " \\\n    ");
+		add_unit_target(b, plan, pc->children[i]);
+	}
+	buf_adds(b, "\n\t$(KW_Q)$(KW_KWARM) pack --cache ");
+	makefile_add_shell_word(b, plan->cache_dir);
+	buf_adds(b, " --out ");
+	makefile_add_shell_word(b, pc->out_path);
+	buf_adds(b, " --stamp ");
+	makefile_add_shell_word(b, pc->stamp_path);
+	buf_addf(b, " %s\n\n", pc->ckey);
+	(void)index;
+}
+
+/* Folders written unquoted into targets: only plain characters. */
+static int check_folder(const char *what, const char *path)
+{
+	for (const unsigned char *p = (const unsigned char *)path; *p; p++)
+		if (*p < 0x80 && !strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+					 "0123456789_+,@./-", *p))
+			return error("the %s '%s' has a character kwarm cannot pass through make "
+				     "safely ('%c'); choose another folder", what, path, *p);
+	return 0;
+}
+
+int makefile_write(const struct plan *plan, const struct makefile_options *opts,
+		   struct buf *b)
+{
+	const struct spec *spec = plan->spec;
+	size_t ci = 0;
+
+	if (check_folder("cache folder", plan->cache_dir) ||
+	    check_folder("output folder", plan->out_dir) ||
+	    check_folder("kwarm program path", opts->kwarm))
+		return -1;
+
+	for (size_t i = 0; i < plan->nr_units; i++)
+		if (check_unit_paths(plan->units[i]))
+			return -1;
+	for (size_t i = 0; i < plan->inputs.nr; i++) {
+		int c = unsafe_for_make(plan->inputs.v[i], 1);
+
+		if (c)
+			return error("input '%s' has a character that cannot pass through make "
+				     "safely (byte 0x%02x)", plan->inputs.v[i], c);
+	}
+
+	buf_adds(b, "# Generated by kwarm " KWARM_VERSION " from ");
+	add_comment_text(b, opts->spec_abs);
+	buf_adds(b, "; do not edit.\n"
+		 "# It remakes itself whenever the spec or any input of a unit changes.\n"
+		 "#\n"
+		 "#   make -f THIS -jN warmup        compile and pack every class\n"
+		 "#   make -f THIS warmup-CLASS      one class\n"
+		 "#   make -f THIS help              list the classes\n"
+		 "#   V=1                            show full command lines\n"
+		 "#\n"
+		 "# Inside another make, nest it on a '+' line and without -j, so that the\n"
+		 "# parent's -jN stays the one bound:  +$(MAKE) -f THIS warmup\n#\n");
+	buf_addf(b, "# platform %s: %zu classes, %zu callables, %zu distinct units\n# cache ",
+		 spec->platform, spec->nr_classes, plan->nr_callables, plan->nr_units);
+	add_comment_text(b, plan->cache_dir);
+	buf_adds(b, "\n# out   ");
+	add_comment_text(b, plan->out_dir);
+	buf_adds(b, "\n\nMAKEFLAGS += -r\n.SUFFIXES:\n.DELETE_ON_ERROR:\n.DEFAULT_GOAL := warmup\n\n"
+		 "KW_SELF := $(lastword $(MAKEFILE_LIST))\nKW_KWARM := ");
+	makefile_add_shell_word(b, opts->kwarm);
+	buf_adds(b, "\nKW_Q := $(if $(filter 1,$(V)),,@)\n\n.PHONY: warmup help kw-force");
+	for (size_t i = 0; i < spec->nr_classes; i++)
+		buf_addf(b, " warmup-%s", spec->classes[i].name);
+	buf_adds(b, "\n\nwarmup:");
+	for (size_t i = 0; i < spec->nr_classes; i++)
+		buf_addf(b, " warmup-%s", spec->classes[i].name);
+	buf_adds(b, "\n\n");
+
+	for (size_t i = 0; i < spec->nr_classes; i++) {
+		const struct spec_class *cls = &spec->classes[i];
+
+		buf_addf(b, "# ---- class %s (level %d, runtime '", cls->name, cls->level);
+		add_comment_text(b, cls->runtime);
+		buf_adds(b, "')\n");
+		for (size_t j = 0; j < cls->nr_callables; j++) {
+			const struct plan_callable *pc = &plan->callables[ci + j];
+
+			if (cls->level == 3)
+				buf_addf(b, "# callable %s\n", pc->spec->name);
+			write_class_comment(b, pc);
+		}
+		buf_addf(b, "warmup-%s:", cls->name);
+		for (size_t j = 0; j < cls->nr_callables; j++) {
+			buf_addch(b, ' ');
+			add_target(b, plan->callables[ci + j].stamp_path);
+		}
+		buf_adds(b, "\n\n");
+		for (size_t j = 0; j < cls->nr_callables; j++)
+			write_callable(b, plan, &plan->callables[ci + j], ci + j);
+		ci += cls->nr_callables;
+	}
+
+	buf_adds(b, "# ---- compile units (one per distinct command and inputs)\n");
+	for (size_t i = 0; i < plan->nr_units; i++)
+		write_unit(b, plan, plan->units[i]);
+
+	buf_adds(b, "# ---- this Makefile remakes itself when an input changes; a deleted\n"
+		 "# input counts as changed (empty rules below), never as an error\n"
+		 "$(KW_SELF): ");
+	add_target(b, opts->kwarm);
+	for (size_t i = 0; i < plan->inputs.nr; i++) {
+		buf_adds(b, " \\\n    ");
+		add_target(b, plan->inputs.v[i]);
+	}
+	for (size_t i = 0; i < plan->nr_callables; i++) {
+		buf_addf(b, " \\\n    %s/packs/%.2s/%s.pack", plan->cache_dir,
+			 plan->callables[i].ckey, plan->callables[i].ckey);
+	}
+	buf_adds(b, "\n\t$(KW_Q)$(KW_KWARM) gen ");
+	makefile_add_shell_word(b, opts->spec_abs);
+	buf_adds(b, " -o ");
+	makefile_add_shell_word(b, opts->self);
+	buf_adds(b, " --cache ");
+	makefile_add_shell_word(b, plan->cache_dir);
+	buf_adds(b, " --out ");
+	makefile_add_shell_word(b, plan->out_dir);
+	buf_adds(b, "\n");
+	for (size_t i = 0; i < spec->env_used.nr; i++) {
+		const char *kv = spec->env_used.v[i], *eq = strchr(kv, '=');
+
+		buf_addf(b, "KW_ENV_%zu := ", i);
+		for (const char *p = eq + 1; *p; p++) {
+			if (*p == '$' || *p == '#')
+				buf_addch(b, *p == '$' ? '$' : '\\');
+			buf_addch(b, *p);
+		}
+		buf_addf(b, "\nifneq ($(value %.*s),$(KW_ENV_%zu))\n$(KW_SELF): kw-force\nendif\n",
+			 (int)(eq - kv), kv, i);
+	}
+	buf_adds(b, "\n");
+	add_target(b, opts->kwarm);
+	buf_adds(b, ":\n");
+	for (size_t i = 0; i < plan->inputs.nr; i++) {
+		add_target(b, plan->inputs.v[i]);
+		buf_adds(b, ":\n");
+	}
+	for (size_t i = 0; i < plan->nr_callables; i++)
+		buf_addf(b, "%s/packs/%.2s/%s.pack:\n", plan->cache_dir,
+			 plan->callables[i].ckey, plan->callables[i].ckey);
+
+	buf_adds(b, "kw-force:\n\nhelp:\n\t@echo 'targets of this warm-up:'\n"
+		 "\t@echo '  warmup             every class'\n");
+	for (size_t i = 0; i < spec->nr_classes; i++)
+		buf_addf(b, "\t@echo '  warmup-%s'\n", spec->classes[i].name);
+	return 0;
+}

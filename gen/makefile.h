@@ -1,0 +1,22 @@
+/* makefile: the plan written as a GNU Makefile (see CONTRACT.md). */
+#ifndef KWARM_MAKEFILE_H
+#define KWARM_MAKEFILE_H
+
+#include "buf.h"
+#include "plan.h"
+
+struct makefile_options {
+	const char *kwarm;	/* absolute path of the kwarm program */
+	const char *self;	/* absolute path the Makefile is written to */
+	const char *spec_abs;	/* absolute path of the spec */
+};
+
+/* Append the Makefile text; 0, or -1 after reporting a path that cannot be
+ * written safely into a Makefile (naming it and its unit). */
+int makefile_write(const struct plan *plan, const struct makefile_options *opts,
+		   struct buf *out);
+
+/* Quote word for /bin/sh inside a make recipe (shell quoting, then $ -> $$). */
+void makefile_add_shell_word(struct buf *b, const char *word);
+
+#endif

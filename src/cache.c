@@ -1,0 +1,280 @@
+#include "cache.h"
+#include "path.h"
+#include "publish.h"
+#include "util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+int cache_init(struct cache *c, const char *dir)
+{
+	static const char *const subdirs[] = { "units", "packs", "tmp" };
+
+	c->dir = path_absolute(dir);
+	for (size_t i = 0; i < ARRAY_SIZE(subdirs); i++) {
+		char *sub = path_join(c->dir, subdirs[i]);
+
+		if (mkdir_p(sub)) {
+			error("cannot create cache folder '%s': %s", sub, strerror(errno));
+			free(sub);
+			return -1;
+		}
+		free(sub);
+	}
+	return 0;
+}
+
+void cache_release(struct cache *c)
+{
+	free(c->dir);
+	c->dir = NULL;
+}
+
+char *cache_unit_path(const struct cache *c, const char *key, const char *suffix)
+{
+	return xstrfmt("%s/units/%.2s/%s%s", c->dir, key, key, suffix);
+}
+
+char *cache_pack_path(const struct cache *c, const char *ckey)
+{
+	return xstrfmt("%s/packs/%.2s/%s.pack", c->dir, ckey, ckey);
+}
+
+int cache_lock_unit(const struct cache *c, const char *key)
+{
+	char *path = cache_unit_path(c, key, ".lock"), *dir = path_dirname(path);
+	int fd;
+
+	if (mkdir_p(dir)) {
+		error("cannot create cache folder '%s': %s", dir, strerror(errno));
+		fd = -1;
+		goto out;
+	}
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+	if (fd < 0) {
+		error("cannot open lock '%s': %s", path, strerror(errno));
+		goto out;
+	}
+	while (flock(fd, LOCK_EX)) {
+		if (errno == EINTR)
+			continue;
+		error("cannot lock '%s': %s", path, strerror(errno));
+		close(fd);
+		fd = -1;
+		break;
+	}
+out:
+	free(dir);
+	free(path);
+	return fd;
+}
+
+void cache_unlock(int fd)
+{
+	if (fd >= 0)
+		close(fd);	/* drops the flock */
+}
+
+struct manifest {
+	char key[DIGEST_HEX_SIZE];
+	char sha[DIGEST_HEX_SIZE];
+	uint64_t size;
+};
+
+/* Parse a manifest; 0, or -1 with *why set to a static reason. */
+static int parse_manifest(const char *text, struct manifest *m, const char **why)
+{
+	const char *p = text;
+	int have = 0;
+
+	if (!starts_with(p, CACHE_MANIFEST_MAGIC "\n")) {
+		*why = "unknown manifest schema";
+		return -1;
+	}
+	p += strlen(CACHE_MANIFEST_MAGIC "\n");
+	while (*p) {
+		const char *nl = strchr(p, '\n');
+		size_t len = nl ? (size_t)(nl - p) : strlen(p);
+
+		if (len == 68 && starts_with(p, "key ")) {
+			memcpy(m->key, p + 4, 64);
+			m->key[64] = '\0';
+			have |= 1;
+		} else if (len == 71 && starts_with(p, "sha256 ")) {
+			memcpy(m->sha, p + 7, 64);
+			m->sha[64] = '\0';
+			have |= 2;
+		} else if (starts_with(p, "size ")) {
+			char *end;
+
+			errno = 0;
+			m->size = strtoull(p + 5, &end, 10);
+			if (errno || end != p + len) {
+				*why = "bad size in manifest";
+				return -1;
+			}
+			have |= 4;
+		}
+		p += len;
+		if (*p == '\n')
+			p++;
+	}
+	if (have != 7) {
+		*why = "incomplete manifest";
+		return -1;
+	}
+	return 0;
+}
+
+/* Check an entry; on success, fills *data when data is non-NULL. */
+static int check_entry(const struct cache *c, const char *key, int report, struct buf *data)
+{
+	char *mpath = cache_unit_path(c, key, ".m"), *apath = cache_unit_path(c, key, "");
+	char *text = NULL, *bytes = NULL, hex[DIGEST_HEX_SIZE];
+	const char *why = NULL;
+	struct manifest m;
+	size_t len, blen;
+	int ret = -1;
+
+	if (read_file_all(mpath, &text, &len)) {
+		if (errno == ENOENT) {
+			ret = 0;
+			goto out;
+		}
+		why = strerror(errno);
+		goto bad;
+	}
+	if (parse_manifest(text, &m, &why))
+		goto bad;
+	if (strcmp(m.key, key)) {
+		why = "manifest names another key";
+		goto bad;
+	}
+	if (read_file_all(apath, &bytes, &blen)) {
+		why = errno == ENOENT ? "artifact missing" : strerror(errno);
+		goto bad;
+	}
+	if (blen != m.size) {
+		why = "artifact size differs from its manifest";
+		goto bad;
+	}
+	digest_bytes_hex(bytes, blen, hex);
+	if (strcmp(hex, m.sha)) {
+		why = "artifact SHA-256 differs from its manifest";
+		goto bad;
+	}
+	if (data)
+		buf_add(data, bytes, blen);
+	ret = 1;
+	goto out;
+bad:
+	if (report)
+		error("cache entry '%s' is corrupt: %s", mpath, why);
+out:
+	free(text);
+	free(bytes);
+	free(mpath);
+	free(apath);
+	return ret;
+}
+
+int cache_unit_check(const struct cache *c, const char *key, int report)
+{
+	return check_entry(c, key, report, NULL);
+}
+
+int cache_unit_read(const struct cache *c, const char *key, struct buf *out)
+{
+	int ret = check_entry(c, key, 1, out);
+
+	if (ret == 0) {
+		char *mpath = cache_unit_path(c, key, ".m");
+
+		error("cache entry '%s' is missing", mpath);
+		free(mpath);
+	}
+	return ret == 1 ? 0 : -1;
+}
+
+int cache_unit_store(const struct cache *c, const char *key, const char *tmp_path,
+		     const char *label)
+{
+	char *apath = cache_unit_path(c, key, ""), *mpath = cache_unit_path(c, key, ".m");
+	char *dir = path_dirname(apath);
+	char hex[DIGEST_HEX_SIZE];
+	struct buf man = BUF_INIT;
+	uint64_t size;
+	int ret = -1;
+
+	if (digest_file_hex(tmp_path, hex, &size)) {
+		error("cannot read compiled output '%s': %s", tmp_path, strerror(errno));
+		goto out;
+	}
+	if (mkdir_p(dir)) {
+		error("cannot create cache folder '%s': %s", dir, strerror(errno));
+		goto out;
+	}
+	/* A stale manifest must never vouch for the new artifact mid-way. */
+	if (unlink(mpath) && errno != ENOENT) {
+		error("cannot remove '%s': %s", mpath, strerror(errno));
+		goto out;
+	}
+	if (publish_rename(tmp_path, apath))
+		goto out;
+	buf_addf(&man, "%s\nkey %s\nsize %" PRIu64 "\nsha256 %s\nunit %s\n",
+		 CACHE_MANIFEST_MAGIC, key, size, hex, label);
+	ret = publish_bytes(mpath, man.s, man.len);
+out:
+	if (ret)
+		unlink(tmp_path);
+	buf_release(&man);
+	free(dir);
+	free(apath);
+	free(mpath);
+	return ret;
+}
+
+int cache_unit_remove(const struct cache *c, const char *key)
+{
+	char *mpath = cache_unit_path(c, key, ".m"), *apath = cache_unit_path(c, key, "");
+	int ret = 0;
+
+	if (unlink(mpath) && errno != ENOENT)
+		ret = error("cannot remove '%s': %s", mpath, strerror(errno));
+	if (unlink(apath) && errno != ENOENT)
+		ret = error("cannot remove '%s': %s", apath, strerror(errno));
+	free(mpath);
+	free(apath);
+	return ret;
+}
+
+char *cache_scratch_dir(const struct cache *c, const char *key)
+{
+	char *tmp = path_join(c->dir, "tmp"), *dir = NULL;
+
+	if (mkdir_p(tmp)) {
+		error("cannot create cache folder '%s': %s", tmp, strerror(errno));
+		goto out;
+	}
+	for (int attempt = 0; attempt < 100; attempt++) {
+		dir = xstrfmt("%s/%.16s.%ld.%d", tmp, key, (long)getpid(), attempt);
+		if (!mkdir(dir, 0777))
+			goto out;
+		if (errno != EEXIST) {
+			error("cannot create scratch folder '%s': %s", dir, strerror(errno));
+			break;
+		}
+		free(dir);
+		dir = NULL;
+	}
+out:
+	free(tmp);
+	return dir;
+}

@@ -1,0 +1,58 @@
+/* cache: the persistent content-addressed store of compiled units.
+ *
+ * On disk, under the cache folder:
+ *
+ *   units/<k0k1>/<key>        the artifact bytes of unit <key>
+ *   units/<k0k1>/<key>.m      its manifest, published last (the make target)
+ *   units/<k0k1>/<key>.lock   flock(2) here decides who compiles a missing entry
+ *   packs/<c0c1>/<ckey>.pack  callable descriptions written by the generator
+ *   tmp/                      compile scratch folders (same filesystem: rename works)
+ *
+ * A manifest is text:
+ *
+ *   kwarm-manifest 1
+ *   key <64 hex>
+ *   size <bytes>
+ *   sha256 <64 hex of the artifact>
+ *   unit <label>
+ *
+ * An entry is trusted only when its manifest is there, names its own key and the
+ * current schema, and the artifact's size and SHA-256 match it. Publication:
+ * artifact by rename, then the manifest by rename, each fsync'd with its folder. */
+#ifndef KWARM_CACHE_H
+#define KWARM_CACHE_H
+
+#include "buf.h"
+#include "digest.h"
+
+#define CACHE_MANIFEST_MAGIC "kwarm-manifest 1"
+
+struct cache {
+	char *dir;	/* absolute */
+};
+
+/* Set up dir (created with its sub-folders if missing); 0 or -1 after reporting. */
+int cache_init(struct cache *c, const char *dir);
+void cache_release(struct cache *c);
+/* Path of a unit entry's file: suffix "" (artifact), ".m" or ".lock". Caller frees. */
+char *cache_unit_path(const struct cache *c, const char *key, const char *suffix);
+/* Path of a callable description. Caller frees. */
+char *cache_pack_path(const struct cache *c, const char *ckey);
+/* Take the entry's lock (blocking); returns the lock fd, or -1 after reporting. */
+int cache_lock_unit(const struct cache *c, const char *key);
+void cache_unlock(int fd);
+/* 1 when the entry is present and valid, 0 when absent, -1 when present but
+ * corrupt (reported when report is set). */
+int cache_unit_check(const struct cache *c, const char *key, int report);
+/* Publish the finished file tmp_path (in the cache's filesystem) as entry key,
+ * then its manifest. 0 or -1 after reporting (tmp_path is then removed). */
+int cache_unit_store(const struct cache *c, const char *key, const char *tmp_path,
+		     const char *label);
+/* Read a verified entry into out; -1 after reporting when absent or corrupt. */
+int cache_unit_read(const struct cache *c, const char *key, struct buf *out);
+/* Remove an entry's manifest and artifact (a corrupt one, say); 0 or -1. */
+int cache_unit_remove(const struct cache *c, const char *key);
+/* A fresh scratch folder under tmp/ (caller removes it, then frees). */
+char *cache_scratch_dir(const struct cache *c, const char *key);
+
+#endif

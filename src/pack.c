@@ -1,0 +1,283 @@
+#include "pack.h"
+#include "layout.h"
+#include "path.h"
+#include "plan.h"
+#include "spec.h"
+#include "publish.h"
+#include "util.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define PACK_MAGIC "kwarm-pack 1"
+#define PACK_LAYOUT "layout 1"
+
+static void add_sig(struct buf *b, const int *sig, int n)
+{
+	if (!n)
+		buf_addch(b, '-');
+	for (int i = 0; i < n; i++)
+		buf_addf(b, "%s%d", i ? "," : "", sig[i]);
+}
+
+void pack_desc_build(struct plan_callable *pc, const struct spec *spec)
+{
+	const struct spec_callable *sc = pc->spec;
+	struct buf b = BUF_INIT;
+
+	(void)spec;
+	buf_addf(&b, "%s\n%s\nwhat %s\nruntime %s\nfunc_name %s\nconfig_name %s\nsig ",
+		 PACK_MAGIC, PACK_LAYOUT, pc->what, pc->cls->runtime, sc->function_name,
+		 sc->config_name);
+	add_sig(&b, sc->sig, sc->sig_count);
+	buf_addf(&b, "\norch %s %s\n", pc->orchestration->key, sc->source);
+	for (size_t i = 0; i < sc->nr_incores; i++) {
+		const struct spec_incore *in = &sc->incores[i];
+
+		buf_addf(&b, "child %d %s ", (int)in->func_id, pc->children[i]->key);
+		add_sig(&b, in->sig, in->sig_count);
+		buf_addf(&b, " %s\n", in->name);
+	}
+	digest_bytes_hex(b.s, b.len, pc->ckey);
+	pc->desc = buf_detach(&b);
+}
+
+struct pack_item {
+	char key[DIGEST_HEX_SIZE];
+	char *label;
+	int32_t func_id;
+	int sig[SPEC_CHIP_SIG_MAX];
+	int sig_count;
+	struct buf bin;
+};
+
+struct pack_job {
+	char *what, *func_name, *config_name;
+	int sig[SPEC_CHIP_SIG_MAX];
+	int sig_count;
+	struct pack_item orch;
+	struct pack_item *children;
+	size_t nr_children, alloc_children;
+};
+
+static void pack_job_release(struct pack_job *job)
+{
+	free(job->what);
+	free(job->func_name);
+	free(job->config_name);
+	free(job->orch.label);
+	buf_release(&job->orch.bin);
+	for (size_t i = 0; i < job->nr_children; i++) {
+		free(job->children[i].label);
+		buf_release(&job->children[i].bin);
+	}
+	free(job->children);
+}
+
+/* "1,2,3" or "-" into sig; 0 or -1. */
+static int parse_sig(const char *s, size_t len, int *sig, int *count, int max)
+{
+	*count = 0;
+	if (len == 1 && s[0] == '-')
+		return 0;
+	for (size_t i = 0; i < len; i++) {
+		if (s[i] == ',')
+			continue;
+		if (s[i] < '0' || s[i] > '3' || *count >= max)
+			return -1;
+		sig[(*count)++] = s[i] - '0';
+	}
+	return 0;
+}
+
+/* "<key> <label>" into item (the key, then the rest of the line). */
+static int parse_keyed(const char *s, struct pack_item *item)
+{
+	if (strlen(s) < 66 || s[64] != ' ')
+		return -1;
+	memcpy(item->key, s, 64);
+	item->key[64] = '\0';
+	item->label = xstrdup(s + 65);
+	return 0;
+}
+
+static int parse_desc(char *text, struct pack_job *job)
+{
+	char *line = text, *next;
+	int lineno = 0;
+
+	for (; *line; line = next) {
+		next = strchr(line, '\n');
+		if (!next)
+			return -1;
+		*next++ = '\0';
+		lineno++;
+		if (lineno == 1 && strcmp(line, PACK_MAGIC))
+			return -1;
+		if (lineno == 2 && strcmp(line, PACK_LAYOUT))
+			return -1;
+		if (lineno <= 2)
+			continue;
+		if (starts_with(line, "what "))
+			job->what = xstrdup(line + 5);
+		else if (starts_with(line, "runtime "))
+			;	/* part of the key only */
+		else if (starts_with(line, "func_name "))
+			job->func_name = xstrdup(line + 10);
+		else if (starts_with(line, "config_name "))
+			job->config_name = xstrdup(line + 12);
+		else if (starts_with(line, "sig ")) {
+			if (parse_sig(line + 4, strlen(line + 4), job->sig, &job->sig_count,
+				      SPEC_CHIP_SIG_MAX))
+				return -1;
+		} else if (starts_with(line, "orch ")) {
+			if (parse_keyed(line + 5, &job->orch))
+				return -1;
+		} else if (starts_with(line, "child ")) {
+			struct pack_item *it;
+			char *end, *sp;
+			long id;
+
+			ALLOC_GROW(job->children, job->nr_children + 1, job->alloc_children);
+			it = &job->children[job->nr_children++];
+			memset(it, 0, sizeof(*it));
+			errno = 0;
+			id = strtol(line + 6, &end, 10);
+			if (errno || *end != ' ' || id < INT32_MIN || id > INT32_MAX)
+				return -1;
+			it->func_id = (int32_t)id;
+			if (strlen(end + 1) < 66 || end[65] != ' ')
+				return -1;
+			memcpy(it->key, end + 1, 64);
+			it->key[64] = '\0';
+			sp = strchr(end + 66, ' ');
+			if (!sp || parse_sig(end + 66, (size_t)(sp - (end + 66)), it->sig,
+					     &it->sig_count, SPEC_CORE_SIG_MAX))
+				return -1;
+			it->label = xstrdup(sp + 1);
+		} else {
+			return -1;
+		}
+	}
+	return job->what && job->func_name && job->config_name && job->orch.label ? 0 : -1;
+}
+
+/* Remove the stamps of other keys of this output: OUT holds only one. */
+static int remove_stamps(const char *stamp_path)
+{
+	char *dir = path_dirname(stamp_path);
+	const char *base = strrchr(stamp_path, '/') + 1;
+	size_t prefix = strlen(base) - 64;
+	struct dirent *de;
+	DIR *d;
+	int ret = 0;
+
+	if (mkdir_p(dir)) {
+		ret = error("cannot create '%s': %s", dir, strerror(errno));
+		goto out;
+	}
+	d = opendir(dir);
+	if (!d) {
+		ret = error("cannot read '%s': %s", dir, strerror(errno));
+		goto out;
+	}
+	while ((de = readdir(d))) {
+		if (strlen(de->d_name) == prefix + 64 && !strncmp(de->d_name, base, prefix)) {
+			char *p = path_join(dir, de->d_name);
+
+			if (unlink(p) && errno != ENOENT)
+				ret = error("cannot remove '%s': %s", p, strerror(errno));
+			free(p);
+		}
+	}
+	closedir(d);
+out:
+	free(dir);
+	return ret;
+}
+
+static void layout_item(const struct pack_item *it, const void **bin, uint64_t *size)
+{
+	*bin = it->bin.s ? it->bin.s : "";
+	*size = it->bin.len;
+}
+
+int pack_run(const struct cache *cache, const char *ckey, const char *out_path,
+	     const char *stamp_path)
+{
+	char *path = cache_pack_path(cache, ckey), *text = NULL, *out_dir = NULL;
+	char hex[DIGEST_HEX_SIZE];
+	struct pack_job job;
+	struct layout_callable lc;
+	struct layout_child *children = NULL;
+	struct buf image = BUF_INIT;
+	size_t len;
+	int ret = -1;
+
+	memset(&job, 0, sizeof(job));
+	if (read_file_all(path, &text, &len)) {
+		error("cannot read callable description '%s': %s", path, strerror(errno));
+		goto out;
+	}
+	digest_bytes_hex(text, len, hex);
+	if (strcmp(hex, ckey) || parse_desc(text, &job)) {
+		error("callable description '%s' is corrupt; run 'kwarm gen' again", path);
+		goto out;
+	}
+	if (cache_unit_read(cache, job.orch.key, &job.orch.bin)) {
+		error("cannot pack %s: orchestration '%s' is not in the cache", job.what,
+		      job.orch.label);
+		goto out;
+	}
+	children = xcalloc(job.nr_children, sizeof(*children));
+	for (size_t i = 0; i < job.nr_children; i++) {
+		struct pack_item *it = &job.children[i];
+
+		if (cache_unit_read(cache, it->key, &it->bin)) {
+			error("cannot pack %s: incore '%s' is not in the cache", job.what, it->label);
+			goto out;
+		}
+		children[i].func_id = it->func_id;
+		children[i].sig = it->sig;
+		children[i].sig_count = it->sig_count;
+		children[i].name = it->label;
+		layout_item(it, &children[i].bin, &children[i].size);
+	}
+	memset(&lc, 0, sizeof(lc));
+	lc.what = job.what;
+	lc.sig = job.sig;
+	lc.sig_count = job.sig_count;
+	lc.func_name = job.func_name;
+	lc.config_name = job.config_name;
+	layout_item(&job.orch, &lc.orch_bin, &lc.orch_size);
+	lc.children = children;
+	lc.nr_children = job.nr_children;
+	if (layout_build(&lc, &image))
+		goto out;
+
+	out_dir = path_dirname(out_path);
+	if (mkdir_p(out_dir)) {
+		error("cannot create '%s': %s", out_dir, strerror(errno));
+		goto out;
+	}
+	/* Old stamps go first: a crash before the new stamp only costs a repack. */
+	if (remove_stamps(stamp_path) || publish_bytes(out_path, image.s, image.len) ||
+	    publish_bytes(stamp_path, "", 0))
+		goto out;
+	printf("kwarm: packed %s: %s (%zu incores, %zu bytes)\n", job.what, out_path,
+	       job.nr_children, image.len);
+	fflush(stdout);
+	ret = 0;
+out:
+	buf_release(&image);
+	free(children);
+	pack_job_release(&job);
+	free(out_dir);
+	free(text);
+	free(path);
+	return ret;
+}

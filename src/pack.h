@@ -1,0 +1,34 @@
+/* pack: callable descriptions and the pack step.
+ *
+ * A pack description is the text the generator writes to the cache (named by
+ * its own SHA-256, the callable key) and the pack step reads back:
+ *
+ *   kwarm-pack 1
+ *   layout 1
+ *   what <class TestX[, callable y]>
+ *   runtime <label>
+ *   func_name <text>
+ *   config_name <text>
+ *   sig <d,d,...|->
+ *   orch <unit key> <label>
+ *   child <func_id> <unit key> <d,d,...|-> <label>      (one per incore, in order)
+ *
+ * Everything that can change the packed bytes is in it, so the callable key
+ * covers units' keys, func_ids, signatures, order, names and the runtime. */
+#ifndef KWARM_PACK_H
+#define KWARM_PACK_H
+
+#include "cache.h"
+
+struct plan_callable;
+struct spec;
+
+/* Fill pc->desc and pc->ckey from its units (plan_build calls this). */
+void pack_desc_build(struct plan_callable *pc, const struct spec *spec);
+
+/* Pack callable ckey from the cache into out_path and mark stamp_path; 0 or -1
+ * after reporting. Nothing is published unless every unit is present and valid. */
+int pack_run(const struct cache *cache, const char *ckey, const char *out_path,
+	     const char *stamp_path);
+
+#endif

@@ -1,0 +1,256 @@
+#include "plan.h"
+#include "hashmap.h"
+#include "pack.h"
+#include "path.h"
+#include "util.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* What plan_build needs while it runs. */
+struct planner {
+	struct plan *plan;
+	struct closure_cache cc;
+	struct hashmap by_key;		/* key -> struct plan_unit */
+	struct hashmap inputs;		/* absolute path -> (void *)1 */
+};
+
+static void add_input(struct planner *p, const char *abs)
+{
+	if (!hashmap_get(&p->inputs, abs))
+		hashmap_put(&p->inputs, abs, (void *)1);
+}
+
+/* The compiler-visible form of a path written in the spec (relative to root). */
+static char *visible_path(const struct spec *spec, const char *written)
+{
+	char *joined = path_join(spec->root, written), *abs = path_normalize(joined);
+	char *vis = path_visible(spec->root, abs);
+
+	free(joined);
+	free(abs);
+	/* A leading '-' would read as an option. */
+	if (vis[0] == '-') {
+		char *dotted = xstrfmt("./%s", vis);
+
+		free(vis);
+		return dotted;
+	}
+	return vis;
+}
+
+static void push_include(struct unit_command *uc, const struct spec *spec, const char *dir)
+{
+	char *vis = visible_path(spec, dir);
+
+	strvec_push_nodup(&uc->argv, xstrfmt("-I%s", vis));
+	free(vis);
+}
+
+static void build_command(const struct spec *spec, const struct spec_toolchain *tc,
+			  const struct strvec *extra_dirs, const char *source,
+			  struct unit_command *uc)
+{
+	unit_command_init(uc);
+	uc->platform = spec->platform;
+	uc->root = spec->root;
+	strvec_push(&uc->argv, tc->compiler);
+	strvec_pushv(&uc->argv, &tc->flags);
+	for (size_t i = 0; i < tc->include_dirs.nr; i++)
+		push_include(uc, spec, tc->include_dirs.v[i]);
+	for (size_t i = 0; extra_dirs && i < extra_dirs->nr; i++)
+		push_include(uc, spec, extra_dirs->v[i]);
+	strvec_push(&uc->argv, "-o");
+	strvec_push(&uc->argv, UNITKEY_OUT);
+	strvec_push_nodup(&uc->argv, visible_path(spec, source));
+	for (size_t i = 0; i < tc->sources.nr; i++)
+		strvec_push_nodup(&uc->argv, visible_path(spec, tc->sources.v[i]));
+	strvec_pushv(&uc->link, &tc->link);
+	uc->extract_text = tc->extract_text;
+}
+
+/* Record the files and folders a unit read, so the Makefile remakes itself
+ * when any of them changes. */
+static void record_inputs(struct planner *p, const struct closure *closure,
+			  const struct strvec *tools)
+{
+	const char *root = p->plan->spec->root;
+	struct strvec dirs;
+
+	for (size_t i = 0; i < closure->nr; i++) {
+		char *abs = path_join(root, closure->files[i].path);
+
+		add_input(p, abs);
+		free(abs);
+	}
+	strvec_init(&dirs);
+	closure_searched_dirs(closure, &dirs);
+	for (size_t i = 0; i < dirs.nr; i++) {
+		char *joined = path_join(root, dirs.v[i]), *abs = path_normalize(joined);
+
+		add_input(p, abs);
+		free(joined);
+		free(abs);
+	}
+	strvec_release(&dirs);
+	for (size_t i = 0; i < tools->nr; i++)
+		add_input(p, tools->v[i]);
+}
+
+/* The unit for this command: an existing one with the same key, or a new one. */
+static struct plan_unit *add_unit(struct planner *p, struct unit_command *uc,
+				  const struct strvec *launcher, char *label,
+				  const char *owner, const char *what)
+{
+	struct plan *plan = p->plan;
+	struct plan_unit *u;
+	char key[DIGEST_HEX_SIZE];
+	struct closure closure;
+	struct strvec tools;
+
+	strvec_init(&tools);
+	if (unitkey_compute(&p->cc, uc, key, &closure, &tools)) {
+		error("in %s, %s", what, label);
+		strvec_release(&tools);
+		unit_command_release(uc);
+		free(label);
+		return NULL;
+	}
+	record_inputs(p, &closure, &tools);
+	closure_release(&closure);
+	strvec_release(&tools);
+
+	u = hashmap_get(&p->by_key, key);
+	if (u) {
+		unit_command_release(uc);
+		free(label);
+	} else {
+		u = xcalloc(1, sizeof(*u));
+		memcpy(u->key, key, sizeof(key));
+		u->label = label;
+		u->cmd = *uc;
+		strvec_copy(&u->launcher, launcher);
+		strvec_init(&u->owners);
+		hashmap_put(&p->by_key, key, u);
+		ALLOC_GROW(plan->units, plan->nr_units + 1, plan->alloc_units);
+		plan->units[plan->nr_units++] = u;
+	}
+	if (strvec_find(&u->owners, owner) < 0)
+		strvec_push(&u->owners, owner);
+	return u;
+}
+
+static int plan_callable(struct planner *p, const struct spec_class *cls,
+			 const struct spec_callable *sc, struct plan_callable *pc)
+{
+	const struct spec *spec = p->plan->spec;
+	struct unit_command uc;
+	char *label;
+
+	pc->cls = cls;
+	pc->spec = sc;
+	pc->what = sc->name ? xstrfmt("class %s, callable %s", cls->name, sc->name)
+			    : xstrfmt("class %s", cls->name);
+	build_command(spec, sc->toolchain, NULL, sc->source, &uc);
+	label = xstrfmt("orchestration '%s'", sc->source);
+	pc->orchestration = add_unit(p, &uc, &sc->toolchain->launcher, label, cls->name, pc->what);
+	if (!pc->orchestration)
+		return -1;
+	pc->children = xcalloc(sc->nr_incores, sizeof(*pc->children));
+	for (size_t i = 0; i < sc->nr_incores; i++) {
+		const struct spec_incore *in = &sc->incores[i];
+
+		build_command(spec, in->toolchain, &in->extra_include_dirs, in->source, &uc);
+		label = xstrfmt("incore '%s' (%s)", in->name, in->core_type);
+		pc->children[i] = add_unit(p, &uc, &in->toolchain->launcher, label, cls->name, pc->what);
+		if (!pc->children[i])
+			return -1;
+	}
+	pack_desc_build(pc, spec);
+	if (sc->name) {
+		pc->out_path = xstrfmt("%s/%s/%s.callable", p->plan->out_dir, cls->name, sc->name);
+		pc->stamp_path = xstrfmt("%s/.kwarm/%s/%s.callable.%s", p->plan->out_dir,
+					 cls->name, sc->name, pc->ckey);
+	} else {
+		pc->out_path = xstrfmt("%s/%s.callable", p->plan->out_dir, cls->name);
+		pc->stamp_path = xstrfmt("%s/.kwarm/%s.callable.%s", p->plan->out_dir,
+					 cls->name, pc->ckey);
+	}
+	return 0;
+}
+
+static int compare_strings(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int plan_build(struct plan *plan, const struct spec *spec, const char *cache_dir,
+	       const char *out_dir)
+{
+	struct planner p;
+	size_t total = 0;
+	int ret = 0;
+
+	memset(plan, 0, sizeof(*plan));
+	plan->spec = spec;
+	plan->cache_dir = path_absolute(cache_dir);
+	plan->out_dir = path_absolute(out_dir);
+	strvec_init(&plan->inputs);
+	for (size_t i = 0; i < spec->nr_classes; i++)
+		total += spec->classes[i].nr_callables;
+	plan->callables = xcalloc(total, sizeof(*plan->callables));
+
+	memset(&p, 0, sizeof(p));
+	p.plan = plan;
+	closure_cache_init(&p.cc);
+	hashmap_init(&p.by_key);
+	hashmap_init(&p.inputs);
+	{
+		char *spec_abs = path_absolute(spec->file);
+
+		add_input(&p, spec_abs);
+		free(spec_abs);
+	}
+	for (size_t i = 0; i < spec->nr_classes && !ret; i++) {
+		const struct spec_class *cls = &spec->classes[i];
+
+		for (size_t j = 0; j < cls->nr_callables && !ret; j++)
+			ret = plan_callable(&p, cls, &cls->callables[j],
+					    &plan->callables[plan->nr_callables++]);
+	}
+	for (size_t i = 0; i < p.inputs.nr; i++)
+		strvec_push(&plan->inputs, p.inputs.entries[i].key);
+	qsort(plan->inputs.v, plan->inputs.nr, sizeof(char *), compare_strings);
+	hashmap_release(&p.inputs);
+	hashmap_release(&p.by_key);
+	closure_cache_release(&p.cc);
+	return ret;
+}
+
+void plan_release(struct plan *plan)
+{
+	for (size_t i = 0; i < plan->nr_units; i++) {
+		struct plan_unit *u = plan->units[i];
+
+		free(u->label);
+		unit_command_release(&u->cmd);
+		strvec_release(&u->launcher);
+		strvec_release(&u->owners);
+		free(u);
+	}
+	free(plan->units);
+	for (size_t i = 0; i < plan->nr_callables; i++) {
+		struct plan_callable *pc = &plan->callables[i];
+
+		free(pc->what);
+		free(pc->children);
+		free(pc->desc);
+		free(pc->out_path);
+		free(pc->stamp_path);
+	}
+	free(plan->callables);
+	strvec_release(&plan->inputs);
+	free(plan->cache_dir);
+	free(plan->out_dir);
+	memset(plan, 0, sizeof(*plan));
+}

@@ -1,0 +1,47 @@
+/* plan: the spec turned into work. Distinct compile units (deduplicated by key
+ * across classes and callables), callables with their pack descriptions, and
+ * every input file the generated Makefile must depend on. */
+#ifndef KWARM_PLAN_H
+#define KWARM_PLAN_H
+
+#include "closure.h"
+#include "spec.h"
+#include "unitkey.h"
+
+struct plan_unit {
+	char key[DIGEST_HEX_SIZE];
+	char *label;			/* "incore 'copy_hidden' (aiv)" of its first owner */
+	struct unit_command cmd;
+	struct strvec launcher;		/* prefixes the compile only; not in the key */
+	struct strvec owners;		/* class names, first-seen order, unique */
+	double seconds;			/* expected compile time, for ordering; 0 unknown */
+};
+
+struct plan_callable {
+	const struct spec_class *cls;
+	const struct spec_callable *spec;
+	char *what;			/* "class TestX" or "class TestX, callable y" */
+	struct plan_unit *orchestration;
+	struct plan_unit **children;	/* spec order */
+	char ckey[DIGEST_HEX_SIZE];	/* SHA-256 of desc */
+	char *desc;			/* the pack description (see pack.h) */
+	char *out_path;			/* OUT/<class>.callable or OUT/<class>/<name>.callable */
+	char *stamp_path;		/* OUT/.kwarm/<...>.<ckey>: "OUT holds ckey" */
+};
+
+struct plan {
+	const struct spec *spec;
+	char *cache_dir, *out_dir;	/* absolute */
+	struct plan_unit **units;	/* first-seen order */
+	size_t nr_units, alloc_units;
+	struct plan_callable *callables;	/* spec order */
+	size_t nr_callables;
+	struct strvec inputs;		/* absolute files and folders the plan read, sorted, unique */
+};
+
+/* Build the plan; 0, or -1 after reporting an error naming the class and unit. */
+int plan_build(struct plan *plan, const struct spec *spec, const char *cache_dir,
+	       const char *out_dir);
+void plan_release(struct plan *plan);
+
+#endif

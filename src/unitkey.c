@@ -1,0 +1,119 @@
+#include "unitkey.h"
+#include "toolid.h"
+#include "util.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void unit_command_init(struct unit_command *uc)
+{
+	memset(uc, 0, sizeof(*uc));
+	strvec_init(&uc->argv);
+	strvec_init(&uc->link);
+}
+
+void unit_command_release(struct unit_command *uc)
+{
+	strvec_release(&uc->argv);
+	strvec_release(&uc->link);
+}
+
+static const char *const include_options[] = { "-I", "-iquote", "-isystem", "-idirafter" };
+
+void unit_command_inputs(const struct unit_command *uc, struct strvec *sources,
+			 struct strvec *include_dirs)
+{
+	size_t i, n = uc->argv.nr;
+	int after_out = 0;
+
+	for (i = 1; i < n; i++) {
+		const char *w = uc->argv.v[i];
+
+		if (after_out) {
+			strvec_push(sources, w);
+			continue;
+		}
+		if (!strcmp(w, "-o") && i + 1 < n && !strcmp(uc->argv.v[i + 1], UNITKEY_OUT)) {
+			after_out = 1;
+			i++;
+			continue;
+		}
+		for (size_t k = 0; k < ARRAY_SIZE(include_options); k++) {
+			size_t len = strlen(include_options[k]);
+
+			if (strncmp(w, include_options[k], len))
+				continue;
+			if (w[len])
+				strvec_push(include_dirs, w + len);
+			else if (i + 1 < n)
+				strvec_push(include_dirs, uc->argv.v[++i]);
+			break;
+		}
+	}
+}
+
+int unitkey_compute(struct closure_cache *cc, const struct unit_command *uc,
+		    char hex[DIGEST_HEX_SIZE], struct closure *closure_out,
+		    struct strvec *tools_out)
+{
+	struct strvec sources, dirs;
+	struct closure closure;
+	struct digest d;
+	char tool_hex[DIGEST_HEX_SIZE];
+	char *resolved = NULL;
+	int ret = -1;
+
+	if (!uc->argv.nr)
+		BUG("empty unit command");
+	memset(&closure, 0, sizeof(closure));
+	strvec_init(&sources);
+	strvec_init(&dirs);
+	unit_command_inputs(uc, &sources, &dirs);
+	if (!sources.nr)
+		BUG("unit command has no source after '-o %s'", UNITKEY_OUT);
+	if (closure_compute(cc, uc->root, &sources, &dirs, &closure))
+		goto out;
+
+	digest_init(&d);
+	digest_add_str(&d, "schema", UNITKEY_SCHEMA);
+	digest_add_str(&d, "platform", uc->platform);
+	if (toolid_get(cc, uc->argv.v[0], &resolved, tool_hex))
+		goto fail_digest;
+	digest_add_str(&d, "compiler", tool_hex);
+	if (tools_out)
+		strvec_push(tools_out, resolved);
+	free(resolved);
+	resolved = NULL;
+	digest_add_u64(&d, "argc", uc->argv.nr);
+	for (size_t i = 0; i < uc->argv.nr; i++)
+		digest_add_str(&d, "arg", uc->argv.v[i]);
+	closure_digest(&closure, &d);
+	digest_add_u64(&d, "linkc", uc->link.nr);
+	if (uc->link.nr) {
+		if (toolid_get(cc, uc->link.v[0], &resolved, tool_hex))
+			goto fail_digest;
+		digest_add_str(&d, "linker", tool_hex);
+		if (tools_out)
+			strvec_push(tools_out, resolved);
+		free(resolved);
+		for (size_t i = 0; i < uc->link.nr; i++)
+			digest_add_str(&d, "linkarg", uc->link.v[i]);
+	}
+	digest_add_str(&d, "extract", uc->extract_text ? "text" : "none");
+	digest_final_hex(&d, hex);
+	ret = 0;
+	if (closure_out) {
+		*closure_out = closure;
+		goto out_keep_closure;
+	}
+	goto out;
+
+fail_digest:
+	digest_release(&d);
+out:
+	closure_release(&closure);
+out_keep_closure:
+	strvec_release(&sources);
+	strvec_release(&dirs);
+	return ret;
+}

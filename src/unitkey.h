@@ -1,0 +1,43 @@
+/* unitkey: the cache key of one compile unit.
+ *
+ * A unit is described by its compile command exactly as the compiler sees it
+ * (argv without the launcher, with the literal word UNITKEY_OUT after -o), an
+ * optional link step and extract mode, the platform label, and the root that
+ * relative paths are relative to. The key is SHA-256 over a length-prefixed
+ * record of: schema, platform, the compiler's identity, every argv word, the
+ * include closure of the sources (paths and content digests, edges), the
+ * linker's identity and words, and the extract mode. The generator and the
+ * compile step both call unitkey_compute, so the compile step can re-check the
+ * key it was given against the files it really compiles. */
+#ifndef KWARM_UNITKEY_H
+#define KWARM_UNITKEY_H
+
+#include "closure.h"
+#include "digest.h"
+#include "strvec.h"
+
+#define UNITKEY_SCHEMA "kwarm-unit-1"
+#define UNITKEY_OUT "{out}"	/* stands for the output path in a command */
+
+struct unit_command {
+	const char *platform;
+	const char *root;		/* absolute */
+	struct strvec argv;		/* compiler flags... -I.. -o {out} SOURCE [sources...] */
+	struct strvec link;		/* [linker, args...] or empty */
+	int extract_text;
+};
+
+void unit_command_init(struct unit_command *uc);
+void unit_command_release(struct unit_command *uc);
+/* The sources (words after "-o {out}") and the include dirs (-I, -iquote,
+ * -isystem, -idirafter, joined or separate) of argv, compiler-visible. */
+void unit_command_inputs(const struct unit_command *uc, struct strvec *sources,
+			 struct strvec *include_dirs);
+/* Compute the key. closure_out (may be NULL) receives the include closure;
+ * tools_out (may be NULL) gets the resolved compiler and linker paths.
+ * 0, or -1 after reporting (compiler not found, source unreadable). */
+int unitkey_compute(struct closure_cache *cc, const struct unit_command *uc,
+		    char hex[DIGEST_HEX_SIZE], struct closure *closure_out,
+		    struct strvec *tools_out);
+
+#endif
