@@ -6,14 +6,17 @@
  * edit reuse a stale cache entry; an extra file only costs a recompile.
  */
 #include "closure.h"
+#include "buf.h"
 #include "path.h"
 #include "util.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 enum directive_kind { INC_QUOTE, INC_ANGLE, INC_QUOTE_NEXT, INC_ANGLE_NEXT, INC_MACRO };
 
@@ -155,15 +158,35 @@ static void scan_text(struct scan *s, const char *data, size_t len)
 	}
 }
 
+/* Read all of fd into b; 0 or -1 with errno set. */
+static int read_fd(int fd, struct buf *b)
+{
+	for (;;) {
+		ssize_t n;
+
+		buf_grow(b, 65536);
+		n = read(fd, b->s + b->len, b->alloc - b->len - 1);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		if (n == 0)
+			return 0;
+		b->len += (size_t)n;
+		b->s[b->len] = '\0';
+	}
+}
+
 /* The scanned form of the file at abs, read at most once while its stamp holds;
  * NULL with errno set when it cannot be read. */
 static struct scan *get_scan(struct closure_cache *cc, const char *abs)
 {
 	struct scan *s = hashmap_get(&cc->scans, abs);
 	struct filestamp before, after;
+	struct buf data = BUF_INIT;
 	struct stat st;
-	char *data;
-	size_t len;
+	int fd, saved;
 
 	if (stat(abs, &st))
 		return NULL;
@@ -175,27 +198,37 @@ static struct scan *get_scan(struct closure_cache *cc, const char *abs)
 	if (s && filestamp_equal(&s->stamp, &before))
 		return s;
 	cc->reads++;
-	if (read_file_all(abs, &data, &len))
+	fd = open(abs, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
 		return NULL;
+	if (fstat(fd, &st) || read_fd(fd, &data))
+		goto fail;
+	filestamp_from_stat(&before, &st);
+	if (fstat(fd, &st))
+		goto fail;
+	filestamp_from_stat(&after, &st);
+	close(fd);
 	if (!s) {
 		s = xcalloc(1, sizeof(*s));
 		hashmap_put(&cc->scans, abs, s);
 	}
 	scan_clear(s);
-	digest_bytes_hex(data, len, s->hex);
-	scan_text(s, data, len);
-	free(data);
+	digest_bytes_hex(buf_str(&data), data.len, s->hex);
+	scan_text(s, buf_str(&data), data.len);
 	/* Rewritten while we read it: keep the result for this unit but let the
 	 * next use read again (no real file has inode 0). */
-	if (stat(abs, &st))
-		memset(&after, 0, sizeof(after));
-	else
-		filestamp_from_stat(&after, &st);
-	if (filestamp_equal(&before, &after) && after.size == len)
+	if (filestamp_equal(&before, &after) && after.size == data.len)
 		s->stamp = before;
 	else
 		memset(&s->stamp, 0, sizeof(s->stamp));
+	buf_release(&data);
 	return s;
+fail:
+	saved = errno;
+	close(fd);
+	buf_release(&data);
+	errno = saved;
+	return NULL;
 }
 
 static enum probe probe(struct closure_cache *cc, const char *abs)

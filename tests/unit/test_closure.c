@@ -1,3 +1,4 @@
+#include "buf.h"
 #include "check.h"
 #include "closure.h"
 #include "path.h"
@@ -360,8 +361,42 @@ static void test_roots(void)
 	free(outside);
 }
 
+static void test_large(void)
+{
+	char *root = check_tmpdir("closure/large");
+	char hex[DIGEST_HEX_SIZE];
+	struct closure_cache cc;
+	struct closure c;
+	struct strvec src, inc;
+	struct buf big = BUF_INIT;
+
+	/* Larger than any single read: the directive at the end is still found. */
+	for (int i = 0; i < 5000; i++)
+		buf_addf(&big, "// line %d of a long header, long enough to matter\r\n", i);
+	buf_adds(&big, "#include \"end.h\"\r\n");
+	put(root, "big.h", big.s);
+	put(root, "end.h", "int end;\n");
+	put(root, "main.c", "#include \"big.h\"\n");
+	closure_cache_init(&cc);
+	dirs_of(&src, "main.c", NULL, NULL);
+	strvec_init(&inc);
+	CHECK_INT(closure_compute(&cc, root, &src, &inc, &c), 0);
+	CHECK_INT(c.nr, 3);
+	CHECK_STR(c.nr == 3 ? c.files[2].path : "", "end.h");
+	digest_bytes_hex(big.s, big.len, hex);
+	CHECK_STR(c.nr == 3 ? c.files[1].hex : "", hex);
+	CHECK(big.len > 200000);
+	closure_release(&c);
+	strvec_release(&inc);
+	strvec_release(&src);
+	closure_cache_release(&cc);
+	buf_release(&big);
+	free(root);
+}
+
 int main(void)
 {
+	test_large();
 	test_tree();
 	test_edits();
 	test_dropped_header();
