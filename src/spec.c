@@ -18,6 +18,7 @@ struct loader {
 	struct spec *spec;
 	struct yamltree tree;
 	struct hashmap class_names;	/* name -> class, for uniqueness */
+	struct hashmap kinds;		/* path under root -> enum kind */
 	/* The class being loaded, for messages and core type resolution. */
 	struct spec_class *cls;
 	struct spec_toolchain *cls_orch;	/* its own orchestration role or NULL */
@@ -78,14 +79,22 @@ static int name_ok(const char *s)
 
 /* Paths and environment */
 
+enum kind { KIND_NONE = 1, KIND_FILE, KIND_DIR };
+
 static int exists_under_root(struct loader *ld, const char *rel, int want_dir)
 {
-	char *abs = path_join(ld->spec->root, rel);
-	struct stat st;
-	int ok = !stat(abs, &st) && (want_dir ? S_ISDIR(st.st_mode) : !S_ISDIR(st.st_mode));
+	/* Big specs name the same few hundred sources and folders many times. */
+	enum kind kind = (enum kind)(uintptr_t)hashmap_get(&ld->kinds, rel);
 
-	free(abs);
-	return ok;
+	if (!kind) {
+		char *abs = path_join(ld->spec->root, rel);
+		struct stat st;
+
+		kind = stat(abs, &st) ? KIND_NONE : S_ISDIR(st.st_mode) ? KIND_DIR : KIND_FILE;
+		hashmap_put(&ld->kinds, rel, (void *)(uintptr_t)kind);
+		free(abs);
+	}
+	return kind == (want_dir ? KIND_DIR : KIND_FILE);
 }
 
 static int check_source(struct loader *ld, yaml_node_t *node, const char *source)
@@ -170,7 +179,7 @@ static int load_include_dirs(struct loader *ld, yaml_node_t *node, const char *k
 		goto done;
 	for (size_t i = 0; i < written.nr; i++) {
 		yaml_node_t *item = yamltree_node(&ld->tree, yamltree_item(node, i));
-		char *dir;
+		char *dir = NULL;
 
 		if (!*written.v[i]) {
 			fail(ld, item, "'%s' entries must not be empty", key);
@@ -433,8 +442,8 @@ static int load_incore(struct loader *ld, yaml_node_t *node, struct spec_callabl
 		FIELD("func_id", 1), FIELD("name", 0), FIELD("source", 1), FIELD("core_type", 1),
 		FIELD("signature", 0), FIELD("extra_include_dirs", 0),
 	};
-	const char *core_type;
-	long long id;
+	const char *core_type = NULL;
+	long long id = 0;
 
 	strvec_init(&in->extra_include_dirs);
 	set_pos(&in->pos, ld->spec->file, node);
@@ -589,7 +598,7 @@ static int load_paths(struct loader *ld, struct yamltree_field *root_f, struct y
 {
 	struct spec *spec = ld->spec;
 	char *dir = path_dirname(ld->spec->file), *real = realpath(dir, NULL);
-	const char *s;
+	const char *s = NULL;
 	struct stat st;
 	char *joined;
 
@@ -640,7 +649,7 @@ static int load_top(struct loader *ld, yaml_node_t *top)
 		FIELD("out", 0), FIELD("toolchains", 1), FIELD("classes", 1),
 	};
 	yaml_node_t *classes;
-	long long version;
+	long long version = 0;
 	size_t n;
 
 	/* The version first: another version's keys are not "unknown". */
@@ -703,6 +712,7 @@ int spec_load(struct spec *spec, const char *path)
 	strvec_init(&spec->env_used);
 	ld.spec = spec;
 	hashmap_init(&ld.class_names);
+	hashmap_init(&ld.kinds);
 
 	ret = yamltree_load(&ld.tree, spec->file, &top);
 	if (!ret && top->type != YAML_MAPPING_NODE)
@@ -712,6 +722,7 @@ int spec_load(struct spec *spec, const char *path)
 	if (!ret)
 		sort_unique(&spec->env_used);
 	hashmap_release(&ld.class_names);
+	hashmap_release(&ld.kinds);
 	yamltree_release(&ld.tree);
 	if (ret)
 		spec_release(spec);

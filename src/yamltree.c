@@ -260,7 +260,7 @@ int yamltree_string(struct yamltree *t, yaml_node_t *node, const char *key,
 int yamltree_strdup(struct yamltree *t, yaml_node_t *node, const char *key,
 		      int nonempty, char **out)
 {
-	const char *s;
+	const char *s = NULL;
 
 	if (yamltree_string(t, node, key, nonempty, &s))
 		return -1;
