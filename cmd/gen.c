@@ -114,33 +114,41 @@ int cmd_gen(int argc, char **argv)
 	cache_dir = choose_cache(cache_opt, &spec);
 	out_dir = out_opt ? path_absolute(out_opt)
 			  : spec.out ? xstrdup(spec.out) : path_join(spec.root, "build/callables");
-	if (cache_init(&cache, cache_dir)) {
-		/* An unusable cache must not fail a build that would otherwise pass. */
-		char *private_dir = path_join(out_dir, ".kwarm/private-cache");
-
-		warning("cache '%s' cannot be used; compiling into the private folder '%s' "
-			"instead (nothing is shared)", cache_dir, private_dir);
-		cache_release(&cache);
-		free(cache_dir);
-		cache_dir = private_dir;
-		if (cache_init(&cache, cache_dir))
-			goto out;
-	}
-	if (plan_build(&plan, &spec, cache.dir, out_dir)) {
-		ret = 2;
-		have_plan = 1;
-		goto out;
-	}
-	have_plan = 1;
 	self = path_absolute(output);
 	kwarm = self_path();
 	spec_abs = path_absolute(spec_path);
 	mo.kwarm = kwarm;
 	mo.self = self;
 	mo.spec_abs = spec_abs;
-	if (makefile_write(&plan, &mo, &text)) {
-		ret = 2;
-		goto out;
+	/* Nothing is written before the whole plan and Makefile text are known good. */
+	for (int attempt = 0; attempt < 2; attempt++) {
+		if (plan_build(&plan, &spec, cache_dir, out_dir)) {
+			ret = 2;
+			plan_release(&plan);
+			goto out;
+		}
+		have_plan = 1;
+		if (makefile_write(&plan, &mo, &text)) {
+			ret = 2;
+			goto out;
+		}
+		if (!cache_init(&cache, cache_dir))
+			break;
+		if (attempt)
+			goto out;
+		/* An unusable cache must not fail a build that would otherwise pass. */
+		{
+			char *private_dir = path_join(out_dir, ".kwarm/private-cache");
+
+			warning("cache '%s' cannot be used; compiling into the private folder "
+				"'%s' instead (nothing is shared)", cache_dir, private_dir);
+			free(cache_dir);
+			cache_dir = private_dir;
+		}
+		cache_release(&cache);
+		plan_release(&plan);
+		have_plan = 0;
+		buf_reset(&text);
 	}
 	{
 		char *dir = path_dirname(self);

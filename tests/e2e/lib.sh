@@ -1,0 +1,76 @@
+# Shared helpers of the end-to-end tests (sourced, not run).
+# Environment from CTest: KWARM, STANDIN, KWARM_TEST_SRC, KWARM_TEST_TMP.
+set -euo pipefail
+
+: "${KWARM:?run under ctest}" "${STANDIN:?}" "${KWARM_TEST_SRC:?}" "${KWARM_TEST_TMP:?}"
+T=$KWARM_TEST_TMP
+rm -rf "$T"
+mkdir -p "$T"
+export STANDIN_LOG=$T/standin.log
+unset MAKEFLAGS MAKELEVEL MFLAGS KWARM_CACHE
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+pass() { echo "ok: $*"; }
+
+# Number of compiles the stand-in logged (start lines), optionally for a source.
+compiles() { if [ -f "$STANDIN_LOG" ]; then grep -c "^start .*${1:-}" "$STANDIN_LOG" || true; else echo 0; fi; }
+
+# The largest number of stand-in processes running at once, from the log.
+max_overlap() {
+	[ -f "$STANDIN_LOG" ] || { echo 0; return; }
+	sort -k2,2n "$STANDIN_LOG" | awk '
+		$1 == "start" { n++; if (n > max) max = n }
+		$1 == "end"   { n-- }
+		END { print max + 0 }'
+}
+
+# Copy an example into $T/NAME with its compilers replaced by the stand-in.
+standin_example() {
+	local example=$1 name=$2
+	mkdir -p "$T/$name"
+	cp -r "$KWARM_TEST_SRC/examples/$example/." "$T/$name/"
+	rm -rf "$T/$name/.kwarm"
+	sed -i "s#compiler: g++#compiler: $STANDIN#; s#compiler: cc#compiler: $STANDIN#" "$T/$name/spec.yaml"
+}
+
+# Expected ChipCallable bytes, built independently of kwarm's pack code from
+# a JSON description: {"sig":[..],"func":"..","config":"..","orch":"path",
+# "children":[{"id":N,"sig":[..],"bin":"path"},..]}.
+expected_callable() {
+	python3 - "$1" <<'PY'
+import json, struct, sys
+d = json.load(open(sys.argv[1]))
+orch = open(d["orch"], "rb").read()
+kids = [(c["id"], c["sig"], open(c["bin"], "rb").read()) for c in d["children"]]
+hdr = bytearray(9376)
+for i, s in enumerate(d["sig"]):
+    struct.pack_into("<i", hdr, 4 * i, s)
+struct.pack_into("<iI", hdr, 1024, len(d["sig"]), len(orch))
+f = d["func"].encode()
+hdr[1032:1032 + len(f)] = f
+struct.pack_into("<I", hdr, 1096, len(f))
+al = lambda x: (x + 63) & ~63
+off, offs = al(len(orch)), []
+for cid, sig, b in kids:
+    offs.append(off)
+    off = al(off + 192 + len(b))
+for i, (cid, sig, b) in enumerate(kids):
+    struct.pack_into("<i", hdr, 1100 + 4 * i, cid)
+    struct.pack_into("<I", hdr, 5196 + 4 * i, offs[i])
+struct.pack_into("<i", hdr, 9292, len(kids))
+c = d.get("config", "").encode()
+hdr[9296:9296 + len(c)] = c
+struct.pack_into("<I", hdr, 9360, len(c))
+end = offs[-1] + 192 + len(kids[-1][2]) if kids else len(orch)
+store = bytearray(end)
+store[0:len(orch)] = orch
+for (cid, sig, b), o in zip(kids, offs):
+    ch = bytearray(192)
+    for i, s in enumerate(sig):
+        struct.pack_into("<i", ch, 4 * i, s)
+    struct.pack_into("<iIQ", ch, 128, len(sig), len(b), 0)
+    store[o:o + 192] = ch
+    store[o + 192:o + 192 + len(b)] = b
+sys.stdout.buffer.write(bytes(hdr) + bytes(store))
+PY
+}

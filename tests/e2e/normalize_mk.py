@@ -1,0 +1,16 @@
+"""Normalize a generated Makefile for golden comparison: machine paths and
+keys (which cover the compiler binary's digest) become placeholders."""
+import re
+import sys
+
+text = open(sys.argv[1]).read()
+for value, name in zip(sys.argv[2::2], sys.argv[3::2]):
+    text = text.replace(value, name)
+text = re.sub(r"/(units|packs)/[0-9a-f]{2}/", r"/\1/XX/", text)
+keys = {}
+def full(m):
+    return "@K%d@" % keys.setdefault(m.group(0), len(keys) + 1)
+text = re.sub(r"[0-9a-f]{64}", full, text)
+short = {k[:12]: "@K%d@" % v for k, v in keys.items()}
+text = re.sub(r"unit ([0-9a-f]{12})", lambda m: "unit " + short.get(m.group(1), "@UNKNOWN@"), text)
+sys.stdout.write(text)

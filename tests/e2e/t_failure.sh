@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# labels: e2e
+# A failing unit: one block naming the unit and every class that owns it,
+# nothing cached; with make -k the other classes still finish. A compiler that
+# crashes, or exits 0 without output, is a failure too and is not cached.
+. "$(dirname "$0")/lib.sh"
+
+R=$T/root
+mkdir -p "$R"
+printf 'int ok;\n' > "$R/ok.c"
+printf 'int orch;\n' > "$R/orch.c"
+printf '// kwarm-standin: fail\n' > "$R/bad.c"
+printf '// kwarm-standin: crash\n' > "$R/crash.c"
+printf '// kwarm-standin: empty\n' > "$R/empty.c"
+cat > "$R/spec.yaml" <<YAML
+version: 1
+platform: a5sim
+toolchains:
+  orchestration: {compiler: $STANDIN}
+  incore: {aiv: {compiler: $STANDIN}}
+classes:
+  - name: TestA
+    callable:
+      orchestration: {source: orch.c, function_name: e}
+      incores: [{func_id: 0, source: bad.c, core_type: aiv}, {func_id: 1, source: ok.c, core_type: aiv}]
+  - name: TestB
+    callable:
+      orchestration: {source: orch.c, function_name: e}
+      incores: [{func_id: 0, source: bad.c, core_type: aiv}]
+  - name: TestGood
+    callable:
+      orchestration: {source: orch.c, function_name: e}
+      incores: [{func_id: 0, source: ok.c, core_type: aiv}]
+  - name: TestCrash
+    callable:
+      orchestration: {source: orch.c, function_name: e}
+      incores: [{func_id: 0, source: crash.c, core_type: aiv}]
+  - name: TestEmpty
+    callable:
+      orchestration: {source: orch.c, function_name: e}
+      incores: [{func_id: 0, source: empty.c, core_type: aiv}]
+YAML
+cd "$T"
+"$KWARM" gen root/spec.yaml -o warmup.mk --cache "$T/cache" --out "$T/out"
+if make -k -f warmup.mk -j4 warmup > out.txt 2> err.txt; then fail "make succeeded"; fi
+
+[ "$(grep -c "incore 'bad' (aiv) failed" err.txt)" = 1 ] || { cat err.txt; fail "no single failure line for bad"; }
+grep -q "incore 'bad' (aiv) failed at the compile step (exit status 1); classes: TestA, TestB" err.txt ||
+	{ cat err.txt; fail "the failure line does not name both classes"; }
+grep -A1 "incore 'bad' (aiv) failed" err.txt | grep -q "bad.c:1:1: error: standin failure requested" ||
+	fail "the compiler output does not follow the failure line"
+pass "failing unit: one block naming the unit and both classes"
+
+grep -q "incore 'crash' (aiv) failed at the compile step (killed by signal 11" err.txt ||
+	{ cat err.txt; fail "crash not reported"; }
+grep -q "incore 'empty' (aiv): the compile step exited 0 but wrote no output; classes: TestEmpty" err.txt ||
+	{ cat err.txt; fail "empty output not reported"; }
+pass "crash and empty output are failures that say what happened"
+
+[ -s out/TestGood.callable ] || fail "make -k did not finish the good class"
+[ ! -e out/TestA.callable ] && [ ! -e out/TestB.callable ] && [ ! -e out/TestCrash.callable ] &&
+	[ ! -e out/TestEmpty.callable ] || fail "a class with a failed unit was packed"
+pass "make -k: the good class finished, no failed class packed"
+
+# Nothing failed is cached: a second run compiles the three failing units again.
+: > "$STANDIN_LOG"
+make -k -f warmup.mk -j4 warmup > /dev/null 2>&1 || true
+[ "$(compiles bad.c)" = 1 ] && [ "$(compiles crash.c)" = 1 ] && [ "$(compiles empty.c)" = 1 ] ||
+	fail "a failed unit was cached"
+[ "$(compiles ok.c)" = 0 ] || fail "a good unit was compiled again"
+[ -z "$(find cache/tmp -mindepth 1)" ] || fail "scratch files left in the cache: $(find cache/tmp -mindepth 1)"
+pass "failed units are not cached, good ones are, no scratch left"

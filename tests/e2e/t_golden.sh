@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# labels: e2e
+# The Makefile of examples/minimal, byte for byte against tests/golden/minimal.mk
+# (after replacing machine paths and keys by placeholders); generating twice
+# gives byte-identical files. KWARM_UPDATE_GOLDEN=1 rewrites the golden file.
+. "$(dirname "$0")/lib.sh"
+
+cp -r "$KWARM_TEST_SRC/examples/minimal" "$T/minimal"
+rm -rf "$T/minimal/.kwarm"
+cd "$T"
+"$KWARM" gen minimal/spec.yaml -o a.mk --cache "$T/cache" --out "$T/out"
+"$KWARM" gen "$T/minimal/spec.yaml" -o a2.mk --cache cache --out out
+"$KWARM" gen minimal/spec.yaml -o b.mk --cache "$T/cache" --out "$T/out"
+sed "s#$T/b.mk#$T/a.mk#" b.mk | cmp - a.mk || fail "two generations differ"
+sed "s#$T/a2.mk#$T/a.mk#" a2.mk | cmp - a.mk || fail "relative and absolute spellings differ"
+pass "deterministic: generating twice gives the same bytes"
+
+kwarm_real=$(readlink -f "$KWARM")
+python3 "$KWARM_TEST_SRC/tests/e2e/normalize_mk.py" a.mk "$kwarm_real" @KWARM@ "$T" @TMP@ > normalized.mk
+golden=$KWARM_TEST_SRC/tests/golden/minimal.mk
+if [ "${KWARM_UPDATE_GOLDEN:-}" = 1 ]; then cp normalized.mk "$golden"; fi
+diff -u "$golden" normalized.mk || fail "the Makefile differs from $golden"
+pass "golden Makefile matches"
