@@ -179,11 +179,6 @@ static int plan_callable(struct planner *p, const struct spec_class *cls,
 	return 0;
 }
 
-static int compare_strings(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 int plan_build(struct plan *plan, const struct spec *spec, const char *cache_dir,
 	       const char *out_dir)
 {
@@ -220,7 +215,6 @@ int plan_build(struct plan *plan, const struct spec *spec, const char *cache_dir
 	}
 	for (size_t i = 0; i < p.inputs.nr; i++)
 		strvec_push(&plan->inputs, p.inputs.entries[i].key);
-	qsort(plan->inputs.v, plan->inputs.nr, sizeof(char *), compare_strings);
 	hashmap_release(&p.inputs);
 	hashmap_release(&p.by_key);
 	closure_cache_release(&p.cc);

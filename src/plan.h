@@ -36,7 +36,7 @@ struct plan {
 	size_t nr_units, alloc_units;
 	struct plan_callable *callables;	/* spec order */
 	size_t nr_callables;
-	struct strvec inputs;		/* absolute files and folders the plan read, sorted, unique */
+	struct strvec inputs;		/* absolute files and folders the plan read, first-seen order */
 };
 
 /* Build the plan; 0, or -1 after reporting an error naming the class and unit. */

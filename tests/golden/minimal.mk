@@ -59,32 +59,32 @@ endif
 # ---- this Makefile remakes itself when an input changes; a deleted
 # input counts as changed (empty rules below), never as an error
 $(KW_SELF): @KWARM@ \
-    @TMP@/minimal/include \
-    @TMP@/minimal/include/kernel.h \
-    @TMP@/minimal/kernels/aic \
-    @TMP@/minimal/kernels/aic/mat_mul.cpp \
-    @TMP@/minimal/kernels/aiv \
-    @TMP@/minimal/kernels/aiv/vec_add.cpp \
-    @TMP@/minimal/kernels/aiv/vec_scale.cpp \
-    @TMP@/minimal/kernels/orchestration \
-    @TMP@/minimal/kernels/orchestration/minimal_orch.cpp \
     @TMP@/minimal/spec.yaml \
+    @TMP@/minimal/kernels/orchestration/minimal_orch.cpp \
+    @TMP@/minimal/include/kernel.h \
+    @TMP@/minimal/include \
+    @TMP@/minimal/kernels/orchestration \
     /usr/bin/g++ \
+    @TMP@/minimal/kernels/aiv/vec_add.cpp \
+    @TMP@/minimal/kernels/aiv \
+    @TMP@/minimal/kernels/aiv/vec_scale.cpp \
+    @TMP@/minimal/kernels/aic/mat_mul.cpp \
+    @TMP@/minimal/kernels/aic \
     @TMP@/cache/packs/XX/@K1@.pack
 	$(KW_Q)$(KW_KWARM) gen @TMP@/minimal/spec.yaml -o @TMP@/a.mk --cache @TMP@/cache --out @TMP@/out
 
 @KWARM@:
-@TMP@/minimal/include:
-@TMP@/minimal/include/kernel.h:
-@TMP@/minimal/kernels/aic:
-@TMP@/minimal/kernels/aic/mat_mul.cpp:
-@TMP@/minimal/kernels/aiv:
-@TMP@/minimal/kernels/aiv/vec_add.cpp:
-@TMP@/minimal/kernels/aiv/vec_scale.cpp:
-@TMP@/minimal/kernels/orchestration:
-@TMP@/minimal/kernels/orchestration/minimal_orch.cpp:
 @TMP@/minimal/spec.yaml:
+@TMP@/minimal/kernels/orchestration/minimal_orch.cpp:
+@TMP@/minimal/include/kernel.h:
+@TMP@/minimal/include:
+@TMP@/minimal/kernels/orchestration:
 /usr/bin/g++:
+@TMP@/minimal/kernels/aiv/vec_add.cpp:
+@TMP@/minimal/kernels/aiv:
+@TMP@/minimal/kernels/aiv/vec_scale.cpp:
+@TMP@/minimal/kernels/aic/mat_mul.cpp:
+@TMP@/minimal/kernels/aic:
 @TMP@/cache/packs/XX/@K1@.pack:
 kw-force:
 
