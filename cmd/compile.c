@@ -2,6 +2,7 @@
  * re-check the key against the files really compiled, publish into the cache. */
 #include "commands.h"
 #include "cache.h"
+#include "extract.h"
 #include "path.h"
 #include "publish.h"
 #include "run.h"
@@ -117,7 +118,7 @@ static int compile_unit(struct compile_opts *o, const struct cache *cache)
 	struct closure_cache cc;
 	struct strvec argv, link;
 	struct buf output = BUF_INIT;
-	char *scratch = NULL, *obj = NULL, *linked = NULL;
+	char *scratch = NULL, *obj = NULL, *linked = NULL, *text = NULL;
 	const char *final;
 	double start = now_seconds();
 	int slot = -1, ret = -1;
@@ -154,8 +155,10 @@ static int compile_unit(struct compile_opts *o, const struct cache *cache)
 		final = linked;
 	}
 	if (o->uc.extract_text) {
-		error("%s: 'extract: text' is not supported by this kwarm yet", o->label);
-		goto out;
+		text = path_join(scratch, "text");
+		if (extract_text(final, text, o->label))
+			goto out;
+		final = text;
 	}
 	/* A file edited while the compiler ran must not be cached under the old key. */
 	closure_cache_release(&cc);
@@ -183,6 +186,8 @@ out:
 		unlink(obj);
 		if (linked)
 			unlink(linked);
+		if (text)
+			unlink(text);
 		rmdir(scratch);
 		publish_unregister_temp(slot);
 	}
@@ -193,6 +198,7 @@ out:
 	free(scratch);
 	free(obj);
 	free(linked);
+	free(text);
 	return ret;
 }
 
