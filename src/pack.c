@@ -206,6 +206,19 @@ static void layout_item(const struct pack_item *it, const void **bin, uint64_t *
 	*size = it->bin.len;
 }
 
+/* Read a unit's verified bytes. A corrupt entry is removed, so that the next
+ * run's make sees it missing and compiles it again. */
+static int read_unit(const struct cache *cache, const char *what, const char *kind,
+		     struct pack_item *it)
+{
+	if (!cache_unit_read(cache, it->key, &it->bin))
+		return 0;
+	if (cache_unit_check(cache, it->key, 0) < 0 && !cache_unit_remove(cache, it->key))
+		return error("cannot pack %s: %s '%s' was corrupt in the cache and is removed; "
+			     "run make again to rebuild it", what, kind, it->label);
+	return error("cannot pack %s: %s '%s' is not in the cache", what, kind, it->label);
+}
+
 int pack_run(const struct cache *cache, const char *ckey, const char *out_path,
 	     const char *stamp_path)
 {
@@ -228,19 +241,14 @@ int pack_run(const struct cache *cache, const char *ckey, const char *out_path,
 		error("callable description '%s' is corrupt; run 'kwarm gen' again", path);
 		goto out;
 	}
-	if (cache_unit_read(cache, job.orch.key, &job.orch.bin)) {
-		error("cannot pack %s: orchestration '%s' is not in the cache", job.what,
-		      job.orch.label);
+	if (read_unit(cache, job.what, "orchestration", &job.orch))
 		goto out;
-	}
 	children = xcalloc(job.nr_children, sizeof(*children));
 	for (size_t i = 0; i < job.nr_children; i++) {
 		struct pack_item *it = &job.children[i];
 
-		if (cache_unit_read(cache, it->key, &it->bin)) {
-			error("cannot pack %s: incore '%s' is not in the cache", job.what, it->label);
+		if (read_unit(cache, job.what, "incore", it))
 			goto out;
-		}
 		children[i].func_id = it->func_id;
 		children[i].sig = it->sig;
 		children[i].sig_count = it->sig_count;

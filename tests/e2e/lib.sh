@@ -12,6 +12,18 @@ unset MAKEFLAGS MAKELEVEL MFLAGS KWARM_CACHE
 fail() { echo "FAIL: $*" >&2; exit 1; }
 pass() { echo "ok: $*"; }
 
+# Wait until file exists (polling it), failing if process pid ends first or
+# after 60 s: a wait on a file, not a guess.
+wait_file() {
+	local file=$1 pid=${2:-} i=0
+	while [ ! -e "$file" ]; do
+		if [ -n "$pid" ] && ! kill -0 "$pid" 2>/dev/null; then fail "process $pid ended before $file appeared"; fi
+		i=$((i + 1))
+		[ "$i" -lt 6000 ] || fail "timed out waiting for $file"
+		sleep 0.01
+	done
+}
+
 # Number of compiles the stand-in logged (start lines), optionally for a source.
 compiles() { if [ -f "$STANDIN_LOG" ]; then grep -c "^start .*${1:-}" "$STANDIN_LOG" || true; else echo 0; fi; }
 
