@@ -1,0 +1,256 @@
+/* durations: the per-unit compile duration record of the cache folder.
+ *
+ * CACHE/durations.log, plain text, one record per line:
+ *
+ *     SECONDS TAB ID LF          e.g. "8.412\tTestQwen3Decode/incore 'x' (aiv)\n"
+ *
+ * SECONDS is a non-negative decimal; ID is any bytes but TAB, LF and NUL.
+ * Writers append a whole line in one write() on an O_APPEND descriptor, so
+ * concurrent compiles never interleave; a line without its LF (a writer that
+ * died mid-write, a full disk) is not a record. Readers keep the last line of
+ * each id. Appenders hold a shared flock on CACHE/durations.lock; compaction
+ * holds it exclusively, so that no record is appended to a log being replaced.
+ */
+#include "durations.h"
+#include "buf.h"
+#include "path.h"
+#include "publish.h"
+#include "util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+/* Compaction: considered each time the log crosses a power of two in size (at
+ * least this many bytes), so a record costs O(1) amortized; done when the log
+ * holds more than COMPACT_MIN_LINES lines and more than COMPACT_RATIO per id. */
+#define CHECK_MIN_BYTES 16384
+#define COMPACT_MIN_LINES 1000
+#define COMPACT_RATIO 4
+
+static int valid_id(const char *id)
+{
+	return *id && !strpbrk(id, "\t\n");
+}
+
+/* Store seconds under id (the last call for an id wins). */
+static void put(struct durations *d, const char *id, double seconds)
+{
+	double *v = hashmap_get(&d->map, id);
+
+	if (!v) {
+		v = xmalloc(sizeof(*v));
+		hashmap_put(&d->map, id, v);
+	}
+	*v = seconds;
+}
+
+/* Parse the log text into d (sum and known included); returns the number of
+ * well-formed lines. */
+static size_t parse(struct durations *d, const char *text, size_t len)
+{
+	const char *p = text, *end = text + len;
+	size_t lines = 0, i;
+
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p)), *tab;
+		char *num_end, *id;
+		double v;
+
+		if (!nl)
+			break;	/* torn last line */
+		tab = memchr(p, '\t', (size_t)(nl - p));
+		if (tab && tab > p && tab + 1 < nl && !memchr(tab + 1, '\t', (size_t)(nl - tab - 1)) &&
+		    !memchr(tab + 1, '\0', (size_t)(nl - tab - 1)) && (*p >= '0' && *p <= '9')) {
+			errno = 0;
+			v = strtod(p, &num_end);
+			if (num_end == tab && !errno && isfinite(v) && v >= 0) {
+				id = xstrndup(tab + 1, (size_t)(nl - tab - 1));
+				put(d, id, v);
+				free(id);
+				lines++;
+			}
+		}
+		p = nl + 1;
+	}
+	d->sum = 0;
+	d->known = d->map.nr;
+	for (i = 0; i < d->map.nr; i++)
+		d->sum += *(double *)d->map.entries[i].value;
+	return lines;
+}
+
+void durations_init(struct durations *d)
+{
+	hashmap_init(&d->map);
+	d->sum = 0;
+	d->known = 0;
+}
+
+void durations_release(struct durations *d)
+{
+	size_t i;
+
+	for (i = 0; i < d->map.nr; i++)
+		free(d->map.entries[i].value);
+	hashmap_release(&d->map);
+	durations_init(d);
+}
+
+/* Load path into d; *lines gets the number of records read. */
+static int load_path(struct durations *d, const char *path, size_t *lines)
+{
+	char *text;
+	size_t len;
+
+	*lines = 0;
+	if (read_file_all(path, &text, &len)) {
+		if (errno == ENOENT)
+			return 0;
+		return error("cannot read '%s': %s", path, strerror(errno));
+	}
+	*lines = parse(d, text, len);
+	free(text);
+	return 0;
+}
+
+int durations_load(struct durations *d, const char *cache_dir)
+{
+	char *path = path_join(cache_dir, DURATIONS_LOG);
+	size_t lines;
+	int ret = load_path(d, path, &lines);
+
+	free(path);
+	return ret;
+}
+
+double durations_get(const struct durations *d, const char *id)
+{
+	double *v = hashmap_get(&d->map, id);
+
+	return v ? *v : -1;
+}
+
+/* With the lock held exclusively: rewrite the log with one line per id when it
+ * is still worth it (another process may have compacted it meanwhile). */
+static int compact(const char *log)
+{
+	struct durations d;
+	struct buf b = BUF_INIT;
+	size_t lines, i;
+	int ret = 0;
+
+	durations_init(&d);
+	if (load_path(&d, log, &lines))
+		ret = -1;
+	else if (lines > COMPACT_MIN_LINES && lines > COMPACT_RATIO * d.known) {
+		for (i = 0; i < d.map.nr; i++)
+			buf_addf(&b, "%.3f\t%s\n", *(double *)d.map.entries[i].value,
+				 d.map.entries[i].key);
+		ret = publish_bytes(log, b.s ? b.s : "", b.len);
+	}
+	buf_release(&b);
+	durations_release(&d);
+	return ret;
+}
+
+/* Whether a power of two of at least CHECK_MIN_BYTES lies in (start, end]:
+ * exactly one writer sees each such crossing. */
+static int crossed_check_point(off_t start, off_t end)
+{
+	off_t b;
+
+	for (b = CHECK_MIN_BYTES; b > 0 && b <= end; b *= 2)
+		if (b > start)
+			return 1;
+	return 0;
+}
+
+static void lock(int fd, int how)
+{
+	if (fd >= 0)
+		while (flock(fd, how) && errno == EINTR)
+			;
+}
+
+int durations_record(const char *cache_dir, const char *id, double seconds)
+{
+	char *log = NULL, *lockpath = NULL, *line = NULL;
+	int fd = -1, lockfd, ret = -1;
+	off_t end;
+	size_t len;
+
+	if (!valid_id(id) || !isfinite(seconds) || seconds < 0)
+		return -1;
+	log = path_join(cache_dir, DURATIONS_LOG);
+	lockpath = path_join(cache_dir, DURATIONS_LOCK);
+	/* Without a lock file (read-only cache) the append fails as well. */
+	lockfd = open(lockpath, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+	lock(lockfd, LOCK_SH);
+	line = xstrfmt("%.3f\t%s\n", seconds, id);
+	len = strlen(line);
+	fd = open(log, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0666);
+	if (fd < 0 || write_all(fd, line, len))
+		goto out;
+	ret = 0;
+	/* On an O_APPEND descriptor the offset is now the end of our line. */
+	end = lseek(fd, 0, SEEK_CUR);
+	if (end > 0 && crossed_check_point(end - (off_t)len, end)) {
+		close(fd);
+		fd = -1;
+		lock(lockfd, LOCK_EX);
+		ret = compact(log);
+	}
+out:
+	if (fd >= 0)
+		close(fd);
+	if (lockfd >= 0)
+		close(lockfd);	/* drops the flock */
+	free(line);
+	free(lockpath);
+	free(log);
+	return ret;
+}
+
+struct order_item {
+	double secs;
+	size_t index;
+};
+
+static int longest_first(const void *a, const void *b)
+{
+	const struct order_item *x = a, *y = b;
+
+	if (x->secs != y->secs)
+		return x->secs > y->secs ? -1 : 1;
+	return x->index < y->index ? -1 : x->index > y->index;
+}
+
+void durations_order(const double *secs, size_t n, size_t *order)
+{
+	struct order_item *items;
+	double sum = 0, unknown = 1.0;
+	size_t i, known = 0;
+
+	for (i = 0; i < n; i++)
+		if (secs[i] >= 0) {
+			sum += secs[i];
+			known++;
+		}
+	if (known)
+		unknown = sum / (double)known;
+	items = xmalloc((n ? n : 1) * sizeof(*items));
+	for (i = 0; i < n; i++) {
+		items[i].secs = secs[i] >= 0 ? secs[i] : unknown;
+		items[i].index = i;
+	}
+	/* The index breaks ties, so qsort's instability cannot show. */
+	qsort(items, n, sizeof(*items), longest_first);
+	for (i = 0; i < n; i++)
+		order[i] = items[i].index;
+	free(items);
+}

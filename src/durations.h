@@ -1,0 +1,44 @@
+/* durations: the record of how long each compile unit took, kept in the cache
+ * folder (CACHE/durations.log) so that it outlives a cleaned out folder and is
+ * shared by every checkout and CI runner that uses the same cache; the
+ * generator reads it to start the longest known work first.
+ *
+ * Units are named by a stable identity (class/callable/unit name), not by key,
+ * so the record survives edits: an edited source still has its old duration.
+ */
+#ifndef KWARM_DURATIONS_H
+#define KWARM_DURATIONS_H
+
+#include <stddef.h>
+
+#include "hashmap.h"
+
+/* The log's file name inside the cache folder, and the lock's. */
+#define DURATIONS_LOG "durations.log"
+#define DURATIONS_LOCK "durations.lock"
+
+struct durations {
+	struct hashmap map;	/* id -> malloc'd double (seconds), owned */
+	double sum;		/* sum of the recorded seconds of every id */
+	size_t known;		/* number of ids */
+};
+
+/* Append "seconds\tid\n" to CACHE/durations.log in one O_APPEND write, and
+ * compact the log when it has grown past ~4 lines per id. An id holding a tab
+ * or newline (or empty) is refused silently. 0 or -1; callers may ignore it. */
+int durations_record(const char *cache_dir, const char *id, double seconds);
+
+void durations_init(struct durations *d);
+/* Free the ids and values. */
+void durations_release(struct durations *d);
+/* Read CACHE/durations.log (missing = empty); an id's last line wins; torn or
+ * garbled lines are skipped. 0, or -1 after reporting a read error. */
+int durations_load(struct durations *d, const char *cache_dir);
+/* The seconds recorded for id, or -1 when unknown. */
+double durations_get(const struct durations *d, const char *id);
+/* Write into order a permutation of 0..n-1, longest secs first; secs[i] < 0
+ * (unknown) counts as the average of the known ones (1.0 when none is). Ties
+ * keep their original order, so the result is deterministic. */
+void durations_order(const double *secs, size_t n, size_t *order);
+
+#endif
