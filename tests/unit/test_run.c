@@ -1,0 +1,244 @@
+#include "check.h"
+#include "path.h"
+#include "run.h"
+#include "util.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+/* Where stderr goes while a test looks at the messages. */
+static char *err_path;
+static int saved_stderr = -1;
+
+static void capture_stderr(void)
+{
+	int fd = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0666);
+
+	fflush(stderr);
+	saved_stderr = dup(2);
+	if (fd < 0 || saved_stderr < 0 || dup2(fd, 2) < 0)
+		die("cannot redirect stderr");
+	close(fd);
+}
+
+/* Restore stderr and return what was written meanwhile (caller frees). */
+static char *captured_stderr(void)
+{
+	char *text;
+	size_t len;
+
+	fflush(stderr);
+	if (dup2(saved_stderr, 2) < 0)
+		die("cannot restore stderr");
+	close(saved_stderr);
+	saved_stderr = -1;
+	if (read_file_all(err_path, &text, &len))
+		die("cannot read '%s'", err_path);
+	return text;
+}
+
+static int sh(const char *script, const char *dir, struct buf *out, struct run_result *res)
+{
+	const char *argv[] = { "sh", "-c", script, NULL };
+
+	return run_capture(argv, dir, out, res);
+}
+
+static void test_output_order(void)
+{
+	struct buf out = BUF_INIT;
+	struct run_result res = { -1, -1 };
+
+	buf_adds(&out, "before|");
+	CHECK_INT(sh("echo out1; echo err1 >&2; printf out2; echo err2 >&2; echo", NULL, &out, &res), 0);
+	/* Appended, stdout and stderr interleaved in the order they were written. */
+	CHECK_STR(out.s, "before|out1\nerr1\nout2err2\n\n");
+	CHECK_INT(res.exited, 1);
+	CHECK_INT(res.status, 0);
+	buf_release(&out);
+
+	/* stdin is /dev/null: a reader sees end of file at once. */
+	CHECK_INT(sh("cat; echo done", NULL, &out, &res), 0);
+	CHECK_STR(out.s, "done\n");
+	buf_release(&out);
+
+	/* More output than a pipe holds: all of it, no deadlock. */
+	CHECK_INT(sh("i=0; while [ $i -lt 3000 ]; do echo 0123456789012345678901234567890123456789; "
+		     "i=$((i+1)); done; echo end >&2", NULL, &out, &res), 0);
+	CHECK_INT(out.len, 3000 * 41 + 4);
+	CHECK_STR(out.s + out.len - 4, "end\n");
+	buf_release(&out);
+}
+
+static void test_cwd(const char *tmp)
+{
+	struct buf out = BUF_INIT;
+	struct run_result res;
+	char *want = xstrfmt("%s\n", tmp);
+
+	CHECK_INT(sh("pwd -P", tmp, &out, &res), 0);
+	CHECK_STR(out.s, want);
+	buf_release(&out);
+	free(want);
+
+	/* A relative program path is relative to the new folder. */
+	{
+		char *script = path_join(tmp, "hello.sh");
+		int fd = open(script, O_WRONLY | O_CREAT | O_TRUNC, 0755);
+		const char *argv[] = { "./hello.sh", "arg with space", NULL };
+
+		if (fd < 0 || write_all(fd, "#!/bin/sh\necho \"hi [$1]\"\n", 25) || close(fd))
+			die("cannot write '%s'", script);
+		CHECK_INT(run_capture(argv, tmp, &out, &res), 0);
+		CHECK_STR(out.s, "hi [arg with space]\n");
+		buf_release(&out);
+		free(script);
+	}
+}
+
+static void test_status(void)
+{
+	struct buf out = BUF_INIT, desc = BUF_INIT;
+	struct run_result res;
+
+	CHECK_INT(sh("echo partial; exit 3", NULL, &out, &res), 0);
+	CHECK_INT(res.exited, 1);
+	CHECK_INT(res.status, 3);
+	CHECK_STR(out.s, "partial\n");
+	run_describe(&res, &desc);
+	CHECK_STR(desc.s, "exit status 3");
+	buf_release(&out);
+	buf_release(&desc);
+
+	CHECK_INT(sh("echo dying; kill -SEGV $$; echo not reached", NULL, &out, &res), 0);
+	CHECK_INT(res.exited, 0);
+	CHECK_INT(res.status, SIGSEGV);
+	CHECK_STR(out.s, "dying\n");
+	buf_addf(&desc, "x: ");
+	run_describe(&res, &desc);
+	CHECK_STR(desc.s, "x: killed by signal 11 (Segmentation fault)");
+	buf_release(&out);
+	buf_release(&desc);
+
+	/* The child gets default dispositions, even when we ignore the signal. */
+	signal(SIGTERM, SIG_IGN);
+	CHECK_INT(sh("kill -TERM $$; exit 0", NULL, &out, &res), 0);
+	signal(SIGTERM, SIG_DFL);
+	CHECK_INT(res.exited, 0);
+	CHECK_INT(res.status, SIGTERM);
+	buf_release(&out);
+
+	res.exited = 1;
+	res.status = 0;
+	run_describe(&res, &desc);
+	CHECK_STR(desc.s, "exit status 0");
+	buf_release(&desc);
+}
+
+static void test_cannot_run(const char *tmp)
+{
+	const char *missing[] = { "kwarm-test-no-such-program", "x", NULL };
+	const char *plain[] = { "true", NULL };
+	struct buf out = BUF_INIT;
+	struct run_result res = { 7, 7 };
+	char *dir = path_join(tmp, "no-such-folder"), *msg;
+
+	capture_stderr();
+	CHECK_INT(run_capture(missing, NULL, &out, &res), -1);
+	msg = captured_stderr();
+	CHECK(strstr(msg, "kwarm: error: cannot run 'kwarm-test-no-such-program'") != NULL);
+	CHECK(strstr(msg, "No such file or directory") != NULL);
+	CHECK_INT(out.len, 0);
+	CHECK_INT(res.exited, 7);	/* untouched */
+	free(msg);
+
+	capture_stderr();
+	CHECK_INT(run_capture(plain, dir, &out, &res), -1);
+	msg = captured_stderr();
+	CHECK(strstr(msg, "cannot run 'true' in ") != NULL);
+	CHECK(strstr(msg, dir) != NULL);
+	free(msg);
+
+	/* A program that is there and fails is not "cannot run". */
+	capture_stderr();
+	CHECK_INT(sh("exit 127", NULL, &out, &res), 0);
+	msg = captured_stderr();
+	CHECK_STR(msg, "");
+	CHECK_INT(res.exited, 1);
+	CHECK_INT(res.status, 127);
+	free(msg);
+	buf_release(&out);
+	free(dir);
+}
+
+/* The child must see only 0, 1, 2 and what we deliberately let it inherit. */
+static void test_no_fd_leak(void)
+{
+	struct buf out = BUF_INIT, want = BUF_INIT;
+	struct run_result res;
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *de;
+	int open_fds[1024], nr = 0;
+
+	if (!d) {
+		CHECK(!"cannot read /proc/self/fd");
+		return;
+	}
+	while ((de = readdir(d))) {
+		int fd = atoi(de->d_name), flags;
+
+		if (de->d_name[0] == '.' || fd == dirfd(d) || fd <= 2)
+			continue;
+		flags = fcntl(fd, F_GETFD);
+		if (flags >= 0 && !(flags & FD_CLOEXEC) && nr < 1024)
+			open_fds[nr++] = fd;
+	}
+	closedir(d);
+	/* Another process lists the shell's descriptors (a glob would see its own). */
+	CHECK_INT(sh("ls /proc/$$/fd", NULL, &out, &res), 0);
+	{
+		int seen[4096] = { 0 };
+		char *p = out.s, *end;
+		struct buf got = BUF_INIT;
+
+		for (long fd; (fd = strtol(p, &end, 10)), end != p; p = end)
+			if (fd >= 0 && fd < 4096)
+				seen[fd] = 1;
+		for (int fd = 0; fd < 4096; fd++) {
+			int inherited = fd <= 2;
+
+			for (int i = 0; i < nr; i++)
+				inherited |= open_fds[i] == fd;
+			if (inherited)
+				buf_addf(&want, "%d ", fd);
+			if (seen[fd])
+				buf_addf(&got, "%d ", fd);
+		}
+		buf_release(&out);
+		out = got;
+	}
+	CHECK_STR(out.s, want.s);
+	buf_release(&out);
+	buf_release(&want);
+}
+
+int main(void)
+{
+	char *tmp = check_tmpdir("run"), *abs = realpath(tmp, NULL);
+
+	if (!abs)
+		die("cannot resolve '%s'", tmp);
+	err_path = path_join(abs, "stderr.txt");
+	test_output_order();
+	test_cwd(abs);
+	test_status();
+	test_cannot_run(abs);
+	test_no_fd_leak();
+	free(err_path);
+	free(abs);
+	free(tmp);
+	return check_done();
+}
