@@ -1,0 +1,352 @@
+#include "buf.h"
+#include "check.h"
+#include "path.h"
+#include "unitkey.h"
+#include "util.h"
+
+#include <fcntl.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static char *err_path;
+static int saved_stderr = -1;
+
+static void capture_stderr(void)
+{
+	int fd = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0666);
+
+	fflush(stderr);
+	saved_stderr = dup(2);
+	if (fd < 0 || saved_stderr < 0 || dup2(fd, 2) < 0)
+		die("cannot redirect stderr");
+	close(fd);
+}
+
+/* Restore stderr and return what was written meanwhile (caller frees). */
+static char *captured_stderr(void)
+{
+	char *text;
+	size_t len;
+
+	fflush(stderr);
+	if (dup2(saved_stderr, 2) < 0)
+		die("cannot restore stderr");
+	close(saved_stderr);
+	saved_stderr = -1;
+	if (read_file_all(err_path, &text, &len))
+		die("cannot read '%s'", err_path);
+	return text;
+}
+
+static void put(const char *root, const char *rel, const char *text, mode_t mode)
+{
+	char *path = path_join(root, rel), *dir = path_dirname(path);
+	int fd;
+
+	if (mkdir_p(dir))
+		die("cannot create '%s'", dir);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0666);
+	if (fd < 0 || write_all(fd, text, strlen(text)) || close(fd) || chmod(path, mode))
+		die("cannot write '%s'", path);
+	free(dir);
+	free(path);
+}
+
+static void push_words(struct strvec *sv, const char *const *words)
+{
+	for (; *words; words++)
+		strvec_push(sv, *words);
+}
+
+/* Join a strvec with '|' for comparisons (caller frees). */
+static char *joined(const struct strvec *sv)
+{
+	struct buf b = BUF_INIT;
+
+	for (size_t i = 0; i < sv->nr; i++)
+		buf_addf(&b, "%s%s", i ? "|" : "", sv->v[i]);
+	return buf_detach(&b);
+}
+
+static void check_inputs(const char *const *argv, const char *want_sources,
+			 const char *want_dirs)
+{
+	struct unit_command uc;
+	struct strvec sources, dirs;
+	char *s, *d;
+
+	unit_command_init(&uc);
+	push_words(&uc.argv, argv);
+	strvec_init(&sources);
+	strvec_init(&dirs);
+	unit_command_inputs(&uc, &sources, &dirs);
+	s = joined(&sources);
+	d = joined(&dirs);
+	CHECK_STR(s, want_sources);
+	CHECK_STR(d, want_dirs);
+	free(s);
+	free(d);
+	strvec_release(&sources);
+	strvec_release(&dirs);
+	unit_command_release(&uc);
+}
+
+static void test_inputs(void)
+{
+	static const char *const all[] = {
+		"-Icc", "-O2", "-Ijoined", "-I", "separate", "-iquote", "q1", "-iquoteq2",
+		"-isystem", "s1", "-isystems2", "-idirafter", "d1", "-idirafterd2",
+		"-DX=1", "-c", "-o", "{out}", "a.cpp", "sub/b.cpp", "-Inot-a-dir", NULL
+	};
+	static const char *const other_out[] = {
+		"cc", "-o", "elsewhere", "-Ia", "x.cpp", "-o", "{out}", "real.cpp", NULL
+	};
+	static const char *const no_out[] = { "cc", "-Ia", "-c", "x.cpp", NULL };
+	static const char *const only_out[] = { "cc", "-o", "{out}", "s.cpp", NULL };
+	static const char *const last_i[] = { "cc", "-Ifirst", "-I", NULL };
+	static const char *const lookalikes[] = {
+		"cc", "-include", "pre.h", "-isysroot", "/sr", "-imacros", "m.h", "-o", "{out}",
+		"x.cpp", NULL
+	};
+
+	/* argv[0] is the compiler even when it looks like a flag. */
+	check_inputs(all, "a.cpp|sub/b.cpp|-Inot-a-dir",
+		     "joined|separate|q1|q2|s1|s2|d1|d2");
+	check_inputs(other_out, "real.cpp", "a");
+	check_inputs(no_out, "", "a");
+	check_inputs(only_out, "s.cpp", "");
+	check_inputs(last_i, "", "first");
+	check_inputs(lookalikes, "x.cpp", "");
+}
+
+struct fixture {
+	char *root;		/* absolute */
+	char *cc, *ld;		/* absolute paths of shell scripts never run */
+};
+
+static void set_command(struct unit_command *uc, const struct fixture *f, const char *platform)
+{
+	static const char *const words[] = {
+		"-O2", "-Iinc", "-o", "{out}", "src/k.cpp", NULL
+	};
+
+	unit_command_init(uc);
+	uc->platform = platform;
+	uc->root = f->root;
+	strvec_push(&uc->argv, f->cc);
+	push_words(&uc->argv, words);
+}
+
+/* Key of uc in a fresh closure cache (so no memo hides a change). */
+static int key_of(const struct unit_command *uc, char hex[DIGEST_HEX_SIZE])
+{
+	struct closure_cache cc;
+	int ret;
+
+	closure_cache_init(&cc);
+	ret = unitkey_compute(&cc, uc, hex, NULL, NULL);
+	closure_cache_release(&cc);
+	return ret;
+}
+
+static void test_key(const struct fixture *f, const struct fixture *copy)
+{
+	struct unit_command uc;
+	struct closure_cache cc;
+	struct closure closure;
+	struct strvec tools;
+	char base[DIGEST_HEX_SIZE], hex[DIGEST_HEX_SIZE], linked[DIGEST_HEX_SIZE];
+	char *s, *want;
+
+	set_command(&uc, f, "a5sim");
+	CHECK_INT(key_of(&uc, base), 0);
+	CHECK_INT(strlen(base), 64);
+	CHECK_INT(strspn(base, "0123456789abcdef"), 64);
+
+	/* Same inputs, same key: in a fresh cache, and twice in one cache. */
+	CHECK_INT(key_of(&uc, hex), 0);
+	CHECK_STR(hex, base);
+	closure_cache_init(&cc);
+	strvec_init(&tools);
+	CHECK_INT(unitkey_compute(&cc, &uc, hex, &closure, &tools), 0);
+	CHECK_STR(hex, base);
+	CHECK_INT(unitkey_compute(&cc, &uc, hex, NULL, NULL), 0);
+	CHECK_STR(hex, base);
+	/* The closure and the resolved tools come back to the caller. */
+	CHECK_INT(closure.nr, 3);
+	if (closure.nr == 3) {
+		CHECK_STR(closure.files[0].path, "src/k.cpp");
+		CHECK_STR(closure.files[1].path, "inc/h.h");
+		CHECK_STR(closure.files[2].path, "inc/deep.h");
+	}
+	s = joined(&tools);
+	CHECK_STR(s, f->cc);
+	free(s);
+	closure_release(&closure);
+	strvec_release(&tools);
+	closure_cache_release(&cc);
+
+	/* The same checkout at another place: the same key. */
+	{
+		struct unit_command other;
+
+		set_command(&other, copy, "a5sim");
+		CHECK_INT(key_of(&other, hex), 0);
+		CHECK_STR(hex, base);
+		unit_command_release(&other);
+	}
+
+	/* A changed flag. */
+	free(uc.argv.v[1]);
+	uc.argv.v[1] = xstrdup("-O3");
+	CHECK_INT(key_of(&uc, hex), 0);
+	CHECK(strcmp(hex, base) != 0);
+	free(uc.argv.v[1]);
+	uc.argv.v[1] = xstrdup("-O2");
+	CHECK_INT(key_of(&uc, hex), 0);
+	CHECK_STR(hex, base);
+
+	/* An added flag, even one that changes nothing else. */
+	strvec_push(&uc.argv, "src/k.cpp");
+	CHECK_INT(key_of(&uc, hex), 0);
+	CHECK(strcmp(hex, base) != 0);
+	unit_command_release(&uc);
+	set_command(&uc, f, "a5sim");
+
+	/* Another platform. */
+	uc.platform = "a2a3";
+	CHECK_INT(key_of(&uc, hex), 0);
+	CHECK(strcmp(hex, base) != 0);
+	uc.platform = "a5sim";
+
+	/* A header's content, two levels down, same size. */
+	put(f->root, "inc/deep.h", "int deep_x;\n", 0644);
+	CHECK_INT(key_of(&uc, hex), 0);
+	CHECK(strcmp(hex, base) != 0);
+	put(f->root, "inc/deep.h", "int deep_1;\n", 0644);
+	CHECK_INT(key_of(&uc, hex), 0);
+	CHECK_STR(hex, base);
+
+	/* The compiler's content (its identity), though it is never run. */
+	put("/", f->cc, "#!/bin/sh\nexit 2\n", 0755);
+	CHECK_INT(key_of(&uc, hex), 0);
+	CHECK(strcmp(hex, base) != 0);
+	put("/", f->cc, "#!/bin/sh\nexit 1\n", 0755);
+	CHECK_INT(key_of(&uc, hex), 0);
+	CHECK_STR(hex, base);
+
+	/* A link step, then each of its words. */
+	strvec_push(&uc.link, f->ld);
+	strvec_push(&uc.link, "-e");
+	strvec_push(&uc.link, "entry");
+	CHECK_INT(key_of(&uc, linked), 0);
+	CHECK(strcmp(linked, base) != 0);
+	free(uc.link.v[2]);
+	uc.link.v[2] = xstrdup("other_entry");
+	CHECK_INT(key_of(&uc, hex), 0);
+	CHECK(strcmp(hex, linked) != 0 && strcmp(hex, base) != 0);
+	free(uc.link.v[2]);
+	uc.link.v[2] = xstrdup("entry");
+	strvec_push(&uc.link, "--extra");
+	CHECK_INT(key_of(&uc, hex), 0);
+	CHECK(strcmp(hex, linked) != 0);
+	strvec_release(&uc.link);
+	strvec_init(&uc.link);
+	CHECK_INT(key_of(&uc, hex), 0);
+	CHECK_STR(hex, base);
+	/* The linker's tools_out entry follows the compiler's. */
+	strvec_push(&uc.link, f->ld);
+	closure_cache_init(&cc);
+	strvec_init(&tools);
+	CHECK_INT(unitkey_compute(&cc, &uc, hex, NULL, &tools), 0);
+	s = joined(&tools);
+	want = xstrfmt("%s|%s", f->cc, f->ld);
+	CHECK_STR(s, want);
+	free(want);
+	free(s);
+	strvec_release(&tools);
+	closure_cache_release(&cc);
+	strvec_release(&uc.link);
+	strvec_init(&uc.link);
+
+	/* Extract mode. */
+	uc.extract_text = 1;
+	CHECK_INT(key_of(&uc, hex), 0);
+	CHECK(strcmp(hex, base) != 0);
+	uc.extract_text = 0;
+	CHECK_INT(key_of(&uc, hex), 0);
+	CHECK_STR(hex, base);
+	unit_command_release(&uc);
+}
+
+static void test_errors(const struct fixture *f)
+{
+	struct unit_command uc;
+	char hex[DIGEST_HEX_SIZE], *msg;
+
+	/* A compiler that is not there. */
+	set_command(&uc, f, "a5sim");
+	free(uc.argv.v[0]);
+	uc.argv.v[0] = xstrdup("kwarm-test-no-such-compiler");
+	capture_stderr();
+	CHECK_INT(key_of(&uc, hex), -1);
+	msg = captured_stderr();
+	CHECK(starts_with(msg, "kwarm: error: "));
+	CHECK(strstr(msg, "kwarm-test-no-such-compiler") != NULL);
+	free(msg);
+	unit_command_release(&uc);
+
+	/* A source that is not there. */
+	set_command(&uc, f, "a5sim");
+	free(uc.argv.v[uc.argv.nr - 1]);
+	uc.argv.v[uc.argv.nr - 1] = xstrdup("src/missing.cpp");
+	capture_stderr();
+	CHECK_INT(key_of(&uc, hex), -1);
+	msg = captured_stderr();
+	CHECK(starts_with(msg, "kwarm: error: "));
+	CHECK(strstr(msg, "src/missing.cpp") != NULL);
+	free(msg);
+	unit_command_release(&uc);
+}
+
+static void make_fixture(struct fixture *f, const char *tmp, const char *name, const char *tools)
+{
+	f->root = path_join(tmp, name);
+	put(f->root, "src/k.cpp", "#include \"h.h\"\nint k(void) { return 0; }\n", 0644);
+	put(f->root, "inc/h.h", "#include \"deep.h\"\n", 0644);
+	put(f->root, "inc/deep.h", "int deep_1;\n", 0644);
+	f->cc = path_join(tools, "cc.sh");
+	f->ld = path_join(tools, "ld.sh");
+}
+
+int main(void)
+{
+	char *tmp = check_tmpdir("unitkey"), *abs = realpath(tmp, NULL), *tools;
+	struct fixture f, copy;
+
+	if (!abs)
+		die("cannot resolve '%s'", tmp);
+	err_path = path_join(abs, "stderr.txt");
+	tools = path_join(abs, "tools");
+	make_fixture(&f, abs, "root", tools);
+	make_fixture(&copy, abs, "copy", tools);
+	put("/", f.cc, "#!/bin/sh\nexit 1\n", 0755);
+	put("/", f.ld, "#!/bin/sh\nexit 1\n", 0755);
+
+	test_inputs();
+	test_key(&f, &copy);
+	test_errors(&f);
+
+	free(f.root);
+	free(f.cc);
+	free(f.ld);
+	free(copy.root);
+	free(copy.cc);
+	free(copy.ld);
+	free(tools);
+	free(err_path);
+	free(abs);
+	free(tmp);
+	return check_done();
+}
