@@ -11,7 +11,8 @@
 #include <unistd.h>
 
 /* Does the relocation section scn patch a byte of .text? Static ones name
- * their target in sh_info; dynamic ones (.rela.dyn) are told by address. */
+ * their target in sh_info; dynamic ones (.rela.dyn) are told by address. An
+ * entry that cannot be read cannot be shown harmless, so it counts. */
 static int relocates_text(Elf_Scn *scn, const GElf_Shdr *sh, size_t text_index,
 			  const GElf_Shdr *text)
 {
