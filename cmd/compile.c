@@ -10,6 +10,7 @@
 #include "util.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,14 +20,16 @@
 
 const char usage_compile[] =
 	"usage: kwarm compile --cache DIR --root DIR --platform P --key KEY --unit LABEL\n"
-	"                     [--owners A,B] [--launcher WORD]... [--link WORD]...\n"
-	"                     [--extract text] -- COMPILER ARGS... -o {out} SOURCE...\n"
+	"                     [--owners A,B] [--private DIR] [--launcher WORD]...\n"
+	"                     [--link WORD]... [--extract text]\n"
+	"                     -- COMPILER ARGS... -o {out} SOURCE...\n"
 	"\n"
 	"Compile one unit into the cache (the generated Makefile's recipe). The key is\n"
 	"computed again from the files compiled; nothing is cached under a stale key.\n";
 
 struct compile_opts {
 	const char *cache, *root, *platform, *key, *label, *owners;
+	const char *private_dir;	/* where results go when the cache cannot be used */
 	struct strvec launcher;
 	struct unit_command uc;
 };
@@ -112,7 +115,42 @@ static int check_output(const char *path, const char *step, const struct compile
 	return -1;
 }
 
-static int compile_unit(struct compile_opts *o, const struct cache *cache)
+/* Say once per make run that the cache is not used, and why. */
+static void warn_uncached_once(const struct compile_opts *o, const char *why)
+{
+	char *marker = xstrfmt("%s/warned.%ld", o->private_dir, (long)getpgrp());
+	int fd;
+
+	mkdir_p(o->private_dir);
+	fd = open(marker, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+	if (fd >= 0 || errno != EEXIST)
+		warning("the cache is not used (%s); compiling without caching, results go "
+			"to '%s'", why, o->private_dir);
+	if (fd >= 0)
+		close(fd);
+	free(marker);
+}
+
+/* Publish into the cache, or when that is not possible, into the private store. */
+static int store_result(const struct compile_opts *o, const struct cache *cache,
+			const char *final, char *why)
+{
+	struct cache priv = { NULL };
+	int ret;
+
+	if (cache && !cache_unit_store(cache, o->key, final, o->label))
+		return 0;
+	if (!o->private_dir)
+		return -1;
+	warn_uncached_once(o, why ? why : "it cannot store results");
+	ret = cache_init(&priv, o->private_dir);
+	if (!ret)
+		ret = cache_unit_store(&priv, o->key, final, o->label);
+	cache_release(&priv);
+	return ret;
+}
+
+static int compile_unit(struct compile_opts *o, const struct cache *cache, char *why)
 {
 	char key_before[DIGEST_HEX_SIZE], key_after[DIGEST_HEX_SIZE];
 	struct closure_cache cc;
@@ -133,9 +171,19 @@ static int compile_unit(struct compile_opts *o, const struct cache *cache)
 		      "not compiled: run make again", o->label, o->key, key_before);
 		goto out;
 	}
-	scratch = cache_scratch_dir(cache, o->key);
-	if (!scratch)
-		goto out;
+	{
+		/* Compile beside the private store when there is one: a full or
+		 * unwritable cache disk must not stop the compile itself. */
+		struct cache scratch_home = { NULL };
+
+		if (o->private_dir && !cache_init(&scratch_home, o->private_dir))
+			scratch = cache_scratch_dir(&scratch_home, o->key);
+		else if (cache)
+			scratch = cache_scratch_dir(cache, o->key);
+		cache_release(&scratch_home);
+		if (!scratch)
+			goto out;
+	}
 	slot = publish_register_temp(scratch);
 	obj = path_join(scratch, "out");
 	strvec_pushv(&argv, &o->launcher);
@@ -170,7 +218,7 @@ static int compile_unit(struct compile_opts *o, const struct cache *cache)
 		      "run make again", o->label);
 		goto out;
 	}
-	if (cache_unit_store(cache, o->key, final, o->label))
+	if (store_result(o, cache, final, why))
 		goto out;
 	if (output.len) {
 		char *head = xstrfmt("kwarm: %s: compiler output:", o->label);
@@ -206,6 +254,7 @@ int cmd_compile(int argc, char **argv)
 {
 	struct compile_opts o;
 	struct cache cache = { NULL };
+	char *why = NULL;
 	int i, lock, ret = 1, state;
 
 	memset(&o, 0, sizeof(o));
@@ -228,6 +277,8 @@ int cmd_compile(int argc, char **argv)
 			o.key = v;
 		else if (!strcmp(a, "--unit"))
 			o.label = v;
+		else if (!strcmp(a, "--private"))
+			o.private_dir = v;
 		else if (!strcmp(a, "--owners"))
 			o.owners = v;
 		else if (!strcmp(a, "--launcher"))
@@ -248,23 +299,28 @@ int cmd_compile(int argc, char **argv)
 	o.uc.root = o.root;
 
 	publish_install_signal_cleanup();
-	if (cache_init(&cache, o.cache))
+	if (cache_try_init(&cache, o.cache, &why)) {
+		ret = compile_unit(&o, NULL, why) ? 1 : 0;
 		goto out;
+	}
 	lock = cache_lock_unit(&cache, o.key);
-	if (lock < 0)
+	if (lock < 0) {
+		why = xstrfmt("cannot lock '%s'", o.key);
+		ret = compile_unit(&o, NULL, why) ? 1 : 0;
 		goto out;
+	}
 	/* Whoever held the lock before us may have published it: a hit after wait. */
 	state = cache_unit_check(&cache, o.key, 1);
 	if (state == 1) {
 		ret = 0;
 	} else {
-		if (state < 0 && cache_unit_remove(&cache, o.key))
-			goto unlock;
-		ret = compile_unit(&o, &cache) ? 1 : 0;
+		if (state < 0)
+			cache_unit_remove(&cache, o.key);
+		ret = compile_unit(&o, &cache, NULL) ? 1 : 0;
 	}
-unlock:
 	cache_unlock(lock);
 out:
+	free(why);
 	cache_release(&cache);
 	strvec_release(&o.launcher);
 	unit_command_release(&o.uc);

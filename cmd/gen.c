@@ -53,12 +53,15 @@ static char *self_path(void)
 	return p;
 }
 
-static int write_descs(const struct plan *plan, const struct cache *cache)
+/* Write the callable descriptions the Makefile names; on failure *why says why. */
+static int write_descs(const struct plan *plan, const struct cache *cache, char **why)
 {
-	for (size_t i = 0; i < plan->nr_callables; i++) {
+	struct buf errors = BUF_INIT, *old = error_sink(&errors);
+	int ret = 0;
+
+	for (size_t i = 0; i < plan->nr_callables && !ret; i++) {
 		const struct plan_callable *pc = &plan->callables[i];
 		char *path = cache_pack_path(cache, pc->ckey), *dir = path_dirname(path);
-		int ret = 0;
 
 		if (access(path, F_OK)) {
 			if (mkdir_p(dir))
@@ -68,16 +71,19 @@ static int write_descs(const struct plan *plan, const struct cache *cache)
 		}
 		free(dir);
 		free(path);
-		if (ret)
-			return -1;
 	}
-	return 0;
+	error_sink(old);
+	if (ret)
+		*why = buf_detach(&errors);
+	buf_release(&errors);
+	return ret;
 }
 
 int cmd_gen(int argc, char **argv)
 {
 	const char *output = "warmup.mk", *cache_opt = NULL, *out_opt = NULL, *spec_path = NULL;
 	char *cache_dir = NULL, *out_dir = NULL, *self = NULL, *kwarm = NULL, *spec_abs = NULL;
+	char *why = NULL;
 	struct makefile_options mo;
 	struct spec spec;
 	struct plan plan;
@@ -132,16 +138,20 @@ int cmd_gen(int argc, char **argv)
 			ret = 2;
 			goto out;
 		}
-		if (!cache_init(&cache, cache_dir))
+		if (!cache_try_init(&cache, cache_dir, &why) && !write_descs(&plan, &cache, &why))
 			break;
-		if (attempt)
+		if (attempt) {
+			error("cache folder unusable: %s", why);
 			goto out;
+		}
 		/* An unusable cache must not fail a build that would otherwise pass. */
 		{
-			char *private_dir = path_join(out_dir, ".kwarm/private-cache");
+			char *private_dir = path_join(out_dir, ".kwarm/private");
 
-			warning("cache '%s' cannot be used; compiling into the private folder "
-				"'%s' instead (nothing is shared)", cache_dir, private_dir);
+			warning("cache '%s' cannot be used (%s); compiling without it, results "
+				"go to '%s' (nothing is shared)", cache_dir, why, private_dir);
+			free(why);
+			why = NULL;
 			free(cache_dir);
 			cache_dir = private_dir;
 		}
@@ -160,7 +170,7 @@ int cmd_gen(int argc, char **argv)
 		}
 		free(dir);
 	}
-	if (write_descs(&plan, &cache) || publish_bytes(self, text.s, text.len))
+	if (publish_bytes(self, text.s, text.len))
 		goto out;
 	ret = 0;
 out:
@@ -174,5 +184,6 @@ out:
 	free(self);
 	free(kwarm);
 	free(spec_abs);
+	free(why);
 	return ret;
 }

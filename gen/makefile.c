@@ -103,7 +103,7 @@ static void write_unit(struct buf *b, const struct plan *plan, const struct plan
 	makefile_add_shell_word(b, plan->spec->root);
 	buf_adds(b, " --platform ");
 	makefile_add_shell_word(b, plan->spec->platform);
-	buf_addf(b, " --key %s --unit ", u->key);
+	buf_addf(b, " --private %s/.kwarm/private --key %s --unit ", plan->out_dir, u->key);
 	makefile_add_shell_word(b, u->label);
 	buf_adds(b, " --owners ");
 	for (size_t i = 0; i < u->owners.nr; i++)
@@ -160,7 +160,7 @@ static void write_callable(struct buf *b, const struct plan *plan, const struct 
 	}
 	buf_adds(b, "\n\t$(KW_Q)$(KW_KWARM) pack --cache ");
 	makefile_add_shell_word(b, plan->cache_dir);
-	buf_adds(b, " --out ");
+	buf_addf(b, " --private %s/.kwarm/private --out ", plan->out_dir);
 	makefile_add_shell_word(b, pc->out_path);
 	buf_adds(b, " --stamp ");
 	makefile_add_shell_word(b, pc->stamp_path);

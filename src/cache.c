@@ -5,7 +5,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,22 +12,55 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-int cache_init(struct cache *c, const char *dir)
+/* Can we create files and take locks here? A cache that cannot is not used. */
+static int cache_probe(const struct cache *c, char **why)
+{
+	char *probe = xstrfmt("%s/tmp/probe.%ld", c->dir, (long)getpid());
+	int fd = open(probe, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0666), ret = 0;
+
+	if (fd < 0) {
+		*why = xstrfmt("cannot write in '%s': %s", c->dir, strerror(errno));
+		ret = -1;
+	} else {
+		if (flock(fd, LOCK_EX | LOCK_NB)) {
+			*why = xstrfmt("cannot lock files in '%s': %s", c->dir, strerror(errno));
+			ret = -1;
+		}
+		close(fd);
+		unlink(probe);
+	}
+	free(probe);
+	return ret;
+}
+
+int cache_try_init(struct cache *c, const char *dir, char **why)
 {
 	static const char *const subdirs[] = { "units", "packs", "tmp" };
 
 	c->dir = path_absolute(dir);
+	*why = NULL;
 	for (size_t i = 0; i < ARRAY_SIZE(subdirs); i++) {
 		char *sub = path_join(c->dir, subdirs[i]);
 
 		if (mkdir_p(sub)) {
-			error("cannot create cache folder '%s': %s", sub, strerror(errno));
+			*why = xstrfmt("cannot create '%s': %s", sub, strerror(errno));
 			free(sub);
 			return -1;
 		}
 		free(sub);
 	}
-	return 0;
+	return cache_probe(c, why);
+}
+
+int cache_init(struct cache *c, const char *dir)
+{
+	char *why;
+
+	if (!cache_try_init(c, dir, &why))
+		return 0;
+	error("cache folder unusable: %s", why);
+	free(why);
+	return -1;
 }
 
 void cache_release(struct cache *c)
@@ -207,16 +239,19 @@ int cache_unit_store(const struct cache *c, const char *key, const char *tmp_pat
 		     const char *label)
 {
 	char *apath = cache_unit_path(c, key, ""), *mpath = cache_unit_path(c, key, ".m");
-	char *dir = path_dirname(apath);
+	char *dir = path_dirname(apath), *bytes = NULL;
 	char hex[DIGEST_HEX_SIZE];
 	struct buf man = BUF_INIT;
-	uint64_t size;
+	size_t size;
 	int ret = -1;
 
-	if (digest_file_hex(tmp_path, hex, &size)) {
+	/* The bytes are copied, not renamed: the compiled file stays where it is for
+	 * the caller's fallback, and the digest is of exactly what is published. */
+	if (read_file_all(tmp_path, &bytes, &size)) {
 		error("cannot read compiled output '%s': %s", tmp_path, strerror(errno));
 		goto out;
 	}
+	digest_bytes_hex(bytes, size, hex);
 	if (mkdir_p(dir)) {
 		error("cannot create cache folder '%s': %s", dir, strerror(errno));
 		goto out;
@@ -226,15 +261,14 @@ int cache_unit_store(const struct cache *c, const char *key, const char *tmp_pat
 		error("cannot remove '%s': %s", mpath, strerror(errno));
 		goto out;
 	}
-	if (publish_rename(tmp_path, apath))
+	if (publish_bytes(apath, bytes, size))
 		goto out;
-	buf_addf(&man, "%s\nkey %s\nsize %" PRIu64 "\nsha256 %s\nunit %s\n",
+	buf_addf(&man, "%s\nkey %s\nsize %zu\nsha256 %s\nunit %s\n",
 		 CACHE_MANIFEST_MAGIC, key, size, hex, label);
 	ret = publish_bytes(mpath, man.s, man.len);
 out:
-	if (ret)
-		unlink(tmp_path);
 	buf_release(&man);
+	free(bytes);
 	free(dir);
 	free(apath);
 	free(mpath);

@@ -31,8 +31,11 @@ struct cache {
 	char *dir;	/* absolute */
 };
 
-/* Set up dir (created with its sub-folders if missing); 0 or -1 after reporting. */
+/* Set up dir (created with its sub-folders if missing) and check that files can
+ * be written and locked there; 0 or -1 after reporting. */
 int cache_init(struct cache *c, const char *dir);
+/* The same without reporting: on failure *why says why (caller frees it). */
+int cache_try_init(struct cache *c, const char *dir, char **why);
 void cache_release(struct cache *c);
 /* Path of a unit entry's file: suffix "" (artifact), ".m" or ".lock". Caller frees. */
 char *cache_unit_path(const struct cache *c, const char *key, const char *suffix);
@@ -44,8 +47,8 @@ void cache_unlock(int fd);
 /* 1 when the entry is present and valid, 0 when absent, -1 when present but
  * corrupt (reported when report is set). */
 int cache_unit_check(const struct cache *c, const char *key, int report);
-/* Publish the finished file tmp_path (in the cache's filesystem) as entry key,
- * then its manifest. 0 or -1 after reporting (tmp_path is then removed). */
+/* Publish a copy of the finished file tmp_path as entry key, then its manifest.
+ * 0 or -1 after reporting; tmp_path is left as it was either way. */
 int cache_unit_store(const struct cache *c, const char *key, const char *tmp_path,
 		     const char *label);
 /* Read a verified entry into out; -1 after reporting when absent or corrupt. */

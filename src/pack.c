@@ -208,9 +208,12 @@ static void layout_item(const struct pack_item *it, const void **bin, uint64_t *
 
 /* Read a unit's verified bytes. A corrupt entry is removed, so that the next
  * run's make sees it missing and compiles it again. */
-static int read_unit(const struct cache *cache, const char *what, const char *kind,
-		     struct pack_item *it)
+static int read_unit(const struct cache *cache, const struct cache *priv, const char *what,
+		     const char *kind, struct pack_item *it)
 {
+	if (priv && cache_unit_check(cache, it->key, 0) == 0 &&
+	    cache_unit_check(priv, it->key, 0) == 1)
+		return cache_unit_read(priv, it->key, &it->bin);
 	if (!cache_unit_read(cache, it->key, &it->bin))
 		return 0;
 	if (cache_unit_check(cache, it->key, 0) < 0 && !cache_unit_remove(cache, it->key))
@@ -219,9 +222,10 @@ static int read_unit(const struct cache *cache, const char *what, const char *ki
 	return error("cannot pack %s: %s '%s' is not in the cache", what, kind, it->label);
 }
 
-int pack_run(const struct cache *cache, const char *ckey, const char *out_path,
-	     const char *stamp_path)
+int pack_run(const struct cache *cache, const char *private_dir, const char *ckey,
+	     const char *out_path, const char *stamp_path)
 {
+	struct cache priv = { NULL };
 	char *path = cache_pack_path(cache, ckey), *text = NULL, *out_dir = NULL;
 	char hex[DIGEST_HEX_SIZE];
 	struct pack_job job;
@@ -241,13 +245,15 @@ int pack_run(const struct cache *cache, const char *ckey, const char *out_path,
 		error("callable description '%s' is corrupt; run 'kwarm gen' again", path);
 		goto out;
 	}
-	if (read_unit(cache, job.what, "orchestration", &job.orch))
+	if (private_dir && access(private_dir, F_OK) == 0 && cache_init(&priv, private_dir))
+		goto out;
+	if (read_unit(cache, priv.dir ? &priv : NULL, job.what, "orchestration", &job.orch))
 		goto out;
 	children = xcalloc(job.nr_children, sizeof(*children));
 	for (size_t i = 0; i < job.nr_children; i++) {
 		struct pack_item *it = &job.children[i];
 
-		if (read_unit(cache, job.what, "incore", it))
+		if (read_unit(cache, priv.dir ? &priv : NULL, job.what, "incore", it))
 			goto out;
 		children[i].func_id = it->func_id;
 		children[i].sig = it->sig;
@@ -287,5 +293,6 @@ out:
 	free(out_dir);
 	free(text);
 	free(path);
+	cache_release(&priv);
 	return ret;
 }

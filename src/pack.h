@@ -27,8 +27,10 @@ struct spec;
 void pack_desc_build(struct plan_callable *pc, const struct spec *spec);
 
 /* Pack callable ckey from the cache into out_path and mark stamp_path; 0 or -1
- * after reporting. Nothing is published unless every unit is present and valid. */
-int pack_run(const struct cache *cache, const char *ckey, const char *out_path,
-	     const char *stamp_path);
+ * after reporting. Nothing is published unless every unit is present and valid.
+ * Units (and the description) missing from the cache are read from the store at
+ * private_dir (may be NULL), where compiles go when the cache cannot be used. */
+int pack_run(const struct cache *cache, const char *private_dir, const char *ckey,
+	     const char *out_path, const char *stamp_path);
 
 #endif

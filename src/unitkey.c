@@ -1,9 +1,11 @@
 #include "unitkey.h"
+#include "path.h"
 #include "toolid.h"
 #include "util.h"
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 void unit_command_init(struct unit_command *uc)
 {
@@ -52,6 +54,36 @@ void unit_command_inputs(const struct unit_command *uc, struct strvec *sources,
 	}
 }
 
+/* The file a command word may name: the word itself, the value of
+ * "--opt=FILE", or the rest of a joined "-TFILE". */
+static void add_named_files(const char *root, const char *word, struct digest *d,
+			    struct strvec *inputs)
+{
+	const char *cands[3] = { word, NULL, NULL };
+	const char *eq = word[0] == '-' ? strchr(word, '=') : NULL;
+
+	if (eq)
+		cands[1] = eq + 1;
+	if (word[0] == '-' && word[1] == 'T' && word[2])
+		cands[2] = word + 2;
+	for (size_t i = 0; i < ARRAY_SIZE(cands); i++) {
+		char hex[DIGEST_HEX_SIZE], *path;
+		uint64_t size;
+		struct stat st;
+
+		if (!cands[i] || !*cands[i] || cands[i][0] == '-')
+			continue;
+		path = path_join(root, cands[i]);
+		if (!stat(path, &st) && S_ISREG(st.st_mode) && !digest_file_hex(path, hex, &size)) {
+			digest_add_str(d, "named-file", cands[i]);
+			digest_add_str(d, "named-digest", hex);
+			if (inputs)
+				strvec_push(inputs, path);
+		}
+		free(path);
+	}
+}
+
 int unitkey_compute(struct closure_cache *cc, const struct unit_command *uc,
 		    char hex[DIGEST_HEX_SIZE], struct closure *closure_out,
 		    struct strvec *tools_out)
@@ -87,6 +119,11 @@ int unitkey_compute(struct closure_cache *cc, const struct unit_command *uc,
 	digest_add_u64(&d, "argc", uc->argv.nr);
 	for (size_t i = 0; i < uc->argv.nr; i++)
 		digest_add_str(&d, "arg", uc->argv.v[i]);
+	/* Files that flags name (a -include header, a response file, a profile):
+	 * their content matters as much as a source's. */
+	for (size_t i = 1; i < uc->argv.nr; i++)
+		if (strvec_find(&sources, uc->argv.v[i]) < 0)
+			add_named_files(uc->root, uc->argv.v[i], &d, tools_out);
 	closure_digest(&closure, &d);
 	digest_add_u64(&d, "linkc", uc->link.nr);
 	if (uc->link.nr) {
@@ -98,6 +135,9 @@ int unitkey_compute(struct closure_cache *cc, const struct unit_command *uc,
 		free(resolved);
 		for (size_t i = 0; i < uc->link.nr; i++)
 			digest_add_str(&d, "linkarg", uc->link.v[i]);
+		/* A linker script's content, say. */
+		for (size_t i = 1; i < uc->link.nr; i++)
+			add_named_files(uc->root, uc->link.v[i], &d, tools_out);
 	}
 	digest_add_str(&d, "extract", uc->extract_text ? "text" : "none");
 	digest_final_hex(&d, hex);

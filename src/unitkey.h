@@ -34,7 +34,8 @@ void unit_command_release(struct unit_command *uc);
 void unit_command_inputs(const struct unit_command *uc, struct strvec *sources,
 			 struct strvec *include_dirs);
 /* Compute the key. closure_out (may be NULL) receives the include closure;
- * tools_out (may be NULL) gets the resolved compiler and linker paths.
+ * tools_out (may be NULL) gets the resolved compiler and linker paths and the
+ * files that flags name (absolute), for the Makefile's own prerequisites.
  * 0, or -1 after reporting (compiler not found, source unreadable). */
 int unitkey_compute(struct closure_cache *cc, const struct unit_command *uc,
 		    char hex[DIGEST_HEX_SIZE], struct closure *closure_out,

@@ -1,4 +1,5 @@
 #include "util.h"
+#include "buf.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -17,12 +18,32 @@ static void report(const char *prefix, const char *fmt, va_list ap)
 	fprintf(stderr, "kwarm: %s%s\n", prefix, msg);
 }
 
+/* The one place errors may be diverted to; see error_sink(). */
+static struct buf *error_sink_buf;
+
+struct buf *error_sink(struct buf *sink)
+{
+	struct buf *old = error_sink_buf;
+
+	error_sink_buf = sink;
+	return old;
+}
+
 int error(const char *fmt, ...)
 {
 	va_list ap;
 
 	va_start(ap, fmt);
-	report("error: ", fmt, ap);
+	if (error_sink_buf) {
+		char msg[4096];
+
+		vsnprintf(msg, sizeof(msg), fmt, ap);
+		if (error_sink_buf->len)
+			buf_adds(error_sink_buf, "; ");
+		buf_adds(error_sink_buf, msg);
+	} else {
+		report("error: ", fmt, ap);
+	}
 	va_end(ap);
 	return -1;
 }

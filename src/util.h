@@ -9,6 +9,11 @@
 
 /* Print "kwarm: error: MSG" to stderr and return -1. */
 int error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Send error() messages to sink (appended, "; "-separated) instead of stderr
+ * while a caller tries something it can recover from; NULL restores stderr.
+ * Returns the previous sink (git's set_error_routine, smaller). */
+struct buf;
+struct buf *error_sink(struct buf *sink);
 /* Print "kwarm: warning: MSG" to stderr. */
 void warning(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Print "kwarm: MSG" to stderr and exit(1). Only main and commands call it. */

@@ -81,3 +81,8 @@ run "aic --defsym value" vec_add=0 vec_scale=0 row_sum=0 mat_mul=1 hw_orch=0
 # The linker's identity is in the key too: a changed linker relinks every incore.
 printf '# a new linker\n' >> "$T/bin/ld-log"
 run "a new linker binary" vec_add=1 vec_scale=1 row_sum=1 mat_mul=1 hw_orch=0
+
+# The linker script's content is in the key: editing it relinks every unit
+# linked with it (all four incores), nothing else.
+printf '\n/* edited */\n' >> "$H/link.ld"
+run "an edited linker script" vec_add=1 vec_scale=1 row_sum=1 mat_mul=1 hw_orch=0
