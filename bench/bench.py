@@ -1,0 +1,448 @@
+#!/usr/bin/env python3
+"""kwarm benchmark: see bench/README.md. Run through bench/run.sh."""
+
+import argparse
+import concurrent.futures
+import datetime
+import os
+import platform
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import workloads as wl  # noqa: E402
+
+RECIPE = "\t$(KW_Q)$(KW_KWARM) compile "
+
+
+def log(msg):
+    print("bench: " + msg, file=sys.stderr, flush=True)
+
+
+class Bench:
+    def __init__(self, args):
+        self.a = args
+        self.kwarm = os.path.abspath(args.kwarm)
+        self.standin = os.path.abspath(args.standin)
+        self.scratch = args.scratch
+        self.env = dict(os.environ)
+        for k in ("MAKEFLAGS", "MAKELEVEL", "MFLAGS", "KWARM_CACHE", "STANDIN_LOG"):
+            self.env.pop(k, None)
+        self.env["STANDIN_SCALE"] = repr(args.scale)
+        self.ninja = shutil.which("ninja")
+        self.ccache = shutil.which("ccache")
+        self.seq = 0
+
+    def fresh(self, name):
+        self.seq += 1
+        d = os.path.join(self.scratch, "%03d-%s" % (self.seq, name))
+        os.makedirs(d)
+        return d
+
+    def run(self, argv, cwd=None, log_name=None, ok=(0,)):
+        """Run argv to completion; returns (seconds, peak RSS KiB, status)."""
+        out = open(log_name, "wb") if log_name else subprocess.DEVNULL
+        t0 = time.monotonic()
+        p = subprocess.Popen(argv, cwd=cwd, env=self.env, stdout=out, stderr=subprocess.STDOUT)
+        _, status, ru = os.wait4(p.pid, 0)
+        dt = time.monotonic() - t0
+        p.returncode = os.waitstatus_to_exitcode(status)
+        if log_name:
+            out.close()
+        if p.returncode not in ok:
+            tail = ""
+            if log_name:
+                tail = open(log_name, errors="replace").read()[-2000:]
+            raise SystemExit("bench: %s failed (status %d) in %s\n%s"
+                             % (" ".join(argv[:4]), p.returncode, cwd or ".", tail))
+        return dt, ru.ru_maxrss, p.returncode
+
+    # ---- workloads and their unit commands
+
+    def setup(self, w, compilers=None, flags=None):
+        """Write w under a fresh folder; returns (folder, spec)."""
+        d = self.fresh(w.name)
+        comp = compilers or {"orch": self.standin, "aiv": self.standin, "aic": self.standin}
+        if flags is not None:
+            comp = dict(comp, flags=flags)
+        spec = w.write(os.path.join(d, "src"), comp)
+        return d, spec
+
+    def gen(self, spec, mk, cache, out):
+        return self.run([self.kwarm, "gen", spec, "-o", mk, "--cache", cache, "--out", out],
+                        log_name=mk + ".gen.log")
+
+    def commands(self, w, mk):
+        """The unit commands of the generated Makefile, in spec order: a list of
+        (cwd, argv with '{out}' as the output placeholder)."""
+        by_key = {}
+        with open(mk) as f:
+            for line in f:
+                if not line.startswith(RECIPE):
+                    continue
+                words = shlex.split(line[len(RECIPE):])
+                root = words[words.index("--root") + 1]
+                cmd = words[words.index("--") + 1:]
+                flag = next(x for x in cmd if x in wl.ROLE_FLAG.values())
+                by_key[(flag, cmd[-1])] = (root, cmd)
+        units = w.units()
+        if len(by_key) != len(units):
+            raise SystemExit("bench: %s has %d unit recipes, the workload %d units"
+                             % (mk, len(by_key), len(units)))
+        return [by_key[u.key] for u in units]
+
+    # ---- the schedulers
+
+    def kwarm_cold(self, spec, n, durations=None):
+        """gen + make -jN warmup with a fresh cache; returns (seconds, cache).
+        durations: a durations.log to seed the fresh cache with."""
+        d = self.fresh("kwarm-j%d" % n)
+        cache, out, mk = os.path.join(d, "cache"), os.path.join(d, "out"), os.path.join(d, "warmup.mk")
+        if durations:
+            os.makedirs(cache)
+            shutil.copy(durations, os.path.join(cache, "durations.log"))
+        t0 = time.monotonic()
+        self.gen(spec, mk, cache, out)
+        self.run(["make", "-f", mk, "-j%d" % n, "warmup"], log_name=os.path.join(d, "make.log"))
+        return time.monotonic() - t0, cache
+
+    @staticmethod
+    def argv(cmd, out):
+        return [out if x == "{out}" else x for x in cmd]
+
+    def serial(self, cmds):
+        d = self.fresh("serial")
+        t0 = time.monotonic()
+        for i, (root, cmd) in enumerate(cmds):
+            self.run(self.argv(cmd, os.path.join(d, "u%05d" % i)), cwd=root)
+        return time.monotonic() - t0
+
+    def pool(self, cmds, n):
+        """A flat pool of n workers fed in spec order (the suite's scheme)."""
+        d = self.fresh("pool-j%d" % n)
+        t0 = time.monotonic()
+        with concurrent.futures.ThreadPoolExecutor(max_workers=n) as ex:
+            futs = [ex.submit(self.run, self.argv(cmd, os.path.join(d, "u%05d" % i)), root)
+                    for i, (root, cmd) in enumerate(cmds)]
+            for f in futs:
+                f.result()
+        return time.monotonic() - t0
+
+    def xargs(self, cmds, n):
+        d = self.fresh("xargs-j%d" % n)
+        lst = os.path.join(d, "commands")
+        with open(lst, "wb") as f:
+            for i, (root, cmd) in enumerate(cmds):
+                line = "cd %s && exec %s" % (shlex.quote(root),
+                                             shlex.join(self.argv(cmd, os.path.join(d, "u%05d" % i))))
+                f.write(line.encode() + b"\0")
+        t0 = time.monotonic()
+        self.run(["sh", "-c", "xargs -0 -n 1 -P %d sh -c < %s" % (n, shlex.quote(lst))])
+        return time.monotonic() - t0
+
+    def write_ninja(self, cmds, d):
+        def esc(p):
+            return re.sub(r"([$ :])", r"$\1", p)
+        lines = ["rule unit", "  command = cd $root && $cmd", "  description = $out", ""]
+        for i, (root, cmd) in enumerate(cmds):
+            out = os.path.join(d, "out", "u%05d" % i)
+            src = os.path.join(root, cmd[-1])
+            lines.append("build %s: unit %s" % (esc(out), esc(src)))
+            lines.append("  root = %s" % shlex.quote(root).replace("$", "$$"))
+            lines.append("  cmd = %s" % shlex.join(self.argv(cmd, out)).replace("$", "$$"))
+        with open(os.path.join(d, "build.ninja"), "w") as f:
+            f.write("\n".join(lines) + "\n")
+
+    def ninja_run(self, cmds, n):
+        """ninja -jN on an equivalent build.ninja; returns (seconds, folder)."""
+        d = self.fresh("ninja-j%d" % n)
+        self.write_ninja(cmds, d)
+        dt, _, _ = self.run([self.ninja, "-C", d, "-j%d" % n], log_name=os.path.join(d, "ninja.out"))
+        return dt, d
+
+    # ---- the figures
+
+    def makespans(self, w, ns):
+        """Cold makespan / LB(N) of every scheduler; one row per N."""
+        log("%s: %d units, %.1f s of work, longest %.1f s" % (w.name, len(w.units()), w.total(), w.longest()))
+        d, spec = self.setup(w)
+        mk = os.path.join(d, "probe.mk")
+        self.gen(spec, mk, os.path.join(d, "probe-cache"), os.path.join(d, "probe-out"))
+        cmds = self.commands(w, mk)
+        serial = self.serial(cmds)
+        rows = []
+        for n in ns:
+            lb = w.lower_bound(n, self.a.scale)
+            first, cache = self.kwarm_cold(spec, n)
+            rec = os.path.join(cache, "durations.log")
+            second = self.kwarm_cold(spec, n, rec if os.path.exists(rec) else None)[0]
+            pool = self.pool(cmds, n)
+            xargs = self.xargs(cmds, n)
+            ninja = self.ninja_run(cmds, n)[0] if self.ninja else None
+            row = {"workload": w.name, "n": n, "lb": lb, "kwarm": first / lb,
+                   "kwarm_rec": second / lb, "recorded": os.path.exists(rec),
+                   "serial": serial / lb, "pool": pool / lb, "xargs": xargs / lb,
+                   "ninja": ninja / lb if ninja else None}
+            log("  N=%d LB %.2f s: kwarm %.2f, with record %.2f, pool %.2f, xargs %.2f, ninja %s"
+                % (n, lb, row["kwarm"], row["kwarm_rec"], row["pool"], row["xargs"],
+                   "%.2f" % row["ninja"] if ninja else "n/a"))
+            rows.append(row)
+        return rows
+
+    def cached(self):
+        """Fully cached re-runs (fresh out folder, warm cache)."""
+        res = {}
+        w = wl.qwen()
+        d, spec = self.setup(w)
+        cache, mk = os.path.join(d, "cache"), os.path.join(d, "warmup.mk")
+        self.gen(spec, mk, cache, os.path.join(d, "out0"))
+        self.run(["make", "-f", mk, "-j8", "warmup"], log_name=mk + ".cold.log")
+        cmds = self.commands(w, mk)
+        times = []
+        for i in range(self.a.reps):
+            out = os.path.join(d, "out%d" % (i + 1))
+            t0 = time.monotonic()
+            self.gen(spec, mk, cache, out)
+            self.run(["make", "-f", mk, "-j8", "warmup"], log_name=mk + ".warm.log")
+            times.append(time.monotonic() - t0)
+            if not os.path.exists(os.path.join(out, "TestQwen3Decode.callable")):
+                raise SystemExit("bench: the cached re-run wrote no callable")
+        res["kwarm_standin"] = min(times)
+        if self.ninja:
+            _, nd = self.ninja_run(cmds, 8)
+            res["ninja_noop"] = min(self.run([self.ninja, "-C", nd, "-j8"])[0] for _ in range(self.a.reps))
+        # Real compiles: the qwen3_decode example with the host g++.
+        ex = os.path.join(self.a.src, "examples", "qwen3_decode")
+        gxx = shutil.which("g++")
+        if os.path.isdir(ex) and gxx:
+            d = self.fresh("qwen-real")
+            shutil.copytree(ex, os.path.join(d, "src"), ignore=shutil.ignore_patterns(".kwarm"))
+            spec = os.path.join(d, "src", "spec.yaml")
+            cache, mk = os.path.join(d, "cache"), os.path.join(d, "warmup.mk")
+            self.gen(spec, mk, cache, os.path.join(d, "out0"))
+            self.run(["make", "-f", mk, "-j8", "warmup"], log_name=mk + ".cold.log")
+            times = []
+            for i in range(self.a.reps):
+                t0 = time.monotonic()
+                self.gen(spec, mk, cache, os.path.join(d, "out%d" % (i + 1)))
+                self.run(["make", "-f", mk, "-j8", "warmup"], log_name=mk + ".warm.log")
+                times.append(time.monotonic() - t0)
+            res["kwarm_real"] = min(times)
+            res["real_units"] = sum(1 for line in open(mk) if line.startswith(RECIPE))
+            if self.ccache:
+                res["ccache"] = self.ccache_hits(mk, d)
+        return res
+
+    def ccache_hits(self, mk, d):
+        """The example's compiles through ccache, second pass (all hits), by a
+        pool of 8. ccache does not cache -shared links: -c instead."""
+        cmds = []
+        with open(mk) as f:
+            for line in f:
+                if line.startswith(RECIPE):
+                    words = shlex.split(line[len(RECIPE):])
+                    root = words[words.index("--root") + 1]
+                    cmd = ["-c" if x == "-shared" else x for x in words[words.index("--") + 1:]]
+                    cmds.append((root, [self.ccache] + cmd))
+        self.env["CCACHE_DIR"] = os.path.join(d, "ccache")
+        try:
+            self.pool_into(cmds, os.path.join(d, "cc-miss"))
+            self.run([self.ccache, "-z"])
+            times = [self.pool_into(cmds, os.path.join(d, "cc-hit%d" % i)) for i in range(self.a.reps)]
+            stats = subprocess.run([self.ccache, "--print-stats"], env=self.env,
+                                   capture_output=True, text=True).stdout
+        finally:
+            del self.env["CCACHE_DIR"]
+        hits = sum(int(v) for k, v in re.findall(r"^(direct_cache_hit|preprocessed_cache_hit)\t(\d+)$",
+                                                 stats, re.M))
+        return {"seconds": min(times), "hits": hits, "compiles": len(cmds) * self.a.reps}
+
+    def pool_into(self, cmds, d):
+        os.makedirs(d)
+        t0 = time.monotonic()
+        with concurrent.futures.ThreadPoolExecutor(max_workers=8) as ex:
+            futs = [ex.submit(self.run, self.argv(cmd, os.path.join(d, "u%05d.o" % i)), root)
+                    for i, (root, cmd) in enumerate(cmds)]
+            for f in futs:
+                f.result()
+        return time.monotonic() - t0
+
+    def overhead(self, units):
+        """units tiny real compiles: kwarm (gen + make -j2) vs a plain Makefile
+        with the same commands (make -j2); best of reps each, interleaved."""
+        w = wl.tiny(units)
+        cc = shutil.which("cc") or shutil.which("gcc")
+        d, spec = self.setup(w, {"orch": cc, "aiv": cc, "aic": cc}, ["-O0", "-c"])
+        mk = os.path.join(d, "probe.mk")
+        self.gen(spec, mk, os.path.join(d, "probe-cache"), os.path.join(d, "probe-out"))
+        cmds = self.commands(w, mk)
+        kw, plain = [], []
+        for r in range(self.a.reps):
+            k = self.fresh("tiny-plain")
+            lines = ["all:"]
+            outs = []
+            for i, (root, cmd) in enumerate(cmds):
+                out = os.path.join(k, "u%05d.o" % i)
+                outs.append(out)
+                lines.append("%s: %s\n\tcd %s && %s" % (out, os.path.join(root, cmd[-1]), shlex.quote(root),
+                                                        shlex.join(self.argv(cmd, out)).replace("$", "$$")))
+            lines[0] = "all: " + " ".join(outs)
+            pm = os.path.join(k, "plain.mk")
+            with open(pm, "w") as f:
+                f.write("\n".join(lines) + "\n")
+            plain.append(self.run(["make", "-r", "-s", "-f", pm, "-j2", "all"], log_name=pm + ".log")[0])
+            kw.append(self.kwarm_cold(spec, 2)[0])
+        return {"units": len(cmds), "kwarm": min(kw), "plain": min(plain)}
+
+    def scale(self, sizes):
+        rows = []
+        for units in sizes:
+            w = wl.synthetic(units)
+            log("scale: writing %d units" % units)
+            d, spec = self.setup(w)
+            mk = os.path.join(d, "warmup.mk")
+            gen_s, rss, _ = self.gen(spec, mk, os.path.join(d, "cache"), os.path.join(d, "out"))
+            if units <= 10000:  # a second run, best of two, where it is cheap
+                g2, r2, _ = self.gen(spec, mk, os.path.join(d, "cache"), os.path.join(d, "out"))
+                gen_s, rss = min(gen_s, g2), max(rss, r2)
+            noop, _, _ = self.run(["make", "-q", "-f", mk, "warmup"], cwd=d, ok=(0, 1),
+                                  log_name=mk + ".q.log")
+            rows.append({"units": units, "gen": gen_s, "mb": rss / 1024.0, "noop": noop,
+                         "mk_mb": os.path.getsize(mk) / 1e6})
+            log("  %d units: gen %.2f s, %.0f MB; make -q %.2f s" % (units, gen_s, rss / 1024.0, noop))
+        return rows
+
+
+def machine(scale):
+    def first(argv):
+        try:
+            out = subprocess.run(argv, capture_output=True, text=True).stdout.strip().splitlines()
+            return out[0] if out else "n/a"
+        except OSError:
+            return "n/a"
+    cpu = "unknown cpu"
+    try:
+        for line in open("/proc/cpuinfo"):
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return ["machine: %d cpus (nproc), %s, Linux %s" % (os.cpu_count(), cpu, platform.release()),
+            "tools:   %s; ninja %s; %s; %s" % (first(["make", "--version"]), first(["ninja", "--version"]),
+                                              first(["gcc", "--version"]), first(["ccache", "--version"])),
+            "date:    %s; stand-in scale %g (a unit of cost S sleeps S x %g s)"
+            % (datetime.datetime.now().strftime("%Y-%m-%d %H:%M"), scale, scale)]
+
+
+def table(b, head, spans, cached, over, scale_rows):
+    t = list(head) + [""]
+    f2 = lambda x: "%.2f" % x if x is not None else "n/a"  # noqa: E731
+    t.append("cold makespan / LB(N)   LB = max(longest unit, total work / N) x scale")
+    t.append("%-10s %2s %7s | %6s %8s | %6s %6s %6s %6s" %
+             ("workload", "N", "LB s", "kwarm", "kw+rec", "serial", "pool", "xargs", "ninja"))
+    for r in spans:
+        t.append("%-10s %2d %7.2f | %6s %8s | %6s %6s %6s %6s" %
+                 (r["workload"], r["n"], r["lb"], f2(r["kwarm"]),
+                  f2(r["kwarm_rec"]) + ("" if r["recorded"] else "*"),
+                  f2(r["serial"]), f2(r["pool"]), f2(r["xargs"]), f2(r["ninja"])))
+    if any(not r["recorded"] for r in spans):
+        t.append("  * no durations.log was written by the first run: the second run had no record")
+    t.append("")
+    t.append("fully cached re-run of qwen (warm cache, fresh out folder), best of %d" % b.a.reps)
+    t.append("  kwarm gen + make -j8, stand-in qwen (38 units)          %7.3f s" % cached["kwarm_standin"])
+    if "ninja_noop" in cached:
+        t.append("  ninja -j8 no-op, same 38 commands                      %7.3f s   kwarm/ninja %.1fx"
+                 % (cached["ninja_noop"], cached["kwarm_standin"] / max(cached["ninja_noop"], 1e-6)))
+    if "kwarm_real" in cached:
+        t.append("  kwarm gen + make -j8, examples/qwen3_decode, g++ (%d)   %7.3f s"
+                 % (cached["real_units"], cached["kwarm_real"]))
+    if "ccache" in cached:
+        c = cached["ccache"]
+        t.append("  same %d g++ compiles as ccache hits, pool of 8          %7.3f s   kwarm/ccache %.2fx"
+                 % (c["compiles"] // b.a.reps, c["seconds"], cached["kwarm_real"] / c["seconds"]))
+        t.append("    (ccache: -c instead of -shared, ccache refuses links as uncacheable; %d/%d hits)"
+                 % (c["hits"], c["compiles"]))
+    t.append("")
+    t.append("per-unit overhead: %d tiny real compiles (cc -O0 -c), -j2, best of %d"
+             % (over["units"], b.a.reps))
+    t.append("  kwarm gen + make -j2 warmup %7.2f s   plain Makefile %7.2f s   ratio %.3f"
+             % (over["kwarm"], over["plain"], over["kwarm"] / over["plain"]))
+    t.append("")
+    t.append("generator and make at scale (classes of 1 orchestration + 9 incores, one shared header)")
+    t.append("  %7s %8s %8s %10s %9s" % ("units", "gen s", "gen MB", "make -q s", "mk MB"))
+    for r in scale_rows:
+        t.append("  %7d %8.3f %8.1f %10.3f %9.1f" % (r["units"], r["gen"], r["mb"], r["noop"], r["mk_mb"]))
+    for a, z in zip(scale_rows, scale_rows[1:]):
+        f = z["units"] / a["units"]
+        t.append("  growth %dk -> %dk (x%g units): gen x%.1f, memory x%.1f, make -q x%.1f"
+                 % (a["units"] // 1000, z["units"] // 1000, f, z["gen"] / a["gen"], z["mb"] / a["mb"],
+                    z["noop"] / a["noop"]))
+    return "\n".join(t) + "\n"
+
+
+def main():
+    here = os.path.dirname(os.path.abspath(__file__))
+    src = os.path.dirname(here)
+    ap = argparse.ArgumentParser(description="kwarm benchmark (bench/README.md)")
+    ap.add_argument("--scale", type=float, default=0.1, help="stand-in time factor (default 0.1)")
+    ap.add_argument("--quick", action="store_true", help="smaller deepseek and suite, no 100k units")
+    ap.add_argument("--smoke", action="store_true", help="qwen at N=2 only, tiny sizes (for the tests)")
+    ap.add_argument("--output", help="also write the table here (default bench/results/latest.txt)")
+    ap.add_argument("--scratch", help="work folder (default: a fresh temporary one, removed after)")
+    ap.add_argument("--keep", action="store_true", help="keep the work folder")
+    ap.add_argument("--kwarm", default=os.environ.get("KWARM", os.path.join(src, "build", "kwarm")))
+    ap.add_argument("--standin", default=os.environ.get("STANDIN", os.path.join(src, "build", "kwarm-standin")))
+    a = ap.parse_args()
+    a.src = src
+    for what, p in (("kwarm", a.kwarm), ("stand-in", a.standin)):
+        if not os.access(p, os.X_OK):
+            ap.error("no %s binary at '%s' (build first, or set KWARM / STANDIN)" % (what, p))
+    made_scratch = not a.scratch
+    if made_scratch:
+        import tempfile
+        a.scratch = tempfile.mkdtemp(prefix="kwarm-bench.")
+    os.makedirs(a.scratch, exist_ok=True)
+    a.scratch = os.path.abspath(a.scratch)
+    a.reps = 1 if (a.smoke or a.quick) else 2
+    b = Bench(a)
+    head = machine(a.scale)
+    mode = "smoke" if a.smoke else "quick" if a.quick else "full"
+    head.append("command: bench/run.sh --scale %g%s" % (a.scale, "" if mode == "full" else " --" + mode))
+    t0 = time.monotonic()
+    try:
+        spans = []
+        if a.smoke:
+            spans += b.makespans(wl.qwen(), [2])
+        else:
+            for w in (wl.qwen(), wl.qwen(late=True), wl.qwen_pair()):
+                spans += b.makespans(w, [2, 3, 8])
+            shrink = 4 if a.quick else 1
+            spans += b.makespans(wl.deepseek(368 // shrink), [8])
+            spans += b.makespans(wl.suite(shrink), [8])
+        log("cached re-runs")
+        cached = b.cached()
+        n_tiny = 40 if a.smoke else 300 if a.quick else 1000
+        log("per-unit overhead: %d tiny compiles" % n_tiny)
+        over = b.overhead(n_tiny)
+        sizes = [1000] if a.smoke else [1000, 10000] if a.quick else [1000, 10000, 100000]
+        scale_rows = b.scale(sizes)
+    finally:
+        if made_scratch and not a.keep:
+            shutil.rmtree(a.scratch, ignore_errors=True)
+    head.append("wall time of this run: %.0f s" % (time.monotonic() - t0))
+    text = table(b, head, spans, cached, over, scale_rows)
+    sys.stdout.write(text)
+    out = a.output or os.path.join(here, "results", "latest.txt")
+    os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
+    with open(out, "w") as f:
+        f.write(text)
+    log("table written to %s" % out)
+
+
+if __name__ == "__main__":
+    main()
