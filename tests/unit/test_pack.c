@@ -1,0 +1,358 @@
+#include "buf.h"
+#include "cache.h"
+#include "check.h"
+#include "digest.h"
+#include "pack.h"
+#include "path.h"
+#include "util.h"
+
+#include <fcntl.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* Messages (stderr) and the "packed" line (stdout) are looked at. */
+static char *out_text_path;
+static int saved_fds[3] = { -1, -1, -1 };
+
+static void capture(int fd)
+{
+	char *path = xstrfmt("%s.%d", out_text_path, fd);
+	int f = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0666);
+
+	fflush(NULL);
+	saved_fds[fd] = dup(fd);
+	if (f < 0 || saved_fds[fd] < 0 || dup2(f, fd) < 0)
+		die("cannot redirect fd %d", fd);
+	close(f);
+	free(path);
+}
+
+/* Restore fd and return what was written meanwhile (caller frees). */
+static char *captured(int fd)
+{
+	char *path = xstrfmt("%s.%d", out_text_path, fd), *text;
+	size_t len;
+
+	fflush(NULL);
+	if (dup2(saved_fds[fd], fd) < 0)
+		die("cannot restore fd %d", fd);
+	close(saved_fds[fd]);
+	saved_fds[fd] = -1;
+	if (read_file_all(path, &text, &len))
+		die("cannot read '%s'", path);
+	free(path);
+	return text;
+}
+
+static void write_file(const char *path, const void *data, size_t len)
+{
+	char *dir = path_dirname(path);
+	int fd;
+
+	if (mkdir_p(dir))
+		die("cannot create '%s'", dir);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0666);
+	if (fd < 0 || write_all(fd, data, len) || close(fd))
+		die("cannot write '%s'", path);
+	free(dir);
+}
+
+static int exists(const char *path)
+{
+	struct stat st;
+
+	return !stat(path, &st);
+}
+
+/* Store a unit entry under the key of its bytes (any 64-hex name will do). */
+static void store_unit(const struct cache *c, const void *data, size_t len,
+		       char key[DIGEST_HEX_SIZE])
+{
+	char *tmp;
+
+	digest_bytes_hex(data, len, key);
+	tmp = xstrfmt("%s/tmp/unit.%.16s", c->dir, key);
+	write_file(tmp, data, len);
+	if (cache_unit_store(c, key, tmp, "test unit"))
+		die("cannot store a unit");
+	unlink(tmp);
+	free(tmp);
+}
+
+/* Save a description under its own SHA-256; ckey receives it. */
+static void save_desc(const struct cache *c, const char *text, char ckey[DIGEST_HEX_SIZE])
+{
+	char *path;
+
+	digest_bytes_hex(text, strlen(text), ckey);
+	path = cache_pack_path(c, ckey);
+	write_file(path, text, strlen(text));
+	free(path);
+}
+
+static void le32(unsigned char *img, size_t off, uint32_t v)
+{
+	for (int i = 0; i < 4; i++)
+		img[off + (size_t)i] = (unsigned char)(v >> (8 * i));
+}
+
+struct want_child {
+	int32_t func_id;
+	int sig[4];
+	int sig_count;
+	const unsigned char *bin;
+	uint32_t size;
+};
+
+/* The image as CALLABLE_LAYOUT.md says, built here independently of layout.c.
+ * Returns a malloc'd image of *size bytes. */
+static unsigned char *expected_image(const int *sig, int sig_count, const char *func_name,
+				     const char *config_name, const unsigned char *orch,
+				     uint32_t orch_size, const struct want_child *ch, int n,
+				     size_t *size)
+{
+	size_t offs[8], end = orch_size, total;
+	unsigned char *img;
+
+	for (int i = 0; i < n; i++) {
+		offs[i] = (end + 63) / 64 * 64;
+		end = offs[i] + 192 + ch[i].size;
+	}
+	total = 9376 + end;
+	img = xcalloc(1, total);
+	for (int i = 0; i < sig_count; i++)
+		le32(img, 4 * (size_t)i, (uint32_t)sig[i]);
+	le32(img, 1024, (uint32_t)sig_count);
+	le32(img, 1028, orch_size);
+	memcpy(img + 1032, func_name, strlen(func_name));
+	le32(img, 1096, (uint32_t)strlen(func_name));
+	for (int i = 0; i < n; i++) {
+		le32(img, 1100 + 4 * (size_t)i, (uint32_t)ch[i].func_id);
+		le32(img, 5196 + 4 * (size_t)i, (uint32_t)offs[i]);
+	}
+	le32(img, 9292, (uint32_t)n);
+	memcpy(img + 9296, config_name, strlen(config_name));
+	le32(img, 9360, (uint32_t)strlen(config_name));
+	memcpy(img + 9376, orch, orch_size);
+	for (int i = 0; i < n; i++) {
+		unsigned char *c = img + 9376 + offs[i];
+
+		for (int k = 0; k < ch[i].sig_count; k++)
+			le32(c, 4 * (size_t)k, (uint32_t)ch[i].sig[k]);
+		le32(c, 128, (uint32_t)ch[i].sig_count);
+		le32(c, 132, ch[i].size);
+		memcpy(c + 192, ch[i].bin, ch[i].size);
+	}
+	*size = total;
+	return img;
+}
+
+static char *desc_text(const char *config_name, const char *orch, const char *a,
+		       const char *b)
+{
+	return xstrfmt("kwarm-pack 1\nlayout 1\nwhat class TestX, callable y\nruntime rt\n"
+		       "func_name entry\nconfig_name %s\nsig 1,2\norch %s kernels/orch.cpp\n"
+		       "child 7 %s 1 copy hidden\nchild 3 %s - second\n",
+		       config_name, orch, a, b);
+}
+
+static int same_file(const char *path, const unsigned char *want, size_t len)
+{
+	char *data;
+	size_t got;
+	int same;
+
+	if (read_file_all(path, &data, &got))
+		return 0;
+	same = got == len && !memcmp(data, want, len);
+	if (got != len)
+		fprintf(stderr, "'%s' has %zu bytes, want %zu\n", path, got, len);
+	free(data);
+	return same;
+}
+
+static int file_size(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) ? -1 : (int)st.st_size;
+}
+
+int main(void)
+{
+	char *tmp = check_tmpdir("pack"), *abs = realpath(tmp, NULL);
+	unsigned char orch[100], bin_a[10], bin_b[1] = { 0xab }, *want, *want2;
+	char korch[DIGEST_HEX_SIZE], ka[DIGEST_HEX_SIZE], kb[DIGEST_HEX_SIZE];
+	char kbad[DIGEST_HEX_SIZE], ckey[DIGEST_HEX_SIZE], ckey2[DIGEST_HEX_SIZE];
+	char ckey3[DIGEST_HEX_SIZE], cwrong[DIGEST_HEX_SIZE];
+	const int sig[] = { 1, 2 };
+	struct want_child ch[2] = {
+		{ 7, { 1 }, 1, bin_a, sizeof(bin_a) },
+		{ 3, { 0 }, 0, bin_b, sizeof(bin_b) },
+	};
+	char *text, *out, *stamp, *stamp2, *stamp_other, *msg, *want_msg, *bad_out, *bad_stamp;
+	char *cache_dir, *path;
+	struct cache c;
+	size_t want_len, want2_len;
+
+	if (!abs)
+		die("cannot resolve '%s'", tmp);
+	out_text_path = path_join(abs, "captured");
+	cache_dir = path_join(abs, "cache");
+	if (cache_init(&c, cache_dir))
+		die("cannot set up the cache");
+	for (size_t i = 0; i < sizeof(orch); i++)
+		orch[i] = (unsigned char)(i * 3 + 1);
+	for (size_t i = 0; i < sizeof(bin_a); i++)
+		bin_a[i] = (unsigned char)(0xf0 + i);
+	store_unit(&c, orch, sizeof(orch), korch);
+	store_unit(&c, bin_a, sizeof(bin_a), ka);
+	store_unit(&c, bin_b, sizeof(bin_b), kb);
+
+	/* The worked example of CALLABLE_LAYOUT.md, end to end. */
+	text = desc_text("cfg", korch, ka, kb);
+	save_desc(&c, text, ckey);
+	free(text);
+	out = xstrfmt("%s/out/y.callable", abs);
+	stamp = xstrfmt("%s/out/.kwarm/y.callable.%s", abs, ckey);
+	stamp_other = xstrfmt("%s/out/.kwarm/z.callable.%s", abs, ckey);
+	write_file(stamp_other, "", 0);	/* another output's stamp: never touched */
+	want = expected_image(sig, 2, "entry", "cfg", orch, sizeof(orch), ch, 2, &want_len);
+	CHECK_INT(want_len, 9953);
+	capture(1);
+	CHECK_INT(pack_run(&c, NULL, ckey, out, stamp), 0);
+	msg = captured(1);
+	want_msg = xstrfmt("kwarm: packed class TestX, callable y: %s (2 incores, 9953 bytes)\n", out);
+	CHECK_STR(msg, want_msg);
+	free(msg);
+	free(want_msg);
+	CHECK(same_file(out, want, want_len));
+	CHECK_INT(file_size(stamp), 0);
+	/* Spot checks straight from the worked example. */
+	CHECK_INT(want[5196], 128);
+	CHECK_INT(want[5200], 384 & 0xff);
+	CHECK_INT(want[5201], 384 >> 8);
+
+	/* Packing the same key again: same bytes, same stamp. */
+	capture(1);
+	CHECK_INT(pack_run(&c, NULL, ckey, out, stamp), 0);
+	free(captured(1));
+	CHECK(same_file(out, want, want_len));
+	CHECK(exists(stamp));
+
+	/* Another key for the same output: the first stamp goes, other outputs' stay. */
+	text = desc_text("", korch, ka, kb);
+	save_desc(&c, text, ckey2);
+	free(text);
+	stamp2 = xstrfmt("%s/out/.kwarm/y.callable.%s", abs, ckey2);
+	capture(1);
+	CHECK_INT(pack_run(&c, NULL, ckey2, out, stamp2), 0);
+	free(captured(1));
+	CHECK(!exists(stamp));
+	CHECK(exists(stamp2));
+	CHECK(exists(stamp_other));
+	want2 = expected_image(sig, 2, "entry", "", orch, sizeof(orch), ch, 2, &want2_len);
+	CHECK(same_file(out, want2, want2_len));
+
+	/* A corrupt unit: pack fails, names the incore, and publishes nothing. */
+	{
+		static const unsigned char bad_bin[] = "will be corrupted";
+		char *apath;
+
+		store_unit(&c, bad_bin, sizeof(bad_bin), kbad);
+		apath = cache_unit_path(&c, kbad, "");
+		write_file(apath, "will be corrupteD", sizeof(bad_bin));
+		free(apath);
+	}
+	text = desc_text("cfg", korch, ka, kbad);
+	save_desc(&c, text, ckey3);
+	free(text);
+	bad_out = xstrfmt("%s/out/bad.callable", abs);
+	bad_stamp = xstrfmt("%s/out/.kwarm/bad.callable.%s", abs, ckey3);
+	capture(1);
+	capture(2);
+	CHECK_INT(pack_run(&c, NULL, ckey3, bad_out, bad_stamp), -1);
+	msg = captured(2);
+	free(captured(1));
+	CHECK(strstr(msg, "is corrupt") != NULL);
+	CHECK(strstr(msg, "kwarm: error: cannot pack class TestX, callable y: incore 'second' ")
+	      != NULL);
+	free(msg);
+	CHECK(!exists(bad_out));
+	CHECK(!exists(bad_stamp));
+	/* Nor over an existing output: its bytes and stamp stay. */
+	free(bad_stamp);
+	bad_stamp = xstrfmt("%s/out/.kwarm/y.callable.%s", abs, ckey3);
+	capture(1);
+	capture(2);
+	CHECK_INT(pack_run(&c, NULL, ckey3, out, bad_stamp), -1);
+	free(captured(2));
+	free(captured(1));
+	CHECK(same_file(out, want2, want2_len));
+	CHECK(exists(stamp2));
+	CHECK(!exists(bad_stamp));
+
+	/* A missing orchestration is named as such. */
+	{
+		char kgone[DIGEST_HEX_SIZE];
+
+		digest_bytes_hex("never stored", 12, kgone);
+		text = desc_text("cfg", kgone, ka, kb);
+		save_desc(&c, text, ckey3);
+		free(text);
+		capture(2);
+		CHECK_INT(pack_run(&c, NULL, ckey3, bad_out, bad_stamp), -1);
+		msg = captured(2);
+		CHECK(strstr(msg, "orchestration 'kernels/orch.cpp' is not in the cache") != NULL);
+		free(msg);
+		CHECK(!exists(bad_out));
+	}
+
+	/* A description whose content does not match its name is refused. */
+	text = desc_text("cfg", korch, ka, kb);
+	digest_bytes_hex("something else", 14, cwrong);
+	path = cache_pack_path(&c, cwrong);
+	write_file(path, text, strlen(text));
+	free(path);
+	free(text);
+	capture(2);
+	CHECK_INT(pack_run(&c, NULL, cwrong, bad_out, bad_stamp), -1);
+	msg = captured(2);
+	CHECK(strstr(msg, "is corrupt; run 'kwarm gen' again") != NULL);
+	free(msg);
+	CHECK(!exists(bad_out));
+
+	/* A well-named description that does not parse is refused too. */
+	save_desc(&c, "kwarm-pack 1\nlayout 1\nwhat class T\nbogus line\n", cwrong);
+	capture(2);
+	CHECK_INT(pack_run(&c, NULL, cwrong, bad_out, bad_stamp), -1);
+	msg = captured(2);
+	CHECK(strstr(msg, "is corrupt") != NULL);
+	free(msg);
+
+	/* No description at all. */
+	digest_bytes_hex("no description", 14, cwrong);
+	capture(2);
+	CHECK_INT(pack_run(&c, NULL, cwrong, bad_out, bad_stamp), -1);
+	msg = captured(2);
+	CHECK(strstr(msg, "cannot read callable description") != NULL);
+	free(msg);
+	CHECK(!exists(bad_out));
+	CHECK(exists(stamp2));
+
+	free(want);
+	free(want2);
+	free(out);
+	free(stamp);
+	free(stamp2);
+	free(stamp_other);
+	free(bad_out);
+	free(bad_stamp);
+	cache_release(&c);
+	free(cache_dir);
+	free(out_text_path);
+	free(abs);
+	free(tmp);
+	return check_done();
+}
