@@ -1,0 +1,413 @@
+/* cachelog: the event log, use times and the make run's start.
+ *
+ * CACHE/events.log, plain text, one event per line:
+ *
+ *     <unix seconds> SP <event> SP <key> [SP <seconds>] LF
+ *
+ * e.g. "1718000000 miss 3f...a9 2.418". Events: miss (a compile ran and
+ * published), wait-hit (a compile found the entry valid once it had the lock),
+ * hit (a pack used an entry made before its make run began), corrupt (an entry
+ * was found corrupt and removed). Writers append a whole line in one write() on
+ * an O_APPEND descriptor, so concurrent steps never interleave; a line without
+ * its LF is not an event. Appenders hold a shared flock on CACHE/events.lock
+ * and compaction an exclusive one, so no event lands in a log being replaced.
+ *
+ * A run is a stretch of events with no gap over CACHELOG_RUN_GAP seconds: it
+ * needs no cooperation from make, and a warm-up's steps follow each other
+ * closely (a single compile longer than the gap splits a run in two).
+ */
+#include "cachelog.h"
+#include "buf.h"
+#include "cache.h"
+#include "hashmap.h"
+#include "path.h"
+#include "publish.h"
+#include "util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+static int valid_word(const char *s, size_t max)
+{
+	size_t n = strlen(s);
+
+	return n && n < max && !strpbrk(s, " \t\n");
+}
+
+static void lock(int fd, int how)
+{
+	if (fd >= 0)
+		while (flock(fd, how) && errno == EINTR)
+			;
+}
+
+void cachelog_event(const char *cache_dir, const char *event, const char *key, double seconds)
+{
+	char *log, *lockpath, *line;
+	int fd, lockfd;
+
+	if (!cache_dir || !valid_word(event, sizeof(((struct cachelog_event *)0)->event)) ||
+	    !valid_word(key, DIGEST_HEX_SIZE))
+		return;
+	log = path_join(cache_dir, CACHELOG_FILE);
+	lockpath = path_join(cache_dir, CACHELOG_LOCK);
+	if (isfinite(seconds) && seconds > 0)
+		line = xstrfmt("%lld %s %s %.3f\n", (long long)time(NULL), event, key, seconds);
+	else
+		line = xstrfmt("%lld %s %s\n", (long long)time(NULL), event, key);
+	lockfd = open(lockpath, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+	lock(lockfd, LOCK_SH);
+	fd = open(log, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0666);
+	if (fd >= 0) {
+		/* An optimisation: a lost event only makes the figures less exact. */
+		(void)write_all(fd, line, strlen(line));
+		close(fd);
+	}
+	if (lockfd >= 0)
+		close(lockfd);	/* drops the flock */
+	free(line);
+	free(lockpath);
+	free(log);
+}
+
+/* Set path's atime to now, mtime untouched. */
+static void touch_atime(const char *path)
+{
+	struct timespec ts[2] = { { 0, UTIME_NOW }, { 0, UTIME_OMIT } };
+
+	(void)utimensat(AT_FDCWD, path, ts, 0);
+}
+
+void cache_touch_use(const char *cache_dir, const char *key)
+{
+	struct cache c = { xstrdup(cache_dir) };
+	char *path = cache_unit_path(&c, key, ".m");
+
+	touch_atime(path);
+	free(path);
+	cache_release(&c);
+}
+
+void cache_touch_pack(const char *cache_dir, const char *ckey)
+{
+	struct cache c = { xstrdup(cache_dir) };
+	char *path = cache_pack_path(&c, ckey);
+
+	touch_atime(path);
+	free(path);
+	cache_release(&c);
+}
+
+/* Parent pid, comm and start (clock ticks since boot) of pid from /proc/PID/stat. */
+static int read_proc_stat(int pid, int *ppid, char *comm, size_t comm_size,
+			  unsigned long long *start)
+{
+	char *path = xstrfmt("/proc/%d/stat", pid), *text = NULL, *open_paren, *close_paren, *p;
+	size_t len, n;
+	int ret = -1;
+
+	if (read_file_all(path, &text, &len))
+		goto out;
+	/* comm may hold spaces and parentheses: it ends at the last ')'. */
+	open_paren = strchr(text, '(');
+	close_paren = strrchr(text, ')');
+	if (!open_paren || !close_paren || close_paren < open_paren)
+		goto out;
+	n = (size_t)(close_paren - open_paren - 1);
+	if (n >= comm_size)
+		n = comm_size - 1;
+	memcpy(comm, open_paren + 1, n);
+	comm[n] = '\0';
+	/* Fields from 3 (state) on; ppid is field 4, starttime field 22. */
+	p = close_paren + 1;
+	for (int field = 3; field <= 22; field++) {
+		char *end;
+		unsigned long long v;
+
+		while (*p == ' ')
+			p++;
+		if (!*p)
+			goto out;
+		if (field == 3) {
+			p++;
+			continue;
+		}
+		errno = 0;
+		v = strtoull(p, &end, 10);
+		if (end == p)
+			v = 0;	/* a field we do not use (they are all numbers) */
+		p = end;
+		while (*p && *p != ' ')
+			p++;
+		if (field == 4)
+			*ppid = (int)v;
+		else if (field == 22)
+			*start = v;
+	}
+	ret = 0;
+out:
+	free(text);
+	free(path);
+	return ret;
+}
+
+/* Turn clock ticks since boot into unix seconds: boot time is now (realtime)
+ * minus the time since boot, finer than /proc/stat's whole-second btime. */
+static double ticks_to_unix(unsigned long long ticks)
+{
+	struct timespec real, boot;
+	long hz = sysconf(_SC_CLK_TCK);
+
+	if (hz <= 0)
+		hz = 100;
+	clock_gettime(CLOCK_REALTIME, &real);
+	clock_gettime(CLOCK_BOOTTIME, &boot);
+	return ((double)real.tv_sec + (double)real.tv_nsec / 1e9) -
+	       ((double)boot.tv_sec + (double)boot.tv_nsec / 1e9) + (double)ticks / (double)hz;
+}
+
+double proc_start_time(int pid)
+{
+	char comm[64];
+	unsigned long long start;
+	int ppid;
+
+	if (read_proc_stat(pid, &ppid, comm, sizeof(comm), &start))
+		return -1;
+	return ticks_to_unix(start);
+}
+
+double make_run_start(void)
+{
+	int pid = (int)getppid();
+
+	/* Bounded: a cycle cannot happen, but a garbled /proc must not loop. */
+	for (int depth = 0; pid > 1 && depth < 64; depth++) {
+		char comm[64];
+		unsigned long long start;
+		int ppid;
+
+		if (read_proc_stat(pid, &ppid, comm, sizeof(comm), &start))
+			break;
+		if (!strcmp(comm, "make") || !strcmp(comm, "gmake"))
+			return ticks_to_unix(start);
+		pid = ppid;
+	}
+	return proc_start_time((int)getpid());
+}
+
+int cachelog_parse_line(const char *line, size_t len, struct cachelog_event *ev)
+{
+	char *copy, *p, *end, *word;
+	int ret = -1;
+
+	if (memchr(line, '\0', len))
+		return -1;
+	copy = xstrndup(line, len);
+	p = copy;
+	if (*p < '0' || *p > '9')
+		goto out;
+	errno = 0;
+	ev->when = strtoll(p, &end, 10);
+	if (errno || *end != ' ')
+		goto out;
+	word = end + 1;
+	p = strchr(word, ' ');
+	if (!p || p == word || (size_t)(p - word) >= sizeof(ev->event))
+		goto out;
+	memcpy(ev->event, word, (size_t)(p - word));
+	ev->event[p - word] = '\0';
+	word = p + 1;
+	p = strchr(word, ' ');
+	if (!p)
+		p = word + strlen(word);
+	if (p == word || (size_t)(p - word) >= sizeof(ev->key))
+		goto out;
+	memcpy(ev->key, word, (size_t)(p - word));
+	ev->key[p - word] = '\0';
+	ev->seconds = 0;
+	if (*p) {
+		if (p[1] < '0' || p[1] > '9')
+			goto out;
+		errno = 0;
+		ev->seconds = strtod(p + 1, &end);
+		if (errno || *end || !isfinite(ev->seconds))
+			goto out;
+	}
+	ret = 0;
+out:
+	free(copy);
+	return ret;
+}
+
+void cachelog_init(struct cachelog *log)
+{
+	log->v = NULL;
+	log->nr = log->alloc = 0;
+}
+
+void cachelog_release(struct cachelog *log)
+{
+	free(log->v);
+	cachelog_init(log);
+}
+
+static void parse_text(struct cachelog *log, const char *text, size_t len)
+{
+	const char *p = text, *end = text + len;
+
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+
+		if (!nl)
+			break;	/* torn last line */
+		ALLOC_GROW(log->v, log->nr + 1, log->alloc);
+		if (!cachelog_parse_line(p, (size_t)(nl - p), &log->v[log->nr]))
+			log->nr++;
+		p = nl + 1;
+	}
+}
+
+int cachelog_load(struct cachelog *log, const char *cache_dir)
+{
+	char *path = path_join(cache_dir, CACHELOG_FILE), *text;
+	size_t len;
+	int ret = 0;
+
+	if (read_file_all(path, &text, &len)) {
+		if (errno != ENOENT)
+			ret = error("cannot read '%s': %s", path, strerror(errno));
+	} else {
+		parse_text(log, text, len);
+		free(text);
+	}
+	free(path);
+	return ret;
+}
+
+size_t cachelog_run_begin(const struct cachelog *log, size_t end)
+{
+	size_t i = end;
+
+	if (!i)
+		return 0;
+	i--;
+	/* Appenders stamp before they write, so neighbours may be out of order. */
+	while (i > 0 && log->v[i].when - log->v[i - 1].when <= CACHELOG_RUN_GAP)
+		i--;
+	return i;
+}
+
+/* A unit's fate in a run, best last. */
+enum fate { FATE_NONE, FATE_HIT, FATE_WAIT_HIT, FATE_MISS };
+
+static const enum fate fates[] = { FATE_HIT, FATE_WAIT_HIT, FATE_MISS };
+
+static void tally_run(const struct cachelog *log, size_t from, size_t to, struct cachelog_tally *t)
+{
+	struct hashmap seen;
+
+	hashmap_init(&seen);
+	for (size_t i = from; i < to; i++) {
+		const struct cachelog_event *ev = &log->v[i];
+		enum fate f = FATE_NONE;
+		void *old;
+
+		if (!strcmp(ev->event, "hit"))
+			f = FATE_HIT;
+		else if (!strcmp(ev->event, "wait-hit"))
+			f = FATE_WAIT_HIT;
+		else if (!strcmp(ev->event, "miss"))
+			f = FATE_MISS;
+		else if (!strcmp(ev->event, "corrupt"))
+			t->corrupt++;
+		if (f == FATE_MISS)
+			t->compile_seconds += ev->seconds;
+		if (f == FATE_NONE)
+			continue;
+		/* The value is a pointer into the static fates[]: no allocation. */
+		old = hashmap_get(&seen, ev->key);
+		if (!old || *(const enum fate *)old < f)
+			hashmap_put(&seen, ev->key, (void *)&fates[f - 1]);
+	}
+	for (size_t i = 0; i < seen.nr; i++) {
+		enum fate f = *(const enum fate *)seen.entries[i].value;
+
+		if (f == FATE_HIT)
+			t->hits++;
+		else if (f == FATE_WAIT_HIT)
+			t->wait_hits++;
+		else
+			t->misses++;
+	}
+	hashmap_release(&seen);
+}
+
+void cachelog_tally(const struct cachelog *log, size_t from, size_t to, struct cachelog_tally *t)
+{
+	memset(t, 0, sizeof(*t));
+	while (to > from) {
+		size_t begin = cachelog_run_begin(log, to);
+
+		if (begin < from)
+			begin = from;
+		tally_run(log, begin, to, t);
+		t->runs++;
+		to = begin;
+	}
+}
+
+int cachelog_compact(const char *cache_dir, size_t max_bytes, size_t keep_runs)
+{
+	char *path = path_join(cache_dir, CACHELOG_FILE), *lockpath = NULL, *text = NULL;
+	struct cachelog log;
+	struct buf b = BUF_INIT;
+	struct stat st;
+	size_t len, begin;
+	int lockfd = -1, ret = 0;
+
+	cachelog_init(&log);
+	if (stat(path, &st) || (size_t)st.st_size <= max_bytes)
+		goto out;
+	lockpath = path_join(cache_dir, CACHELOG_LOCK);
+	lockfd = open(lockpath, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+	/* Someone else compacting, or appenders busy: another time. */
+	if (lockfd < 0 || flock(lockfd, LOCK_EX | LOCK_NB))
+		goto out;
+	if (read_file_all(path, &text, &len)) {
+		ret = error("cannot read '%s': %s", path, strerror(errno));
+		goto out;
+	}
+	if (len <= max_bytes)
+		goto out;
+	parse_text(&log, text, len);
+	begin = log.nr;
+	for (size_t r = 0; r < keep_runs && begin > 0; r++)
+		begin = cachelog_run_begin(&log, begin);
+	for (size_t i = begin; i < log.nr; i++) {
+		const struct cachelog_event *ev = &log.v[i];
+
+		buf_addf(&b, "%lld %s %s", (long long)ev->when, ev->event, ev->key);
+		if (ev->seconds > 0)
+			buf_addf(&b, " %.3f", ev->seconds);
+		buf_addch(&b, '\n');
+	}
+	ret = publish_bytes(path, buf_str(&b), b.len);
+out:
+	if (lockfd >= 0)
+		close(lockfd);
+	buf_release(&b);
+	cachelog_release(&log);
+	free(text);
+	free(lockpath);
+	free(path);
+	return ret;
+}

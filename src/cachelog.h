@@ -1,0 +1,76 @@
+/* cachelog: the cache's event log (what each warm-up hit, waited for, compiled
+ * or found corrupt), the "last use" time of entries that prune goes by, and the
+ * start of the make run a step belongs to (what tells a hit from a fresh entry).
+ *
+ * All of it is an optimisation and a report: nothing here ever fails a build.
+ */
+#ifndef KWARM_CACHELOG_H
+#define KWARM_CACHELOG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "digest.h"
+
+/* The log's and its lock's file names inside the cache folder. */
+#define CACHELOG_FILE "events.log"
+#define CACHELOG_LOCK "events.lock"
+
+/* Two events further apart than this (seconds) belong to different runs. */
+#define CACHELOG_RUN_GAP 600
+
+/* Compaction: past CACHELOG_COMPACT_BYTES, keep the last CACHELOG_KEEP_RUNS runs. */
+#define CACHELOG_COMPACT_BYTES (1024 * 1024)
+#define CACHELOG_KEEP_RUNS 50
+
+struct cachelog_event {
+	int64_t when;			/* unix seconds */
+	char event[16];			/* "miss", "wait-hit", "hit", "corrupt", ... */
+	char key[DIGEST_HEX_SIZE];	/* the unit's key */
+	double seconds;			/* 0 when the line has none */
+};
+
+struct cachelog {
+	struct cachelog_event *v;	/* in file order */
+	size_t nr, alloc;
+};
+
+/* Figures of a stretch of the log; a unit counts once per run, as its best
+ * known fate: miss over wait-hit over hit. */
+struct cachelog_tally {
+	size_t runs, hits, wait_hits, misses, corrupt;
+	double compile_seconds;		/* sum over every miss line */
+};
+
+/* Append "<unix seconds> <event> <key> [<seconds>]" to CACHE/events.log in one
+ * O_APPEND write; seconds <= 0 is left out. Failures are ignored. */
+void cachelog_event(const char *cache_dir, const char *event, const char *key, double seconds);
+/* Set the atime of the entry's manifest to now, leaving its mtime (a make
+ * target's timestamp) alone: the entry's last use, for prune. Failures ignored. */
+void cache_touch_use(const char *cache_dir, const char *key);
+/* The same for callable description ckey (packs/). Failures ignored. */
+void cache_touch_pack(const char *cache_dir, const char *ckey);
+/* Start time (unix seconds) of the nearest ancestor named make or gmake, else
+ * of this process: entries older than this were there before the run began. */
+double make_run_start(void);
+/* Start time (unix seconds) of process pid from /proc, or -1. */
+double proc_start_time(int pid);
+
+/* Parse one line (without its LF); 0, or -1 when it is not an event. */
+int cachelog_parse_line(const char *line, size_t len, struct cachelog_event *ev);
+void cachelog_init(struct cachelog *log);
+void cachelog_release(struct cachelog *log);
+/* Read CACHE/events.log (missing = empty; torn or garbled lines skipped);
+ * 0, or -1 after reporting. */
+int cachelog_load(struct cachelog *log, const char *cache_dir);
+/* Index of the first event of the run that event end-1 belongs to (0 when the
+ * log is empty): runs are separated by gaps over CACHELOG_RUN_GAP. */
+size_t cachelog_run_begin(const struct cachelog *log, size_t end);
+/* Tally events [from, to) into t (zeroed first). */
+void cachelog_tally(const struct cachelog *log, size_t from, size_t to,
+		    struct cachelog_tally *t);
+/* When the log is past max_bytes, rewrite it keeping the last keep_runs runs
+ * (skipped while another process compacts). 0, or -1 after reporting. */
+int cachelog_compact(const char *cache_dir, size_t max_bytes, size_t keep_runs);
+
+#endif

@@ -1,0 +1,696 @@
+/* cachemaint: scan, verify and prune a cache folder.
+ *
+ * Nothing here holds a lock longer than one entry: a warm-up that wants an
+ * entry prune is removing waits for that entry alone, then finds it missing
+ * and compiles it. A compile in progress holds its entry's lock, so prune and
+ * verify skip it rather than remove a half-published entry from under it.
+ */
+#include "cachemaint.h"
+#include "cachelog.h"
+#include "path.h"
+#include "util.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+static double ts_seconds(const struct timespec *ts)
+{
+	return (double)ts->tv_sec + (double)ts->tv_nsec / 1e9;
+}
+
+static double last_use(const struct stat *st)
+{
+	double a = ts_seconds(&st->st_atim), m = ts_seconds(&st->st_mtim);
+
+	return a > m ? a : m;
+}
+
+static int is_hex(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
+			return 0;
+	return 1;
+}
+
+static int all_digits(const char *s, size_t n)
+{
+	if (!n)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (s[i] < '0' || s[i] > '9')
+			return 0;
+	return 1;
+}
+
+int cache_pid_alive(long pid)
+{
+	if (pid <= 0 || pid > INT_MAX)
+		return 0;
+	return !kill((pid_t)pid, 0) || errno == EPERM;
+}
+
+/* The pid of a publish temp name "<final>.tmp.<pid>.<8 hex>", or -1. */
+static long publish_temp_pid(const char *name)
+{
+	size_t n = strlen(name);
+	const char *p, *dot;
+
+	if (n < 9 || name[n - 9] != '.' || !is_hex(name + n - 8, 8))
+		return -1;
+	/* Find ".tmp." just before the pid. */
+	for (p = name + n - 9; p > name && p[-1] != '.'; p--)
+		;
+	dot = p - 1;
+	if (p == name || !all_digits(p, (size_t)(name + n - 9 - p)) || dot - name < 4 ||
+	    strncmp(dot - 4, ".tmp", 4))
+		return -1;
+	return strtol(p, NULL, 10);
+}
+
+/* The pid of a scratch folder name "<16 hex>.<pid>.<n>" or a probe "probe.<pid>". */
+static long tmp_name_pid(const char *name, enum cache_temp_kind *kind)
+{
+	const char *p, *dot;
+
+	if (starts_with(name, "probe.") && all_digits(name + 6, strlen(name + 6))) {
+		*kind = CACHE_TEMP_PROBE;
+		return strtol(name + 6, NULL, 10);
+	}
+	if (strlen(name) < 20 || name[16] != '.' || !is_hex(name, 16))
+		return -1;
+	p = name + 17;
+	dot = strchr(p, '.');
+	if (!dot || !all_digits(p, (size_t)(dot - p)) || !all_digits(dot + 1, strlen(dot + 1)))
+		return -1;
+	*kind = CACHE_TEMP_SCRATCH;
+	return strtol(p, NULL, 10);
+}
+
+static void add_temp(struct cache_scan *s, const char *path, enum cache_temp_kind kind,
+		     long pid, const struct stat *st)
+{
+	struct cache_temp *t;
+
+	ALLOC_GROW(s->temps, s->nr_temps + 1, s->alloc_temps);
+	t = &s->temps[s->nr_temps++];
+	t->path = xstrdup(path);
+	t->kind = kind;
+	t->pid = pid;
+	t->mtime = ts_seconds(&st->st_mtim);
+}
+
+void cache_scan_init(struct cache_scan *s)
+{
+	memset(s, 0, sizeof(*s));
+}
+
+void cache_scan_release(struct cache_scan *s)
+{
+	for (size_t i = 0; i < s->nr_temps; i++)
+		free(s->temps[i].path);
+	free(s->units);
+	free(s->packs);
+	free(s->temps);
+	cache_scan_init(s);
+}
+
+/* The unit entry of key, added when new; units stay sorted at the end of the
+ * scan, so during it a linear search from the back finds the current one (one
+ * folder's names come together, and each key's files mostly together too). */
+static struct cache_unit_entry *unit_of(struct cache_scan *s, const char *key, size_t from)
+{
+	struct cache_unit_entry *u;
+
+	for (size_t i = s->nr_units; i > from; i--)
+		if (!strcmp(s->units[i - 1].key, key))
+			return &s->units[i - 1];
+	ALLOC_GROW(s->units, s->nr_units + 1, s->alloc_units);
+	u = &s->units[s->nr_units++];
+	memset(u, 0, sizeof(*u));
+	memcpy(u->key, key, DIGEST_HEX_SIZE);
+	return u;
+}
+
+typedef int (*scan_file_fn)(struct cache_scan *s, const char *path, const char *name,
+			    const struct stat *st, size_t from);
+
+/* Call fn for each file of each sub-folder of dir (units/ or packs/). */
+static int scan_two_levels(struct cache_scan *s, const char *dir, scan_file_fn fn,
+			   size_t *nr_before)
+{
+	DIR *top = opendir(dir), *sub;
+	struct dirent *de, *fe;
+	int ret = 0;
+
+	if (!top)
+		return errno == ENOENT ? 0 : error("cannot read '%s': %s", dir, strerror(errno));
+	while ((de = readdir(top))) {
+		char *subdir;
+
+		if (de->d_name[0] == '.')
+			continue;
+		subdir = path_join(dir, de->d_name);
+		sub = opendir(subdir);
+		if (!sub) {
+			if (errno != ENOTDIR && errno != ENOENT)
+				ret = error("cannot read '%s': %s", subdir, strerror(errno));
+			free(subdir);
+			continue;
+		}
+		*nr_before = s->nr_units;
+		while ((fe = readdir(sub))) {
+			struct stat st;
+			char *path;
+
+			if (!strcmp(fe->d_name, ".") || !strcmp(fe->d_name, ".."))
+				continue;
+			path = path_join(subdir, fe->d_name);
+			if (!lstat(path, &st))
+				fn(s, path, fe->d_name, &st, *nr_before);
+			free(path);
+		}
+		closedir(sub);
+		free(subdir);
+	}
+	closedir(top);
+	return ret;
+}
+
+static int scan_unit_file(struct cache_scan *s, const char *path, const char *name,
+			  const struct stat *st, size_t from)
+{
+	size_t n = strlen(name);
+	struct cache_unit_entry *u;
+	char key[DIGEST_HEX_SIZE];
+	long pid = publish_temp_pid(name);
+
+	if (pid >= 0) {
+		add_temp(s, path, CACHE_TEMP_PUBLISH, pid, st);
+		return 0;
+	}
+	if (n < 64 || !is_hex(name, 64) || !S_ISREG(st->st_mode)) {
+		s->nr_unknown++;
+		return 0;
+	}
+	memcpy(key, name, 64);
+	key[64] = '\0';
+	if (n == 64) {
+		u = unit_of(s, key, from);
+		u->artifact = 1;
+		u->bytes += (uint64_t)st->st_size;
+		if (!u->manifest)
+			u->last_use = ts_seconds(&st->st_mtim);
+	} else if (!strcmp(name + 64, ".m")) {
+		u = unit_of(s, key, from);
+		u->manifest = 1;
+		u->bytes += (uint64_t)st->st_size;
+		u->last_use = last_use(st);
+	} else if (!strcmp(name + 64, ".lock")) {
+		unit_of(s, key, from)->lock = 1;
+	} else {
+		s->nr_unknown++;
+	}
+	return 0;
+}
+
+static int scan_pack_file(struct cache_scan *s, const char *path, const char *name,
+			  const struct stat *st, size_t from)
+{
+	long pid = publish_temp_pid(name);
+	struct cache_pack_entry *p;
+
+	(void)from;
+	if (pid >= 0) {
+		add_temp(s, path, CACHE_TEMP_PUBLISH, pid, st);
+		return 0;
+	}
+	if (strlen(name) != 69 || !is_hex(name, 64) || strcmp(name + 64, ".pack") ||
+	    !S_ISREG(st->st_mode)) {
+		s->nr_unknown++;
+		return 0;
+	}
+	ALLOC_GROW(s->packs, s->nr_packs + 1, s->alloc_packs);
+	p = &s->packs[s->nr_packs++];
+	memcpy(p->ckey, name, 64);
+	p->ckey[64] = '\0';
+	p->bytes = (uint64_t)st->st_size;
+	p->last_use = last_use(st);
+	return 0;
+}
+
+static int scan_tmp(struct cache_scan *s, const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+
+	if (!d)
+		return errno == ENOENT ? 0 : error("cannot read '%s': %s", dir, strerror(errno));
+	while ((de = readdir(d))) {
+		enum cache_temp_kind kind;
+		struct stat st;
+		long pid;
+		char *path;
+
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		pid = tmp_name_pid(de->d_name, &kind);
+		path = path_join(dir, de->d_name);
+		if (pid < 0 || lstat(path, &st))
+			s->nr_unknown++;
+		else
+			add_temp(s, path, kind, pid, &st);
+		free(path);
+	}
+	closedir(d);
+	return 0;
+}
+
+static int by_key(const void *a, const void *b)
+{
+	return strcmp(((const struct cache_unit_entry *)a)->key,
+		      ((const struct cache_unit_entry *)b)->key);
+}
+
+static int by_ckey(const void *a, const void *b)
+{
+	return strcmp(((const struct cache_pack_entry *)a)->ckey,
+		      ((const struct cache_pack_entry *)b)->ckey);
+}
+
+int cache_scan_run(struct cache_scan *s, const struct cache *c)
+{
+	char *units = path_join(c->dir, "units"), *packs = path_join(c->dir, "packs");
+	char *tmp = path_join(c->dir, "tmp");
+	size_t from = 0;
+	int ret = 0;
+
+	cache_scan_release(s);
+	if (scan_two_levels(s, units, scan_unit_file, &from) ||
+	    scan_two_levels(s, packs, scan_pack_file, &from) || scan_tmp(s, tmp))
+		ret = -1;
+	if (s->nr_units)
+		qsort(s->units, s->nr_units, sizeof(*s->units), by_key);
+	if (s->nr_packs)
+		qsort(s->packs, s->nr_packs, sizeof(*s->packs), by_ckey);
+	free(units);
+	free(packs);
+	free(tmp);
+	return ret;
+}
+
+/* Take key's lock without waiting: the fd, -1 when a compile holds it (busy),
+ * -2 when the lock cannot be taken at all (reported). */
+static int try_lock(const struct cache *c, const char *key)
+{
+	char *path = cache_unit_path(c, key, ".lock");
+	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+
+	if (fd < 0) {
+		error("cannot open lock '%s': %s", path, strerror(errno));
+		fd = -2;
+	} else {
+		while (flock(fd, LOCK_EX | LOCK_NB)) {
+			if (errno == EINTR)
+				continue;
+			if (errno != EWOULDBLOCK)
+				error("cannot lock '%s': %s", path, strerror(errno));
+			close(fd);
+			fd = errno == EWOULDBLOCK ? -1 : -2;
+			break;
+		}
+	}
+	free(path);
+	return fd;
+}
+
+/* Remove a lock file while holding it, then let it go. */
+static int remove_lock(const struct cache *c, const char *key, int fd)
+{
+	char *path = cache_unit_path(c, key, ".lock");
+	int ret = 0;
+
+	if (unlink(path) && errno != ENOENT)
+		ret = error("cannot remove '%s': %s", path, strerror(errno));
+	close(fd);
+	free(path);
+	return ret;
+}
+
+static int remove_tree_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path) && errno != ENOENT ? -1 : 0;
+}
+
+static int remove_temp(const struct cache_temp *t)
+{
+	int ret = t->kind == CACHE_TEMP_SCRATCH
+			  ? nftw(t->path, remove_tree_entry, 16, FTW_DEPTH | FTW_PHYS)
+			  : unlink(t->path);
+
+	if (ret && errno != ENOENT)
+		return error("cannot remove '%s': %s", t->path, strerror(errno));
+	return 0;
+}
+
+/* Whether a temp is left behind: its process is gone, or it is older than a day. */
+static int temp_orphaned(const struct cache_temp *t, double now)
+{
+	return !cache_pid_alive(t->pid) || now - t->mtime > CACHE_TEMP_MAX_AGE;
+}
+
+static double now_unix(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return ts_seconds(&ts);
+}
+
+/* Check a description: its SHA-256 is its name. 1 good, 0 gone, -1 bad (reported). */
+static int check_pack(const struct cache *c, const char *ckey)
+{
+	char *path = cache_pack_path(c, ckey), *text = NULL, hex[DIGEST_HEX_SIZE];
+	struct stat st;
+	size_t len;
+	int ret = 1, have_st = !stat(path, &st);
+
+	if (read_file_all(path, &text, &len)) {
+		ret = errno == ENOENT ? 0 : error("cannot read callable description '%s': %s",
+						  path, strerror(errno));
+	} else {
+		digest_bytes_hex(text, len, hex);
+		if (strcmp(hex, ckey))
+			ret = error("callable description '%s' is corrupt: its SHA-256 differs "
+				    "from its name", path);
+	}
+	/* Checking is not using: put the use time back. */
+	if (have_st) {
+		struct timespec ts[2] = { st.st_atim, { 0, UTIME_OMIT } };
+
+		(void)utimensat(AT_FDCWD, path, ts, 0);
+	}
+	free(text);
+	free(path);
+	return ret;
+}
+
+/* Check one unit entry with its lock held; 1 good, 0 gone, -1 bad (reported). */
+static int check_unit(const struct cache *c, const struct cache_unit_entry *u)
+{
+	char *mpath = cache_unit_path(c, u->key, ".m"), *apath = cache_unit_path(c, u->key, "");
+	struct stat st;
+	int ret, have_st = !stat(mpath, &st);
+
+	ret = cache_unit_check(c, u->key, 1);
+	if (have_st) {
+		struct timespec ts[2] = { st.st_atim, { 0, UTIME_OMIT } };
+
+		(void)utimensat(AT_FDCWD, mpath, ts, 0);
+	}
+	if (ret == 0 && !access(apath, F_OK))
+		ret = error("cache entry '%s' is corrupt: artifact without manifest "
+			    "(half-published)", apath);
+	free(mpath);
+	free(apath);
+	return ret;
+}
+
+int cache_verify(const struct cache *c, int repair, struct cache_verify_result *r)
+{
+	struct cache_scan s;
+	double now = now_unix();
+	int ret;
+
+	memset(r, 0, sizeof(*r));
+	cache_scan_init(&s);
+	ret = cache_scan_run(&s, c);
+	for (size_t i = 0; i < s.nr_units; i++) {
+		const struct cache_unit_entry *u = &s.units[i];
+		int fd, state;
+
+		if (!u->artifact && !u->manifest)
+			continue;	/* a lock alone: prune's business */
+		fd = try_lock(c, u->key);
+		if (fd == -1) {
+			r->busy++;
+			continue;
+		}
+		/* Without a lock (a read-only cache) the check still tells. */
+		r->checked++;
+		state = check_unit(c, u);
+		if (state < 0) {
+			r->bad++;
+			if (repair && !cache_unit_remove(c, u->key)) {
+				r->removed++;
+				cachelog_event(c->dir, "corrupt", u->key, 0);
+			}
+		}
+		if (fd >= 0)
+			close(fd);
+	}
+	for (size_t i = 0; i < s.nr_packs; i++) {
+		char *path;
+
+		r->checked++;
+		if (check_pack(c, s.packs[i].ckey) >= 0)
+			continue;
+		r->bad++;
+		path = cache_pack_path(c, s.packs[i].ckey);
+		if (repair) {
+			if (!unlink(path) || errno == ENOENT)
+				r->removed++;
+			else
+				error("cannot remove '%s': %s", path, strerror(errno));
+		}
+		free(path);
+	}
+	for (size_t i = 0; i < s.nr_temps; i++) {
+		const struct cache_temp *t = &s.temps[i];
+
+		if (!temp_orphaned(t, now))
+			continue;
+		r->bad++;
+		error("orphaned temp '%s' (its process %ld is gone or it is over a day old)",
+		      t->path, t->pid);
+		if (repair && !remove_temp(t))
+			r->removed++;
+	}
+	cache_scan_release(&s);
+	return ret;
+}
+
+static int by_last_use(const void *a, const void *b)
+{
+	const struct cache_unit_entry *x = *(const struct cache_unit_entry *const *)a;
+	const struct cache_unit_entry *y = *(const struct cache_unit_entry *const *)b;
+
+	if (x->last_use != y->last_use)
+		return x->last_use < y->last_use ? -1 : 1;
+	return strcmp(x->key, y->key);
+}
+
+/* The entry's last use now (a pack may have used it since the scan). */
+static double current_last_use(const struct cache *c, const struct cache_unit_entry *u)
+{
+	char *mpath = cache_unit_path(c, u->key, ".m"), *apath = cache_unit_path(c, u->key, "");
+	struct stat st;
+	double t = u->last_use;
+
+	if (!stat(mpath, &st))
+		t = last_use(&st);
+	else if (!stat(apath, &st))
+		t = ts_seconds(&st.st_mtim);
+	free(mpath);
+	free(apath);
+	return t;
+}
+
+/* Remove unit u when nobody holds its lock and it is still unused since
+ * before limit: 1 removed, 0 kept (busy or used), -1 error (reported). */
+static int prune_unit(const struct cache *c, struct cache_unit_entry *u, double limit,
+		      struct cache_prune_result *r)
+{
+	int fd = try_lock(c, u->key), ret = 0;
+
+	if (fd == -1) {
+		r->busy++;
+		return 0;
+	}
+	if (fd < 0)
+		return -1;
+	if (current_last_use(c, u) >= limit) {
+		close(fd);
+		return 0;
+	}
+	if (cache_unit_remove(c, u->key)) {
+		close(fd);
+		return -1;
+	}
+	r->units++;
+	r->bytes += u->bytes;
+	u->artifact = u->manifest = 0;
+	u->lock = 0;
+	if (remove_lock(c, u->key, fd))
+		ret = -1;
+	return ret ? -1 : 1;
+}
+
+int cache_prune(const struct cache *c, const struct cache_prune_options *o,
+		struct cache_prune_result *r)
+{
+	struct cache_scan s;
+	struct cache_unit_entry **lru = NULL;
+	double grace_limit = o->now - CACHE_PRUNE_GRACE, age_limit = grace_limit;
+	uint64_t total = 0;
+	size_t nr_lru = 0;
+	int ret;
+
+	memset(r, 0, sizeof(*r));
+	if (o->max_age >= 0 && o->now - o->max_age < age_limit)
+		age_limit = o->now - o->max_age;
+	cache_scan_init(&s);
+	ret = cache_scan_run(&s, c);
+
+	/* By age. */
+	for (size_t i = 0; i < s.nr_units; i++) {
+		struct cache_unit_entry *u = &s.units[i];
+
+		if ((u->artifact || u->manifest) && o->max_age >= 0 && u->last_use < age_limit &&
+		    prune_unit(c, u, age_limit, r) < 0)
+			ret = -1;
+	}
+	for (size_t i = 0; i < s.nr_packs; i++) {
+		struct cache_pack_entry *p = &s.packs[i];
+		char *path;
+
+		if (o->max_age < 0 || p->last_use >= age_limit) {
+			total += p->bytes;
+			continue;
+		}
+		/* The generator writes a missing description again (gen's Makefile
+		 * lists them as inputs, so make remakes the Makefile first). */
+		path = cache_pack_path(c, p->ckey);
+		if (unlink(path) && errno != ENOENT) {
+			ret = error("cannot remove '%s': %s", path, strerror(errno));
+			total += p->bytes;
+		} else {
+			r->packs++;
+			r->bytes += p->bytes;
+		}
+		free(path);
+	}
+
+	/* By size, least recently used first. */
+	lru = xmalloc((s.nr_units ? s.nr_units : 1) * sizeof(*lru));
+	for (size_t i = 0; i < s.nr_units; i++) {
+		struct cache_unit_entry *u = &s.units[i];
+
+		if (!u->artifact && !u->manifest)
+			continue;
+		total += u->bytes;
+		lru[nr_lru++] = u;
+	}
+	if (o->max_size && total > o->max_size) {
+		qsort(lru, nr_lru, sizeof(*lru), by_last_use);
+		for (size_t i = 0; i < nr_lru && total > o->max_size; i++) {
+			uint64_t bytes = lru[i]->bytes;
+			int done;
+
+			if (lru[i]->last_use >= grace_limit)
+				break;	/* sorted: the rest are recent too */
+			done = prune_unit(c, lru[i], grace_limit, r);
+			if (done < 0)
+				ret = -1;
+			else if (done)
+				total -= bytes;
+		}
+	}
+	r->total_after = total;
+
+	/* Stale locks: entries that no longer exist. */
+	for (size_t i = 0; i < s.nr_units; i++) {
+		struct cache_unit_entry *u = &s.units[i];
+		char *mpath, *apath;
+		int fd, gone;
+
+		if (!u->lock || u->artifact || u->manifest)
+			continue;
+		fd = try_lock(c, u->key);
+		if (fd == -1) {
+			r->busy++;
+			continue;
+		}
+		if (fd < 0) {
+			ret = -1;
+			continue;
+		}
+		/* With the lock held nobody publishes: recheck, then remove. */
+		mpath = cache_unit_path(c, u->key, ".m");
+		apath = cache_unit_path(c, u->key, "");
+		gone = access(mpath, F_OK) && access(apath, F_OK);
+		if (!gone)
+			close(fd);
+		else if (remove_lock(c, u->key, fd))
+			ret = -1;
+		else
+			r->locks++;
+		free(mpath);
+		free(apath);
+	}
+
+	/* Orphaned temps and scratch folders. */
+	for (size_t i = 0; i < s.nr_temps; i++) {
+		if (!temp_orphaned(&s.temps[i], o->now))
+			continue;
+		if (remove_temp(&s.temps[i]))
+			ret = -1;
+		else
+			r->temps++;
+	}
+	free(lru);
+	cache_scan_release(&s);
+	return ret;
+}
+
+int cache_parse_size(const char *s, uint64_t *bytes)
+{
+	static const char units[] = "KMGT";
+	uint64_t v = 0, mul = 1;
+	const char *p = s, *u;
+
+	if (*p < '0' || *p > '9')
+		return -1;
+	for (; *p >= '0' && *p <= '9'; p++) {
+		if (v > (UINT64_MAX - 9) / 10)
+			return -1;
+		v = v * 10 + (uint64_t)(*p - '0');
+	}
+	if (*p && (u = strchr(units, *p >= 'a' ? *p - 32 : *p))) {
+		for (const char *q = units; q <= u; q++)
+			mul *= 1024;
+		p++;
+		if (*p == 'i')
+			p++;
+	}
+	if (*p == 'B')
+		p++;
+	if (*p || (mul > 1 && v > UINT64_MAX / mul))
+		return -1;
+	*bytes = v * mul;
+	return 0;
+}

@@ -1,0 +1,92 @@
+/* cachemaint: what is in a cache folder (scan), whether it is sound (verify),
+ * and removing what is old, too much or left behind (prune), without racing a
+ * warm-up that uses the same cache. The layout is cache.h's. */
+#ifndef KWARM_CACHEMAINT_H
+#define KWARM_CACHEMAINT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cache.h"
+
+/* Entries used more recently than this (seconds) are never pruned. */
+#define CACHE_PRUNE_GRACE 3600
+/* Scratch folders and temps older than this (seconds) are orphans whatever
+ * their process (it may be on another machine sharing the cache). */
+#define CACHE_TEMP_MAX_AGE 86400
+
+struct cache_unit_entry {
+	char key[DIGEST_HEX_SIZE];
+	int artifact, manifest, lock;	/* which of its files exist */
+	uint64_t bytes;			/* artifact + manifest */
+	double last_use;		/* max(atime, mtime) of the manifest, else of the artifact */
+};
+
+struct cache_pack_entry {
+	char ckey[DIGEST_HEX_SIZE];
+	uint64_t bytes;
+	double last_use;		/* max(atime, mtime) */
+};
+
+enum cache_temp_kind { CACHE_TEMP_PUBLISH, CACHE_TEMP_SCRATCH, CACHE_TEMP_PROBE };
+
+/* A temp file or scratch folder some process made: "*.tmp.<pid>.<hex>" in
+ * units/ and packs/, "<16 hex>.<pid>.<n>" and "probe.<pid>" in tmp/. */
+struct cache_temp {
+	char *path;			/* owned */
+	enum cache_temp_kind kind;
+	long pid;
+	double mtime;
+};
+
+struct cache_scan {
+	struct cache_unit_entry *units;	/* sorted by key */
+	size_t nr_units, alloc_units;
+	struct cache_pack_entry *packs;	/* sorted by ckey */
+	size_t nr_packs, alloc_packs;
+	struct cache_temp *temps;
+	size_t nr_temps, alloc_temps;
+	size_t nr_unknown;		/* other files, left alone */
+};
+
+void cache_scan_init(struct cache_scan *s);
+void cache_scan_release(struct cache_scan *s);
+/* List c's units, packs and temps into s (cleared first); 0, or -1 after reporting. */
+int cache_scan_run(struct cache_scan *s, const struct cache *c);
+
+struct cache_verify_result {
+	size_t checked;			/* unit entries and callable descriptions */
+	size_t bad, removed, busy;
+};
+
+/* Check every entry, description and temp, naming each bad one; with repair,
+ * remove them. Entries whose lock is held are skipped (busy). Reading keeps
+ * the manifests' use times. 0, or -1 after reporting a failure to look. */
+int cache_verify(const struct cache *c, int repair, struct cache_verify_result *r);
+
+struct cache_prune_options {
+	double max_age;			/* seconds since last use; < 0: no age limit */
+	uint64_t max_size;		/* bytes; 0: no size limit */
+	double now;			/* unix seconds */
+};
+
+struct cache_prune_result {
+	size_t units, packs, locks, temps, busy;	/* removed (busy: skipped) */
+	uint64_t bytes;					/* freed by units and packs */
+	uint64_t total_after;				/* bytes of units and packs left */
+};
+
+/* Remove unit entries and descriptions unused for max_age, then the least
+ * recently used entries while the total is above max_size, then stale locks
+ * and orphaned temps. Entries used within CACHE_PRUNE_GRACE and entries whose
+ * lock is held stay. 0, or -1 after reporting (what could go, went). */
+int cache_prune(const struct cache *c, const struct cache_prune_options *o,
+		struct cache_prune_result *r);
+
+/* Parse a size "123", "500K", "500M", "2G", "1T" (powers of 1024, optional
+ * trailing "B" or "iB"); 0, or -1 when malformed. */
+int cache_parse_size(const char *s, uint64_t *bytes);
+/* Whether process pid exists (on this machine). */
+int cache_pid_alive(long pid);
+
+#endif
