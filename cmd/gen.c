@@ -23,7 +23,23 @@ const char usage_gen[] =
 	"                 else $XDG_CACHE_HOME/kwarm or ~/.cache/kwarm)\n"
 	"  --out DIR      where callables go (default: the spec's 'out', else\n"
 	"                 ROOT/build/callables)\n"
+	"  --launcher CMD prefix every compile with CMD (words split at spaces), e.g.\n"
+	"                 distcc, icecc or ccache; not part of any cache key\n"
 	"Exit status: 0 written, 1 failure, 2 bad usage or bad input (nothing written).\n";
+
+static void split_words(struct strvec *sv, const char *s)
+{
+	while (*s) {
+		size_t n;
+
+		while (*s == ' ' || *s == '\t')
+			s++;
+		n = strcspn(s, " \t");
+		if (n)
+			strvec_push_nodup(sv, xstrndup(s, n));
+		s += n;
+	}
+}
 
 /* The folder the cache lives in, by precedence. Caller frees. */
 static char *choose_cache(const char *opt, const struct spec *spec)
@@ -79,6 +95,12 @@ static int write_descs(const struct plan *plan, const struct cache *cache, char 
 	return ret;
 }
 
+static int gen_usage(struct strvec *launcher, const char *fmt, const char *arg)
+{
+	strvec_release(launcher);
+	return usage_error(usage_gen, fmt, arg);
+}
+
 int cmd_gen(int argc, char **argv)
 {
 	const char *output = "warmup.mk", *cache_opt = NULL, *out_opt = NULL, *spec_path = NULL;
@@ -89,30 +111,36 @@ int cmd_gen(int argc, char **argv)
 	struct plan plan;
 	struct cache cache = { NULL };
 	struct buf text = BUF_INIT;
-	int ret = 1, have_plan = 0;
+	struct strvec launcher;
+	int ret = 1, have_plan = 0, have_launcher = 0;
 
+	strvec_init(&launcher);
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 
-		if ((!strcmp(a, "-o") || !strcmp(a, "--cache") || !strcmp(a, "--out"))) {
+		if ((!strcmp(a, "-o") || !strcmp(a, "--cache") || !strcmp(a, "--out") ||
+		     !strcmp(a, "--launcher"))) {
 			if (i + 1 >= argc)
-				return usage_error(usage_gen, "option '%s' needs a value", a);
-			if (!strcmp(a, "-o"))
+				return gen_usage(&launcher, "option '%s' needs a value", a);
+			if (!strcmp(a, "--launcher")) {
+				split_words(&launcher, argv[++i]);
+				have_launcher = 1;
+			} else if (!strcmp(a, "-o"))
 				output = argv[++i];
 			else if (!strcmp(a, "--cache"))
 				cache_opt = argv[++i];
 			else
 				out_opt = argv[++i];
 		} else if (a[0] == '-' && a[1]) {
-			return usage_error(usage_gen, "unknown option '%s'", a);
+			return gen_usage(&launcher, "unknown option '%s'", a);
 		} else if (spec_path) {
-			return usage_error(usage_gen, "more than one spec given");
+			return gen_usage(&launcher, "more than one spec given%s", "");
 		} else {
 			spec_path = a;
 		}
 	}
 	if (!spec_path)
-		return usage_error(usage_gen, "no spec given");
+		return gen_usage(&launcher, "no spec given%s", "");
 
 	publish_install_signal_cleanup();
 	if (spec_load(&spec, spec_path))
@@ -128,7 +156,7 @@ int cmd_gen(int argc, char **argv)
 	mo.spec_abs = spec_abs;
 	/* Nothing is written before the whole plan and Makefile text are known good. */
 	for (int attempt = 0; attempt < 2; attempt++) {
-		if (plan_build(&plan, &spec, cache_dir, out_dir)) {
+		if (plan_build(&plan, &spec, cache_dir, out_dir, have_launcher ? &launcher : NULL)) {
 			ret = 2;
 			plan_release(&plan);
 			goto out;
@@ -185,5 +213,6 @@ out:
 	free(kwarm);
 	free(spec_abs);
 	free(why);
+	strvec_release(&launcher);
 	return ret;
 }

@@ -277,6 +277,15 @@ int makefile_write(const struct plan *plan, const struct makefile_options *opts,
 	makefile_add_shell_word(b, plan->cache_dir);
 	buf_adds(b, " --out ");
 	makefile_add_shell_word(b, plan->out_dir);
+	if (plan->launcher) {
+		struct buf words = BUF_INIT;
+
+		for (size_t i = 0; i < plan->launcher->nr; i++)
+			buf_addf(&words, "%s%s", i ? " " : "", plan->launcher->v[i]);
+		buf_adds(b, " --launcher ");
+		makefile_add_shell_word(b, buf_str(&words));
+		buf_release(&words);
+	}
 	buf_adds(b, "\n");
 	for (size_t i = 0; i < spec->env_used.nr; i++) {
 		const char *kv = spec->env_used.v[i], *eq = strchr(kv, '=');

@@ -129,7 +129,7 @@ static struct plan_unit *add_unit(struct planner *p, struct unit_command *uc,
 		memcpy(u->key, key, sizeof(key));
 		u->label = label;
 		u->cmd = *uc;
-		strvec_copy(&u->launcher, launcher);
+		strvec_copy(&u->launcher, plan->launcher ? plan->launcher : launcher);
 		strvec_init(&u->owners);
 		hashmap_put(&p->by_key, key, u);
 		ALLOC_GROW(plan->units, plan->nr_units + 1, plan->alloc_units);
@@ -180,7 +180,7 @@ static int plan_callable(struct planner *p, const struct spec_class *cls,
 }
 
 int plan_build(struct plan *plan, const struct spec *spec, const char *cache_dir,
-	       const char *out_dir)
+	       const char *out_dir, const struct strvec *launcher)
 {
 	struct planner p;
 	size_t total = 0;
@@ -188,6 +188,7 @@ int plan_build(struct plan *plan, const struct spec *spec, const char *cache_dir
 
 	memset(plan, 0, sizeof(*plan));
 	plan->spec = spec;
+	plan->launcher = launcher;
 	plan->cache_dir = path_absolute(cache_dir);
 	plan->out_dir = path_absolute(out_dir);
 	strvec_init(&plan->inputs);

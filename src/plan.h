@@ -37,11 +37,13 @@ struct plan {
 	struct plan_callable *callables;	/* spec order */
 	size_t nr_callables;
 	struct strvec inputs;		/* absolute files and folders the plan read, first-seen order */
+	const struct strvec *launcher;	/* the --launcher override, or NULL */
 };
 
-/* Build the plan; 0, or -1 after reporting an error naming the class and unit. */
+/* Build the plan; 0, or -1 after reporting an error naming the class and unit.
+ * launcher, when not NULL, prefixes every role's compiles instead of the spec's. */
 int plan_build(struct plan *plan, const struct spec *spec, const char *cache_dir,
-	       const char *out_dir);
+	       const char *out_dir, const struct strvec *launcher);
 void plan_release(struct plan *plan);
 
 #endif

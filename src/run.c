@@ -27,7 +27,7 @@ int run_capture(const char *const *argv, const char *dir, struct buf *output,
 		return -1;
 	}
 	if (!pid) {
-		int devnull = open("/dev/null", O_RDONLY);
+		int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
 
 		/* The child gets the default dispositions make would give it. */
 		signal(SIGINT, SIG_DFL);
