@@ -1,11 +1,300 @@
-/* kwarm cache: placeholder until the module lands. */
+/* kwarm cache: figures about the cache (stats), an integrity check of every
+ * entry (verify) and removal of old entries and leftovers (prune). */
 #include "commands.h"
+#include "buf.h"
+#include "cache.h"
+#include "cachedir.h"
+#include "cachelog.h"
+#include "cachemaint.h"
+#include "path.h"
+#include "spec.h"
+#include "util.h"
 
-const char usage_cache[] = "usage: kwarm cache\n";
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+const char usage_cache[] =
+	"usage: kwarm cache [--cache DIR] [--spec SPEC] stats [--json]\n"
+	"       kwarm cache [--cache DIR] [--spec SPEC] verify [--repair]\n"
+	"       kwarm cache [--cache DIR] [--spec SPEC] prune [--max-age DAYS] [--max-size SIZE]\n"
+	"\n"
+	"Look after a warm-up cache. The cache is DIR, else $KWARM_CACHE, else (with\n"
+	"--spec) the spec's 'cache', or when it names none $XDG_CACHE_HOME/kwarm\n"
+	"or ~/.cache/kwarm.\n"
+	"  --cache DIR        the cache folder\n"
+	"  --spec SPEC        use the cache SPEC names\n"
+	"\n"
+	"  stats              unit entries, bytes, callable descriptions, and the hits,\n"
+	"                     waits, misses and compile time of the last run and of all\n"
+	"                     recorded runs (events.log; a run ends at a 10 min pause)\n"
+	"    --json           the same as one JSON object\n"
+	"  verify             check every entry (manifest, size, SHA-256), callable\n"
+	"                     description (SHA-256 = name) and leftover temp; name each\n"
+	"                     bad one; entries being compiled are skipped\n"
+	"    --repair         remove the bad ones (make then rebuilds them)\n"
+	"  prune              remove entries unused for DAYS, then least recently used\n"
+	"                     ones while the cache is above SIZE; also stale locks and\n"
+	"                     temps and scratch folders whose process is gone\n"
+	"    --max-age DAYS   default 14 (a fraction works: 0.5); a pack's use refreshes\n"
+	"    --max-size SIZE  bytes, or with K, M, G, T (powers of 1024): 500M, 2G\n"
+	"                     Entries used within the last hour and entries whose lock a\n"
+	"                     compile holds are never pruned.\n"
+	"Exit status: 0 success (verify: every entry good, or repaired), 1 failure or\n"
+	"bad entries, 2 bad usage.\n";
+
+/* The cache folder by precedence; NULL when none is named. Caller frees. */
+static char *choose_cache(const char *opt, const char *spec_path, int *status)
+{
+	const char *env = getenv("KWARM_CACHE");
+	struct spec spec;
+	char *dir;
+
+	*status = 0;
+	if (opt)
+		return path_absolute(opt);
+	if (env && *env)
+		return path_absolute(env);
+	if (!spec_path)
+		return NULL;
+	if (spec_load(&spec, spec_path)) {
+		*status = 2;
+		return NULL;
+	}
+	dir = spec.cache ? xstrdup(spec.cache) : cache_default_dir();
+	spec_release(&spec);
+	return dir;
+}
+
+static void add_json_string(struct buf *b, const char *s)
+{
+	buf_addch(b, '"');
+	for (; *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+
+		if (ch == '"' || ch == '\\')
+			buf_addf(b, "\\%c", ch);
+		else if (ch < 0x20)
+			buf_addf(b, "\\u%04x", ch);
+		else
+			buf_addch(b, (char)ch);
+	}
+	buf_addch(b, '"');
+}
+
+static double hit_rate(const struct cachelog_tally *t)
+{
+	size_t all = t->hits + t->wait_hits + t->misses;
+
+	return all ? 100.0 * (double)(t->hits + t->wait_hits) / (double)all : 0;
+}
+
+static void add_tally_text(struct buf *b, const char *name, const struct cachelog_tally *t)
+{
+	buf_addf(b, "%-16s hits %zu, wait-hits %zu, misses %zu, corrupt %zu, "
+		 "compiling %.1f s, hit rate %.1f%%\n", name, t->hits, t->wait_hits, t->misses,
+		 t->corrupt, t->compile_seconds, hit_rate(t));
+}
+
+static void add_tally_json(struct buf *b, const char *name, const struct cachelog_tally *t)
+{
+	buf_addf(b, "\"%s\":{\"runs\":%zu,\"hits\":%zu,\"wait_hits\":%zu,\"misses\":%zu,"
+		 "\"corrupt\":%zu,\"compile_seconds\":%.3f,\"hit_rate\":%.1f}", name, t->runs,
+		 t->hits, t->wait_hits, t->misses, t->corrupt, t->compile_seconds, hit_rate(t));
+}
+
+static int cache_stats(const struct cache *c, int json)
+{
+	struct cache_scan s;
+	struct cachelog log;
+	struct cachelog_tally last, all;
+	struct buf b = BUF_INIT;
+	uint64_t unit_bytes = 0, pack_bytes = 0;
+	size_t units = 0, incomplete = 0, orphans = 0, last_begin;
+	int ret = 0;
+
+	/* Figures are the point: a compaction that cannot happen is no failure. */
+	(void)cachelog_compact(c->dir, CACHELOG_COMPACT_BYTES, CACHELOG_KEEP_RUNS);
+	cache_scan_init(&s);
+	cachelog_init(&log);
+	if (cache_scan_run(&s, c) || cachelog_load(&log, c->dir))
+		ret = 1;
+	for (size_t i = 0; i < s.nr_units; i++) {
+		if (s.units[i].manifest)
+			units++;
+		else if (s.units[i].artifact)
+			incomplete++;
+		unit_bytes += s.units[i].bytes;
+	}
+	for (size_t i = 0; i < s.nr_packs; i++)
+		pack_bytes += s.packs[i].bytes;
+	for (size_t i = 0; i < s.nr_temps; i++)
+		orphans += !cache_pid_alive(s.temps[i].pid);
+	last_begin = cachelog_run_begin(&log, log.nr);
+	cachelog_tally(&log, last_begin, log.nr, &last);
+	cachelog_tally(&log, 0, log.nr, &all);
+	if (json) {
+		buf_adds(&b, "{\"cache\":");
+		add_json_string(&b, c->dir);
+		buf_addf(&b, ",\"units\":%zu,\"unit_bytes\":%" PRIu64 ",\"incomplete\":%zu,"
+			 "\"packs\":%zu,\"pack_bytes\":%" PRIu64 ",\"orphaned_temps\":%zu,",
+			 units, unit_bytes, incomplete, s.nr_packs, pack_bytes, orphans);
+		add_tally_json(&b, "last_run", &last);
+		buf_addch(&b, ',');
+		add_tally_json(&b, "all_runs", &all);
+		buf_adds(&b, "}\n");
+	} else {
+		buf_addf(&b, "cache            %s\n", c->dir);
+		buf_addf(&b, "units            %zu (%" PRIu64 " bytes, artifacts and manifests)\n",
+			 units, unit_bytes);
+		if (incomplete)
+			buf_addf(&b, "incomplete       %zu (artifact without manifest)\n", incomplete);
+		buf_addf(&b, "packs            %zu (%" PRIu64 " bytes, callable descriptions)\n",
+			 s.nr_packs, pack_bytes);
+		if (orphans)
+			buf_addf(&b, "orphaned temps   %zu (kwarm cache prune removes them)\n", orphans);
+		buf_addf(&b, "total bytes      %" PRIu64 "\n", unit_bytes + pack_bytes);
+		if (log.nr) {
+			char when[64];
+			time_t t = (time_t)log.v[log.nr - 1].when;
+			struct tm tm;
+
+			strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", localtime_r(&t, &tm));
+			buf_addf(&b, "last event       %s\n", when);
+		}
+		add_tally_text(&b, "last run", &last);
+		{
+			char *name = xstrfmt("all runs (%zu)", all.runs);
+
+			add_tally_text(&b, name, &all);
+			free(name);
+		}
+	}
+	fputs(b.s, stdout);
+	buf_release(&b);
+	cachelog_release(&log);
+	cache_scan_release(&s);
+	return ret;
+}
+
+static int cache_verify_cmd(const struct cache *c, int repair)
+{
+	struct cache_verify_result r;
+	int failed = cache_verify(c, repair, &r) != 0;
+
+	printf("%zu entries checked, %zu bad", r.checked, r.bad);
+	if (repair)
+		printf(" (%zu removed)", r.removed);
+	if (r.busy)
+		printf(", %zu being compiled (skipped)", r.busy);
+	putchar('\n');
+	fflush(stdout);
+	if (failed)
+		return 1;
+	return repair ? (r.removed == r.bad ? 0 : 1) : (r.bad ? 1 : 0);
+}
+
+static int cache_prune_cmd(const struct cache *c, double days, uint64_t max_size)
+{
+	struct cache_prune_options o;
+	struct cache_prune_result r;
+	struct timespec now;
+	int ret;
+
+	clock_gettime(CLOCK_REALTIME, &now);
+	o.max_age = days * 86400;
+	o.max_size = max_size;
+	o.now = (double)now.tv_sec + (double)now.tv_nsec / 1e9;
+	(void)cachelog_compact(c->dir, CACHELOG_COMPACT_BYTES, CACHELOG_KEEP_RUNS);
+	ret = cache_prune(c, &o, &r);
+	printf("removed %zu entries and %zu callable descriptions (%" PRIu64 " bytes), "
+	       "%zu stale locks, %zu orphaned temps; %" PRIu64 " bytes left",
+	       r.units, r.packs, r.bytes, r.locks, r.temps, r.total_after);
+	if (r.busy)
+		printf("; %zu being compiled (kept)", r.busy);
+	putchar('\n');
+	fflush(stdout);
+	return ret ? 1 : 0;
+}
 
 int cmd_cache(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	return usage_error(usage_cache, "'cache' is not built yet");
+	const char *cache_opt = NULL, *spec_path = NULL, *sub = NULL, *max_size_text = NULL;
+	double days = 14;
+	uint64_t max_size = 0;
+	int json = 0, repair = 0, have_age = 0, ret = 1, status;
+	struct cache c = { NULL };
+	struct stat st;
+
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+
+		if (!strcmp(a, "--cache") || !strcmp(a, "--spec") || !strcmp(a, "--max-age") ||
+		    !strcmp(a, "--max-size")) {
+			if (!v)
+				return usage_error(usage_cache, "option '%s' needs a value", a);
+			i++;
+			if (!strcmp(a, "--cache")) {
+				cache_opt = v;
+			} else if (!strcmp(a, "--spec")) {
+				spec_path = v;
+			} else if (!strcmp(a, "--max-size")) {
+				max_size_text = v;
+				if (cache_parse_size(v, &max_size) || !max_size)
+					return usage_error(usage_cache, "bad size '%s'", v);
+			} else {
+				char *end;
+
+				errno = 0;
+				days = strtod(v, &end);
+				if (errno || end == v || *end || !isfinite(days) || days < 0)
+					return usage_error(usage_cache, "bad number of days '%s'", v);
+				have_age = 1;
+			}
+		} else if (!strcmp(a, "--json")) {
+			json = 1;
+		} else if (!strcmp(a, "--repair")) {
+			repair = 1;
+		} else if (a[0] == '-') {
+			return usage_error(usage_cache, "unknown option '%s'", a);
+		} else if (sub) {
+			return usage_error(usage_cache, "more than one subcommand given");
+		} else {
+			sub = a;
+		}
+	}
+	if (!sub)
+		return usage_error(usage_cache, "no subcommand given");
+	if (strcmp(sub, "stats") && strcmp(sub, "verify") && strcmp(sub, "prune"))
+		return usage_error(usage_cache, "unknown subcommand '%s'", sub);
+	if (json && strcmp(sub, "stats"))
+		return usage_error(usage_cache, "--json goes with stats");
+	if (repair && strcmp(sub, "verify"))
+		return usage_error(usage_cache, "--repair goes with verify");
+	if ((have_age || max_size_text) && strcmp(sub, "prune"))
+		return usage_error(usage_cache, "--max-age and --max-size go with prune");
+	c.dir = choose_cache(cache_opt, spec_path, &status);
+	if (status)
+		return status;
+	if (!c.dir)
+		return usage_error(usage_cache, "which cache? give --cache DIR, KWARM_CACHE "
+				   "or --spec SPEC");
+	if (stat(c.dir, &st) || !S_ISDIR(st.st_mode)) {
+		error("no cache folder at '%s'", c.dir);
+		goto out;
+	}
+	if (!strcmp(sub, "stats"))
+		ret = cache_stats(&c, json);
+	else if (!strcmp(sub, "verify"))
+		ret = cache_verify_cmd(&c, repair);
+	else
+		ret = cache_prune_cmd(&c, days, max_size);
+out:
+	cache_release(&c);
+	return ret;
 }

@@ -1,0 +1,348 @@
+/* Unit tests of cachelog: the event line format (written, parsed back, garbled
+ * and torn lines), runs and tallies, compaction, use times that leave the
+ * mtime alone, and the start of the nearest make ancestor. */
+#include "check.h"
+#include "buf.h"
+#include "cachelog.h"
+#include "path.h"
+#include "util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdlib.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static char *tmpdir;
+
+#define K1 "1111111111111111111111111111111111111111111111111111111111111111"
+#define K2 "2222222222222222222222222222222222222222222222222222222222222222"
+#define K3 "3333333333333333333333333333333333333333333333333333333333333333"
+
+static char *fresh_dir(const char *name)
+{
+	char *dir = xstrfmt("%s/%s", tmpdir, name);
+
+	if (mkdir(dir, 0777))
+		die("cannot create '%s': %s", dir, strerror(errno));
+	return dir;
+}
+
+static void write_text(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0666);
+
+	if (fd < 0 || write_all(fd, text, strlen(text)))
+		die("cannot write '%s'", path);
+	close(fd);
+}
+
+static char *read_text(const char *path)
+{
+	char *text;
+	size_t len;
+
+	if (read_file_all(path, &text, &len))
+		die("cannot read '%s'", path);
+	return text;
+}
+
+static double now_unix(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void test_write_and_load(void)
+{
+	char *dir = fresh_dir("write"), *log = path_join(dir, CACHELOG_FILE), *text;
+	struct cachelog l;
+	long long t0 = (long long)time(NULL), t1;
+	int match;
+
+	cachelog_event(dir, "miss", K1, 2.5);
+	cachelog_event(dir, "hit", K2, 0);
+	cachelog_event(dir, "bad event", K1, 0);	/* refused: a space */
+	cachelog_event(dir, "hit", "a b", 0);		/* refused: a space */
+	cachelog_event(dir, "hit", "", 0);		/* refused: empty */
+	t1 = (long long)time(NULL);
+	text = read_text(log);
+	/* Exactly these two lines, stamped within [t0, t1]. */
+	match = 0;
+	for (long long a = t0; a <= t1; a++)
+		for (long long b = a; b <= t1; b++) {
+			char *want = xstrfmt("%lld miss " K1 " 2.500\n%lld hit " K2 "\n", a, b);
+
+			match |= !strcmp(text, want);
+			free(want);
+		}
+	CHECK(match);
+	cachelog_init(&l);
+	CHECK_INT(cachelog_load(&l, dir), 0);
+	CHECK_INT(l.nr, 2);
+	if (l.nr == 2) {
+		CHECK_STR(l.v[0].event, "miss");
+		CHECK_STR(l.v[0].key, K1);
+		CHECK_INT((long long)(l.v[0].seconds * 1000), 2500);
+		CHECK(l.v[0].when >= t0 && l.v[0].when <= t1);
+		CHECK_STR(l.v[1].event, "hit");
+		CHECK_STR(l.v[1].key, K2);
+		CHECK_INT((long long)l.v[1].seconds, 0);
+	}
+	cachelog_release(&l);
+
+	/* A missing log is empty; a torn last line and garbled lines are skipped. */
+	write_text(log, "100 miss " K1 " 1.5\n"
+			"garbage\n"
+			"x100 hit " K1 "\n"
+			"100 hit\n"
+			"100  hit " K1 "\n"
+			"100 hit " K1 " nan\n"
+			"100 hit " K1 " 1.0 extra\n"
+			"101 corrupt " K3 "\n"
+			"102 hit " K2);
+	cachelog_init(&l);
+	CHECK_INT(cachelog_load(&l, dir), 0);
+	CHECK_INT(l.nr, 2);
+	if (l.nr == 2) {
+		CHECK_INT(l.v[0].when, 100);
+		CHECK_STR(l.v[1].event, "corrupt");
+		CHECK_STR(l.v[1].key, K3);
+	}
+	cachelog_release(&l);
+	unlink(log);
+	cachelog_init(&l);
+	CHECK_INT(cachelog_load(&l, dir), 0);
+	CHECK_INT(l.nr, 0);
+	cachelog_release(&l);
+	free(text);
+	free(log);
+	free(dir);
+}
+
+static void test_parse_line(void)
+{
+	struct cachelog_event ev;
+	const char *good = "1718000000 wait-hit " K2 " 0.250";
+
+	CHECK_INT(cachelog_parse_line(good, strlen(good), &ev), 0);
+	CHECK_INT(ev.when, 1718000000);
+	CHECK_STR(ev.event, "wait-hit");
+	CHECK_STR(ev.key, K2);
+	CHECK_INT((long long)(ev.seconds * 1000), 250);
+	/* The length bounds the line: a prefix is its own line. */
+	CHECK_INT(cachelog_parse_line(good, strlen(good) - strlen(" 0.250"), &ev), 0);
+	CHECK_INT((long long)ev.seconds, 0);
+	CHECK_INT(cachelog_parse_line("1 averyveryverylongevent k", 26, &ev), -1);
+	CHECK_INT(cachelog_parse_line("1 hit k\0x", 9, &ev), -1);
+	CHECK_INT(cachelog_parse_line("", 0, &ev), -1);
+	CHECK_INT(cachelog_parse_line("1 hit k -1", 10, &ev), -1);
+}
+
+static void test_runs_and_tally(void)
+{
+	char *dir = fresh_dir("tally"), *log = path_join(dir, CACHELOG_FILE);
+	struct cachelog l;
+	struct cachelog_tally t;
+
+	/* Run A: two compiles, one of them also packed (a miss stays a miss).
+	 * Run B (after a pause over the gap): K1 waited for, then packed twice;
+	 * K2 a plain hit; K3 found corrupt. The last line of run B comes from a
+	 * writer that stamped a little earlier than its neighbour. */
+	write_text(log, "1000 miss " K1 " 2.0\n"
+			"1001 miss " K2 " 1.0\n"
+			"1002 hit " K1 "\n"
+			"1602 hit " K2 "\n"	/* exactly the gap: same run */
+			"5000 wait-hit " K1 " 3.0\n"
+			"5001 hit " K1 "\n"
+			"5002 hit " K1 "\n"
+			"5003 hit " K2 "\n"
+			"5004 corrupt " K3 "\n"
+			"5002 hit " K2 "\n");
+	cachelog_init(&l);
+	CHECK_INT(cachelog_load(&l, dir), 0);
+	CHECK_INT(l.nr, 10);
+	CHECK_INT(cachelog_run_begin(&l, l.nr), 4);
+	CHECK_INT(cachelog_run_begin(&l, 4), 0);
+	CHECK_INT(cachelog_run_begin(&l, 0), 0);
+	cachelog_tally(&l, cachelog_run_begin(&l, l.nr), l.nr, &t);
+	CHECK_INT(t.runs, 1);
+	CHECK_INT(t.hits, 1);
+	CHECK_INT(t.wait_hits, 1);
+	CHECK_INT(t.misses, 0);
+	CHECK_INT(t.corrupt, 1);
+	CHECK_INT((long long)t.compile_seconds, 0);
+	cachelog_tally(&l, 0, l.nr, &t);
+	CHECK_INT(t.runs, 2);
+	CHECK_INT(t.hits, 1);
+	CHECK_INT(t.wait_hits, 1);
+	CHECK_INT(t.misses, 2);
+	CHECK_INT(t.corrupt, 1);
+	CHECK_INT((long long)(t.compile_seconds * 10), 30);
+	cachelog_release(&l);
+	free(log);
+	free(dir);
+}
+
+static void test_compact(void)
+{
+	char *dir = fresh_dir("compact"), *log = path_join(dir, CACHELOG_FILE), *text;
+	struct buf b = BUF_INIT;
+
+	/* Three runs; keep the last two once past 100 bytes. */
+	buf_adds(&b, "1000 miss " K1 " 1.0\n1001 miss " K2 "\n");
+	buf_adds(&b, "9000 hit " K1 "\n");
+	buf_adds(&b, "20000 hit " K1 "\n20001 wait-hit " K2 " 0.500\n");
+	write_text(log, b.s);
+	CHECK_INT(cachelog_compact(dir, 100000, 2), 0);	/* small: untouched */
+	text = read_text(log);
+	CHECK_STR(text, b.s);
+	free(text);
+	CHECK_INT(cachelog_compact(dir, 100, 2), 0);
+	text = read_text(log);
+	CHECK_STR(text, "9000 hit " K1 "\n20000 hit " K1 "\n20001 wait-hit " K2 " 0.500\n");
+	free(text);
+	/* Appends go on after a compaction. */
+	cachelog_event(dir, "miss", K3, 0);
+	text = read_text(log);
+	CHECK(strstr(text, " miss " K3 "\n") != NULL);
+	free(text);
+	buf_release(&b);
+	free(log);
+	free(dir);
+}
+
+static void test_touch_use(void)
+{
+	char *dir = fresh_dir("touch"), *sub = path_join(dir, "units/11");
+	char *m = xstrfmt("%s/%s.m", sub, K1);
+	struct timespec old[2] = { { 1000000000, 0 }, { 1000000000, 0 } };
+	struct stat st;
+	double before = now_unix();
+
+	CHECK_INT(mkdir_p(sub), 0);
+	write_text(m, "x");
+	CHECK_INT(utimensat(AT_FDCWD, m, old, 0), 0);
+	cache_touch_use(dir, K1);
+	CHECK_INT(stat(m, &st), 0);
+	CHECK_INT(st.st_mtim.tv_sec, 1000000000);	/* the make target's time stays */
+	CHECK(st.st_atim.tv_sec >= (time_t)before - 1);
+	cache_touch_use(dir, K2);	/* absent: ignored */
+	free(m);
+	free(sub);
+	free(dir);
+}
+
+/* Read a double from fd; NAN on failure. */
+static double read_double(int fd)
+{
+	double v;
+
+	return read(fd, &v, sizeof(v)) == (ssize_t)sizeof(v) ? v : NAN;
+}
+
+static void test_make_run_start(void)
+{
+	int fds[2];
+	pid_t child;
+	double t0 = now_unix(), got, want, own, t1;
+	int status;
+
+	if (pipe(fds))
+		die("pipe: %s", strerror(errno));
+	child = fork();
+	if (child < 0)
+		die("fork: %s", strerror(errno));
+	if (!child) {
+		/* A fake make: named so, and started clearly before its child. */
+		double mine, v[3];
+		pid_t gc;
+
+		prctl(PR_SET_NAME, "make");
+		mine = proc_start_time(getpid());
+		while (now_unix() < mine + 0.1) {
+			struct timespec ts = { 0, 10000000 };
+
+			nanosleep(&ts, NULL);
+		}
+		gc = fork();
+		if (!gc) {
+			v[0] = make_run_start();
+			v[1] = proc_start_time(getppid());
+			v[2] = proc_start_time(getpid());
+			_exit(write(fds[1], v, sizeof(v)) == (ssize_t)sizeof(v) ? 0 : 1);
+		}
+		_exit(gc > 0 && waitpid(gc, &status, 0) == gc && WIFEXITED(status) &&
+		      !WEXITSTATUS(status) ? 0 : 1);
+	}
+	close(fds[1]);
+	got = read_double(fds[0]);
+	want = read_double(fds[0]);
+	own = read_double(fds[0]);
+	close(fds[0]);
+	CHECK(waitpid(child, &status, 0) == child && WIFEXITED(status) && !WEXITSTATUS(status));
+	t1 = now_unix();
+	CHECK(!isnan(got) && fabs(got - want) < 1e-6);		/* the "make", ... */
+	CHECK(own - got > 0.05);				/* ... not itself */
+	/* Clock ticks are 1/100 s or finer; the kernel truncates. */
+	CHECK(got >= t0 - 0.02 && got <= t1);
+}
+
+/* With no make among its ancestors (an orphan, adopted by init), the process's
+ * own start is the run's start. */
+static void test_no_make(void)
+{
+	int fds[2], go[2], status;
+	pid_t child;
+	double got, own;
+
+	if (pipe(fds) || pipe(go))
+		die("pipe: %s", strerror(errno));
+	child = fork();
+	if (!child) {
+		pid_t gc = fork();
+
+		if (!gc) {
+			double v[2];
+			char c;
+
+			close(go[1]);
+			/* Wait until the parent is gone and we are adopted. */
+			if (read(go[0], &c, 1) != 0)
+				_exit(1);
+			v[0] = make_run_start();
+			v[1] = proc_start_time(getpid());
+			_exit(write(fds[1], v, sizeof(v)) == (ssize_t)sizeof(v) ? 0 : 1);
+		}
+		_exit(0);	/* closes its end of go: the orphan proceeds */
+	}
+	close(fds[1]);
+	close(go[1]);
+	close(go[0]);
+	CHECK(waitpid(child, &status, 0) == child);
+	got = read_double(fds[0]);
+	own = read_double(fds[0]);
+	close(fds[0]);
+	CHECK(!isnan(got) && fabs(got - own) < 1e-6);
+	CHECK(proc_start_time(-5) < 0);
+}
+
+int main(void)
+{
+	tmpdir = check_tmpdir("cachelog");
+	test_write_and_load();
+	test_parse_line();
+	test_runs_and_tally();
+	test_compact();
+	test_touch_use();
+	test_make_run_start();
+	test_no_make();
+	free(tmpdir);
+	return check_done();
+}
