@@ -2,6 +2,7 @@
  * re-check the key against the files really compiled, publish into the cache. */
 #include "commands.h"
 #include "cache.h"
+#include "durations.h"
 #include "extract.h"
 #include "path.h"
 #include "publish.h"
@@ -20,7 +21,7 @@
 
 const char usage_compile[] =
 	"usage: kwarm compile --cache DIR --root DIR --platform P --key KEY --unit LABEL\n"
-	"                     [--owners A,B] [--private DIR] [--launcher WORD]...\n"
+	"                     [--id ID] [--owners A,B] [--private DIR] [--launcher WORD]...\n"
 	"                     [--link WORD]... [--extract text]\n"
 	"                     -- COMPILER ARGS... -o {out} SOURCE...\n"
 	"\n"
@@ -30,6 +31,7 @@ const char usage_compile[] =
 struct compile_opts {
 	const char *cache, *root, *platform, *key, *label, *owners;
 	const char *private_dir;	/* where results go when the cache cannot be used */
+	const char *id;			/* stable identity for the durations record */
 	struct strvec launcher;
 	struct unit_command uc;
 };
@@ -226,6 +228,8 @@ static int compile_unit(struct compile_opts *o, const struct cache *cache, char 
 		print_block(head, &output);
 		free(head);
 	}
+	if (cache && o->id)
+		durations_record(cache->dir, o->id, now_seconds() - start);
 	printf("kwarm: built %s (%.2f s)\n", o->label, now_seconds() - start);
 	fflush(stdout);
 	ret = 0;
@@ -277,6 +281,8 @@ int cmd_compile(int argc, char **argv)
 			o.key = v;
 		else if (!strcmp(a, "--unit"))
 			o.label = v;
+		else if (!strcmp(a, "--id"))
+			o.id = v;
 		else if (!strcmp(a, "--private"))
 			o.private_dir = v;
 		else if (!strcmp(a, "--owners"))

@@ -1,4 +1,6 @@
 #include "makefile.h"
+
+#include <stdlib.h>
 #include "util.h"
 
 #include <string.h>
@@ -105,6 +107,8 @@ static void write_unit(struct buf *b, const struct plan *plan, const struct plan
 	makefile_add_shell_word(b, plan->spec->platform);
 	buf_addf(b, " --private %s/.kwarm/private --key %s --unit ", plan->out_dir, u->key);
 	makefile_add_shell_word(b, u->label);
+	buf_adds(b, " --id ");
+	makefile_add_shell_word(b, u->id);
 	buf_adds(b, " --owners ");
 	for (size_t i = 0; i < u->owners.nr; i++)
 		buf_addf(b, "%s%s", i ? "," : "", u->owners.v[i]);
@@ -141,10 +145,30 @@ static void write_class_comment(struct buf *b, const struct plan_callable *pc)
 	}
 }
 
-static void write_callable(struct buf *b, const struct plan *plan, const struct plan_callable *pc,
-			   size_t index)
+static int by_rank(const void *a, const void *b)
+{
+	const struct plan_unit *ua = *(struct plan_unit *const *)a, *ub = *(struct plan_unit *const *)b;
+
+	return ua->rank < ub->rank ? -1 : ua->rank > ub->rank;
+}
+
+static void write_callable(struct buf *b, const struct plan *plan, const struct plan_callable *pc)
 {
 	const struct spec_callable *sc = pc->spec;
+	struct plan_unit **units = xcalloc(sc->nr_incores + 1, sizeof(*units));
+	size_t n = 0;
+
+	/* Each distinct unit once, longest recorded first. */
+	units[n++] = pc->orchestration;
+	for (size_t i = 0; i < sc->nr_incores; i++) {
+		size_t j;
+
+		for (j = 0; j < n && units[j] != pc->children[i]; j++)
+			;
+		if (j == n)
+			units[n++] = pc->children[i];
+	}
+	qsort(units, n, sizeof(*units), by_rank);
 
 	/* A missing output forces a repack even when the stamp says it is current. */
 	buf_addf(b, "ifeq ($(wildcard %s),)\n", pc->out_path);
@@ -152,11 +176,9 @@ static void write_callable(struct buf *b, const struct plan *plan, const struct 
 	buf_adds(b, ": kw-force\nendif\n");
 	add_target(b, pc->stamp_path);
 	buf_addf(b, ": %s/packs/%.2s/%s.pack", plan->cache_dir, pc->ckey, pc->ckey);
-	buf_adds(b, " \\\n    ");
-	add_unit_target(b, plan, pc->orchestration);
-	for (size_t i = 0; i < sc->nr_incores; i++) {
+	for (size_t i = 0; i < n; i++) {
 		buf_adds(b, " \\\n    ");
-		add_unit_target(b, plan, pc->children[i]);
+		add_unit_target(b, plan, units[i]);
 	}
 	buf_adds(b, "\n\t$(KW_Q)$(KW_KWARM) pack --cache ");
 	makefile_add_shell_word(b, plan->cache_dir);
@@ -165,7 +187,7 @@ static void write_callable(struct buf *b, const struct plan *plan, const struct 
 	buf_adds(b, " --stamp ");
 	makefile_add_shell_word(b, pc->stamp_path);
 	buf_addf(b, " %s\n\n", pc->ckey);
-	(void)index;
+	free(units);
 }
 
 /* Folders written unquoted into targets: only plain characters. */
@@ -224,9 +246,15 @@ int makefile_write(const struct plan *plan, const struct makefile_options *opts,
 	buf_adds(b, "\nKW_Q := $(if $(filter 1,$(V)),,@)\n\n.PHONY: warmup help kw-force");
 	for (size_t i = 0; i < spec->nr_classes; i++)
 		buf_addf(b, " warmup-%s", spec->classes[i].name);
+	/* Every unit first, longest recorded first, so that make -jN starts the
+	 * critical path early whatever class it belongs to. */
 	buf_adds(b, "\n\nwarmup:");
+	for (size_t i = 0; i < plan->nr_units; i++) {
+		buf_adds(b, " \\\n    ");
+		add_unit_target(b, plan, plan->units[plan->lpt[i]]);
+	}
 	for (size_t i = 0; i < spec->nr_classes; i++)
-		buf_addf(b, " warmup-%s", spec->classes[i].name);
+		buf_addf(b, " \\\n    warmup-%s", spec->classes[i].name);
 	buf_adds(b, "\n\n");
 
 	for (size_t i = 0; i < spec->nr_classes; i++) {
@@ -249,7 +277,7 @@ int makefile_write(const struct plan *plan, const struct makefile_options *opts,
 		}
 		buf_adds(b, "\n\n");
 		for (size_t j = 0; j < cls->nr_callables; j++)
-			write_callable(b, plan, &plan->callables[ci + j], ci + j);
+			write_callable(b, plan, &plan->callables[ci + j]);
 		ci += cls->nr_callables;
 	}
 

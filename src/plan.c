@@ -1,4 +1,5 @@
 #include "plan.h"
+#include "durations.h"
 #include "hashmap.h"
 #include "pack.h"
 #include "path.h"
@@ -13,7 +14,23 @@ struct planner {
 	struct closure_cache cc;
 	struct hashmap by_key;		/* key -> struct plan_unit */
 	struct hashmap inputs;		/* absolute path -> (void *)1 */
+	struct durations durations;	/* the record of earlier compiles */
 };
+
+/* Longest recorded work first (unknown counts as average), so that make starts
+ * the critical path early; stable, so equal inputs give equal Makefiles. */
+static void order_units(struct plan *plan)
+{
+	double *secs = xcalloc(plan->nr_units, sizeof(*secs));
+
+	for (size_t i = 0; i < plan->nr_units; i++)
+		secs[i] = plan->units[i]->seconds;
+	plan->lpt = xcalloc(plan->nr_units, sizeof(*plan->lpt));
+	durations_order(secs, plan->nr_units, plan->lpt);
+	for (size_t i = 0; i < plan->nr_units; i++)
+		plan->units[plan->lpt[i]]->rank = i;
+	free(secs);
+}
 
 static void add_input(struct planner *p, const char *abs)
 {
@@ -100,7 +117,7 @@ static void record_inputs(struct planner *p, const struct closure *closure,
 /* The unit for this command: an existing one with the same key, or a new one. */
 static struct plan_unit *add_unit(struct planner *p, struct unit_command *uc,
 				  const struct strvec *launcher, char *label,
-				  const char *owner, const char *what)
+				  const char *owner, const char *what, const char *id_prefix)
 {
 	struct plan *plan = p->plan;
 	struct plan_unit *u;
@@ -128,6 +145,8 @@ static struct plan_unit *add_unit(struct planner *p, struct unit_command *uc,
 		u = xcalloc(1, sizeof(*u));
 		memcpy(u->key, key, sizeof(key));
 		u->label = label;
+		u->id = xstrfmt("%s/%s", id_prefix, label);
+		u->seconds = durations_get(&p->durations, u->id);
 		u->cmd = *uc;
 		strvec_copy(&u->launcher, plan->launcher ? plan->launcher : launcher);
 		strvec_init(&u->owners);
@@ -145,27 +164,35 @@ static int plan_callable(struct planner *p, const struct spec_class *cls,
 {
 	const struct spec *spec = p->plan->spec;
 	struct unit_command uc;
-	char *label;
+	char *label, *id_prefix;
 
 	pc->cls = cls;
 	pc->spec = sc;
 	pc->what = sc->name ? xstrfmt("class %s, callable %s", cls->name, sc->name)
 			    : xstrfmt("class %s", cls->name);
+	id_prefix = sc->name ? xstrfmt("%s/%s", cls->name, sc->name) : xstrdup(cls->name);
 	build_command(spec, sc->toolchain, NULL, sc->source, &uc);
 	label = xstrfmt("orchestration '%s'", sc->source);
-	pc->orchestration = add_unit(p, &uc, &sc->toolchain->launcher, label, cls->name, pc->what);
-	if (!pc->orchestration)
+	pc->orchestration = add_unit(p, &uc, &sc->toolchain->launcher, label, cls->name, pc->what,
+				     id_prefix);
+	if (!pc->orchestration) {
+		free(id_prefix);
 		return -1;
+	}
 	pc->children = xcalloc(sc->nr_incores, sizeof(*pc->children));
 	for (size_t i = 0; i < sc->nr_incores; i++) {
 		const struct spec_incore *in = &sc->incores[i];
 
 		build_command(spec, in->toolchain, &in->extra_include_dirs, in->source, &uc);
 		label = xstrfmt("incore '%s' (%s)", in->name, in->core_type);
-		pc->children[i] = add_unit(p, &uc, &in->toolchain->launcher, label, cls->name, pc->what);
-		if (!pc->children[i])
+		pc->children[i] = add_unit(p, &uc, &in->toolchain->launcher, label, cls->name,
+					   pc->what, id_prefix);
+		if (!pc->children[i]) {
+			free(id_prefix);
 			return -1;
+		}
 	}
+	free(id_prefix);
 	pack_desc_build(pc, spec);
 	if (sc->name) {
 		pc->out_path = xstrfmt("%s/%s/%s.callable", p->plan->out_dir, cls->name, sc->name);
@@ -201,6 +228,8 @@ int plan_build(struct plan *plan, const struct spec *spec, const char *cache_dir
 	closure_cache_init(&p.cc);
 	hashmap_init(&p.by_key);
 	hashmap_init(&p.inputs);
+	durations_init(&p.durations);
+	durations_load(&p.durations, plan->cache_dir);
 	{
 		char *spec_abs = path_absolute(spec->file);
 
@@ -216,6 +245,8 @@ int plan_build(struct plan *plan, const struct spec *spec, const char *cache_dir
 	}
 	for (size_t i = 0; i < p.inputs.nr; i++)
 		strvec_push(&plan->inputs, p.inputs.entries[i].key);
+	order_units(plan);
+	durations_release(&p.durations);
 	hashmap_release(&p.inputs);
 	hashmap_release(&p.by_key);
 	closure_cache_release(&p.cc);
@@ -228,12 +259,14 @@ void plan_release(struct plan *plan)
 		struct plan_unit *u = plan->units[i];
 
 		free(u->label);
+		free(u->id);
 		unit_command_release(&u->cmd);
 		strvec_release(&u->launcher);
 		strvec_release(&u->owners);
 		free(u);
 	}
 	free(plan->units);
+	free(plan->lpt);
 	for (size_t i = 0; i < plan->nr_callables; i++) {
 		struct plan_callable *pc = &plan->callables[i];
 

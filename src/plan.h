@@ -11,10 +11,13 @@
 struct plan_unit {
 	char key[DIGEST_HEX_SIZE];
 	char *label;			/* "incore 'copy_hidden' (aiv)" of its first owner */
+	char *id;			/* stable identity for the durations record:
+					 * "Class[/callable]/label" of its first owner */
 	struct unit_command cmd;
 	struct strvec launcher;		/* prefixes the compile only; not in the key */
 	struct strvec owners;		/* class names, first-seen order, unique */
-	double seconds;			/* expected compile time, for ordering; 0 unknown */
+	double seconds;			/* recorded compile time, for ordering; -1 unknown */
+	size_t rank;			/* position in the plan's longest-first order */
 };
 
 struct plan_callable {
@@ -33,6 +36,7 @@ struct plan {
 	const struct spec *spec;
 	char *cache_dir, *out_dir;	/* absolute */
 	struct plan_unit **units;	/* first-seen order */
+	size_t *lpt;			/* indexes into units, longest recorded first */
 	size_t nr_units, alloc_units;
 	struct plan_callable *callables;	/* spec order */
 	size_t nr_callables;

@@ -24,37 +24,42 @@ KW_Q := $(if $(filter 1,$(V)),,@)
 
 .PHONY: warmup help kw-force warmup-TestMinimal
 
-warmup: warmup-TestMinimal
-
-# ---- class TestMinimal (level 2, runtime 'host_build_graph')
-#   orchestration  kernels/orchestration/minimal_orch.cpp  (aicpu_orchestration_entry)  unit @K2@
-#   incore    0  vec_add  aiv  kernels/aiv/vec_add.cpp  unit @K3@
-#   incore    1  vec_scale  aiv  kernels/aiv/vec_scale.cpp  unit @K4@
-#   incore    2  mat_mul  aic  kernels/aic/mat_mul.cpp  unit @K5@
-warmup-TestMinimal: @TMP@/out/.kwarm/TestMinimal.callable.@K1@
-
-ifeq ($(wildcard @TMP@/out/TestMinimal.callable),)
-@TMP@/out/.kwarm/TestMinimal.callable.@K1@: kw-force
-endif
-@TMP@/out/.kwarm/TestMinimal.callable.@K1@: @TMP@/cache/packs/XX/@K1@.pack \
+warmup: \
+    @TMP@/cache/units/XX/@K1@.m \
     @TMP@/cache/units/XX/@K2@.m \
     @TMP@/cache/units/XX/@K3@.m \
     @TMP@/cache/units/XX/@K4@.m \
-    @TMP@/cache/units/XX/@K5@.m
-	$(KW_Q)$(KW_KWARM) pack --cache @TMP@/cache --private @TMP@/out/.kwarm/private --out @TMP@/out/TestMinimal.callable --stamp @TMP@/out/.kwarm/TestMinimal.callable.@K1@ @K1@
+    warmup-TestMinimal
+
+# ---- class TestMinimal (level 2, runtime 'host_build_graph')
+#   orchestration  kernels/orchestration/minimal_orch.cpp  (aicpu_orchestration_entry)  unit @K1@
+#   incore    0  vec_add  aiv  kernels/aiv/vec_add.cpp  unit @K2@
+#   incore    1  vec_scale  aiv  kernels/aiv/vec_scale.cpp  unit @K3@
+#   incore    2  mat_mul  aic  kernels/aic/mat_mul.cpp  unit @K4@
+warmup-TestMinimal: @TMP@/out/.kwarm/TestMinimal.callable.@K5@
+
+ifeq ($(wildcard @TMP@/out/TestMinimal.callable),)
+@TMP@/out/.kwarm/TestMinimal.callable.@K5@: kw-force
+endif
+@TMP@/out/.kwarm/TestMinimal.callable.@K5@: @TMP@/cache/packs/XX/@K5@.pack \
+    @TMP@/cache/units/XX/@K1@.m \
+    @TMP@/cache/units/XX/@K2@.m \
+    @TMP@/cache/units/XX/@K3@.m \
+    @TMP@/cache/units/XX/@K4@.m
+	$(KW_Q)$(KW_KWARM) pack --cache @TMP@/cache --private @TMP@/out/.kwarm/private --out @TMP@/out/TestMinimal.callable --stamp @TMP@/out/.kwarm/TestMinimal.callable.@K5@ @K5@
 
 # ---- compile units (one per distinct command and inputs)
+@TMP@/cache/units/XX/@K1@.m:
+	$(KW_Q)$(KW_KWARM) compile --cache @TMP@/cache --root @TMP@/minimal --platform a5sim --private @TMP@/out/.kwarm/private --key @K1@ --unit 'orchestration '\''kernels/orchestration/minimal_orch.cpp'\''' --id 'TestMinimal/orchestration '\''kernels/orchestration/minimal_orch.cpp'\''' --owners TestMinimal -- g++ -O2 -fPIC -shared -std=c++17 -Iinclude -o '{out}' kernels/orchestration/minimal_orch.cpp
+
 @TMP@/cache/units/XX/@K2@.m:
-	$(KW_Q)$(KW_KWARM) compile --cache @TMP@/cache --root @TMP@/minimal --platform a5sim --private @TMP@/out/.kwarm/private --key @K2@ --unit 'orchestration '\''kernels/orchestration/minimal_orch.cpp'\''' --owners TestMinimal -- g++ -O2 -fPIC -shared -std=c++17 -Iinclude -o '{out}' kernels/orchestration/minimal_orch.cpp
+	$(KW_Q)$(KW_KWARM) compile --cache @TMP@/cache --root @TMP@/minimal --platform a5sim --private @TMP@/out/.kwarm/private --key @K2@ --unit 'incore '\''vec_add'\'' (aiv)' --id 'TestMinimal/incore '\''vec_add'\'' (aiv)' --owners TestMinimal -- g++ -O2 -fPIC -shared -std=c++17 -D__DAV_VEC__ -Iinclude -o '{out}' kernels/aiv/vec_add.cpp
 
 @TMP@/cache/units/XX/@K3@.m:
-	$(KW_Q)$(KW_KWARM) compile --cache @TMP@/cache --root @TMP@/minimal --platform a5sim --private @TMP@/out/.kwarm/private --key @K3@ --unit 'incore '\''vec_add'\'' (aiv)' --owners TestMinimal -- g++ -O2 -fPIC -shared -std=c++17 -D__DAV_VEC__ -Iinclude -o '{out}' kernels/aiv/vec_add.cpp
+	$(KW_Q)$(KW_KWARM) compile --cache @TMP@/cache --root @TMP@/minimal --platform a5sim --private @TMP@/out/.kwarm/private --key @K3@ --unit 'incore '\''vec_scale'\'' (aiv)' --id 'TestMinimal/incore '\''vec_scale'\'' (aiv)' --owners TestMinimal -- g++ -O2 -fPIC -shared -std=c++17 -D__DAV_VEC__ -Iinclude -o '{out}' kernels/aiv/vec_scale.cpp
 
 @TMP@/cache/units/XX/@K4@.m:
-	$(KW_Q)$(KW_KWARM) compile --cache @TMP@/cache --root @TMP@/minimal --platform a5sim --private @TMP@/out/.kwarm/private --key @K4@ --unit 'incore '\''vec_scale'\'' (aiv)' --owners TestMinimal -- g++ -O2 -fPIC -shared -std=c++17 -D__DAV_VEC__ -Iinclude -o '{out}' kernels/aiv/vec_scale.cpp
-
-@TMP@/cache/units/XX/@K5@.m:
-	$(KW_Q)$(KW_KWARM) compile --cache @TMP@/cache --root @TMP@/minimal --platform a5sim --private @TMP@/out/.kwarm/private --key @K5@ --unit 'incore '\''mat_mul'\'' (aic)' --owners TestMinimal -- g++ -O2 -fPIC -shared -std=c++17 -D__DAV_CUBE__ -Iinclude -o '{out}' kernels/aic/mat_mul.cpp
+	$(KW_Q)$(KW_KWARM) compile --cache @TMP@/cache --root @TMP@/minimal --platform a5sim --private @TMP@/out/.kwarm/private --key @K4@ --unit 'incore '\''mat_mul'\'' (aic)' --id 'TestMinimal/incore '\''mat_mul'\'' (aic)' --owners TestMinimal -- g++ -O2 -fPIC -shared -std=c++17 -D__DAV_CUBE__ -Iinclude -o '{out}' kernels/aic/mat_mul.cpp
 
 # ---- this Makefile remakes itself when an input changes; a deleted
 # input counts as changed (empty rules below), never as an error
@@ -70,7 +75,7 @@ $(KW_SELF): @KWARM@ \
     @TMP@/minimal/kernels/aiv/vec_scale.cpp \
     @TMP@/minimal/kernels/aic/mat_mul.cpp \
     @TMP@/minimal/kernels/aic \
-    @TMP@/cache/packs/XX/@K1@.pack
+    @TMP@/cache/packs/XX/@K5@.pack
 	$(KW_Q)$(KW_KWARM) gen @TMP@/minimal/spec.yaml -o @TMP@/a.mk --cache @TMP@/cache --out @TMP@/out
 
 @KWARM@:
@@ -85,7 +90,7 @@ $(KW_SELF): @KWARM@ \
 @TMP@/minimal/kernels/aiv/vec_scale.cpp:
 @TMP@/minimal/kernels/aic/mat_mul.cpp:
 @TMP@/minimal/kernels/aic:
-@TMP@/cache/packs/XX/@K1@.pack:
+@TMP@/cache/packs/XX/@K5@.pack:
 kw-force:
 
 help:
