@@ -31,8 +31,9 @@ const char usage_cache[] =
 	"  --spec SPEC        use the cache SPEC names\n"
 	"\n"
 	"  stats              unit entries, bytes, callable descriptions, and the hits,\n"
-	"                     waits, misses and compile time of the last run and of all\n"
-	"                     recorded runs (events.log; a run ends at a 10 min pause)\n"
+	"                     waits, misses and compile time of the last make run and\n"
+	"                     of all recorded runs (CACHE/events.log); a unit counts\n"
+	"                     once per run: miss over wait-hit over hit\n"
 	"    --json           the same as one JSON object\n"
 	"  verify             check every entry (manifest, size, SHA-256), callable\n"
 	"                     description (SHA-256 = name) and leftover temp; name each\n"
@@ -115,7 +116,7 @@ static int cache_stats(const struct cache *c, int json)
 	struct cachelog_tally last, all;
 	struct buf b = BUF_INIT;
 	uint64_t unit_bytes = 0, pack_bytes = 0;
-	size_t units = 0, incomplete = 0, orphans = 0, last_begin;
+	size_t units = 0, incomplete = 0, orphans = 0;
 	int ret = 0;
 
 	/* Figures are the point: a compaction that cannot happen is no failure. */
@@ -135,9 +136,12 @@ static int cache_stats(const struct cache *c, int json)
 		pack_bytes += s.packs[i].bytes;
 	for (size_t i = 0; i < s.nr_temps; i++)
 		orphans += !cache_pid_alive(s.temps[i].pid);
-	last_begin = cachelog_run_begin(&log, log.nr);
-	cachelog_tally(&log, last_begin, log.nr, &last);
-	cachelog_tally(&log, 0, log.nr, &all);
+	/* The last run is the one that wrote the last event. */
+	if (log.nr)
+		cachelog_tally(&log, log.v[log.nr - 1].run_index, &last);
+	else
+		memset(&last, 0, sizeof(last));
+	cachelog_tally(&log, CACHELOG_ALL_RUNS, &all);
 	if (json) {
 		buf_adds(&b, "{\"cache\":");
 		add_json_string(&b, c->dir);

@@ -2,9 +2,9 @@
  *
  * CACHE/events.log, plain text, one event per line:
  *
- *     <unix seconds> SP <event> SP <key> [SP <seconds>] LF
+ *     <unix seconds> SP <event> SP <key> [SP <seconds>] [SP <run>] LF
  *
- * e.g. "1718000000 miss 3f...a9 2.418". Events: miss (a compile ran and
+ * e.g. "1718000000 miss 3f...a9 2.418 4242@1717999990.07". Events: miss (a compile ran and
  * published), wait-hit (a compile found the entry valid once it had the lock),
  * hit (a pack used an entry made before its make run began), corrupt (an entry
  * was found corrupt and removed). Writers append a whole line in one write() on
@@ -12,9 +12,13 @@
  * its LF is not an event. Appenders hold a shared flock on CACHE/events.lock
  * and compaction an exclusive one, so no event lands in a log being replaced.
  *
- * A run is a stretch of events with no gap over CACHELOG_RUN_GAP seconds: it
- * needs no cooperation from make, and a warm-up's steps follow each other
- * closely (a single compile longer than the gap splits a run in two).
+ * <run> is "<pid>@<start>" of the make process the step runs under (its
+ * nearest ancestor named make or gmake; the step itself when there is none),
+ * the start in unix seconds with two decimals, from the boot time and the
+ * start in clock ticks, so every step of one make run writes the same tag and
+ * two concurrent runs write different ones. A line without a tag (written by
+ * hand, or by an older kwarm) belongs to the stretch of untagged lines around
+ * it with no gap over CACHELOG_RUN_GAP seconds.
  */
 #include "cachelog.h"
 #include "buf.h"
@@ -51,7 +55,7 @@ static void lock(int fd, int how)
 
 void cachelog_event(const char *cache_dir, const char *event, const char *key, double seconds)
 {
-	char *log, *lockpath, *line;
+	char *log, *lockpath, *line, run[48];
 	int fd, lockfd;
 
 	if (!cache_dir || !valid_word(event, sizeof(((struct cachelog_event *)0)->event)) ||
@@ -59,10 +63,12 @@ void cachelog_event(const char *cache_dir, const char *event, const char *key, d
 		return;
 	log = path_join(cache_dir, CACHELOG_FILE);
 	lockpath = path_join(cache_dir, CACHELOG_LOCK);
+	cachelog_run_tag(run, sizeof(run));
 	if (isfinite(seconds) && seconds > 0)
-		line = xstrfmt("%lld %s %s %.3f\n", (long long)time(NULL), event, key, seconds);
+		line = xstrfmt("%lld %s %s %.3f %s\n", (long long)time(NULL), event, key, seconds,
+			       run);
 	else
-		line = xstrfmt("%lld %s %s\n", (long long)time(NULL), event, key);
+		line = xstrfmt("%lld %s %s %s\n", (long long)time(NULL), event, key, run);
 	lockfd = open(lockpath, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
 	lock(lockfd, LOCK_SH);
 	fd = open(log, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0666);
@@ -185,23 +191,65 @@ double proc_start_time(int pid)
 	return ticks_to_unix(start);
 }
 
-double make_run_start(void)
+/* The pid and start (clock ticks since boot) of the nearest make ancestor,
+ * else of this process; 0, or -1 when /proc cannot tell. */
+static int find_run(int *run_pid, unsigned long long *run_start)
 {
-	int pid = (int)getppid();
+	char comm[64];
+	int pid = (int)getppid(), ppid;
 
 	/* Bounded: a cycle cannot happen, but a garbled /proc must not loop. */
 	for (int depth = 0; pid > 1 && depth < 64; depth++) {
-		char comm[64];
-		unsigned long long start;
-		int ppid;
-
-		if (read_proc_stat(pid, &ppid, comm, sizeof(comm), &start))
+		if (read_proc_stat(pid, &ppid, comm, sizeof(comm), run_start))
 			break;
-		if (!strcmp(comm, "make") || !strcmp(comm, "gmake"))
-			return ticks_to_unix(start);
+		if (!strcmp(comm, "make") || !strcmp(comm, "gmake")) {
+			*run_pid = pid;
+			return 0;
+		}
 		pid = ppid;
 	}
-	return proc_start_time((int)getpid());
+	*run_pid = (int)getpid();
+	return read_proc_stat(*run_pid, &ppid, comm, sizeof(comm), run_start);
+}
+
+double make_run_start(void)
+{
+	unsigned long long start;
+	int pid;
+
+	return find_run(&pid, &start) ? -1 : ticks_to_unix(start);
+}
+
+/* The boot time in whole unix seconds (/proc/stat's btime), or 0. */
+static long long boot_time(void)
+{
+	char *text, *p;
+	size_t len;
+	long long v = 0;
+
+	if (read_file_all("/proc/stat", &text, &len))
+		return 0;
+	p = strstr(text, "\nbtime ");
+	if (p)
+		v = strtoll(p + 7, NULL, 10);
+	free(text);
+	return v;
+}
+
+void cachelog_run_tag(char *tag, size_t size)
+{
+	unsigned long long start;
+	long hz = sysconf(_SC_CLK_TCK);
+	int pid;
+
+	if (hz <= 0)
+		hz = 100;
+	/* Whole-second btime, unlike ticks_to_unix: the same in every process. */
+	if (find_run(&pid, &start))
+		snprintf(tag, size, "%d@0", (int)getpid());
+	else
+		snprintf(tag, size, "%d@%.2f", pid,
+			 (double)boot_time() + (double)start / (double)hz);
 }
 
 int cachelog_parse_line(const char *line, size_t len, struct cachelog_event *ev)
@@ -234,13 +282,24 @@ int cachelog_parse_line(const char *line, size_t len, struct cachelog_event *ev)
 	memcpy(ev->key, word, (size_t)(p - word));
 	ev->key[p - word] = '\0';
 	ev->seconds = 0;
-	if (*p) {
+	ev->run[0] = '\0';
+	ev->run_index = 0;
+	/* The optional seconds come first; a run tag has an '@'. */
+	if (*p && !memchr(p + 1, '@', strcspn(p + 1, " "))) {
 		if (p[1] < '0' || p[1] > '9')
 			goto out;
 		errno = 0;
 		ev->seconds = strtod(p + 1, &end);
-		if (errno || *end || !isfinite(ev->seconds))
+		if (errno || (*end && *end != ' ') || !isfinite(ev->seconds))
 			goto out;
+		p = end;
+	}
+	if (*p) {
+		word = p + 1;
+		if (!*word || strchr(word, ' ') || !strchr(word, '@') ||
+		    strlen(word) >= sizeof(ev->run))
+			goto out;
+		memcpy(ev->run, word, strlen(word) + 1);
 	}
 	ret = 0;
 out:
@@ -252,12 +311,47 @@ void cachelog_init(struct cachelog *log)
 {
 	log->v = NULL;
 	log->nr = log->alloc = 0;
+	log->nr_runs = 0;
 }
 
 void cachelog_release(struct cachelog *log)
 {
 	free(log->v);
 	cachelog_init(log);
+}
+
+/* Number the runs (see the top of this file). */
+static void assign_runs(struct cachelog *log)
+{
+	struct hashmap tags;	/* run tag -> index + 1, as a pointer-sized integer */
+
+	struct cachelog_event *prev = NULL;	/* the last untagged event */
+
+	hashmap_init(&tags);
+	log->nr_runs = 0;
+	for (size_t i = 0; i < log->nr; i++) {
+		struct cachelog_event *ev = &log->v[i];
+		void *known;
+
+		if (ev->run[0]) {
+			known = hashmap_get(&tags, ev->run);
+			if (known) {
+				ev->run_index = (size_t)(uintptr_t)known - 1;
+				continue;
+			}
+			ev->run_index = log->nr_runs++;
+			hashmap_put(&tags, ev->run, (void *)(uintptr_t)(ev->run_index + 1));
+			continue;
+		}
+		/* Untagged: joins the untagged event before it when close enough
+		 * (appenders stamp before they write: neighbours may be out of order). */
+		if (prev && ev->when - prev->when <= CACHELOG_RUN_GAP)
+			ev->run_index = prev->run_index;
+		else
+			ev->run_index = log->nr_runs++;
+		prev = ev;
+	}
+	hashmap_release(&tags);
 }
 
 static void parse_text(struct cachelog *log, const char *text, size_t len)
@@ -274,6 +368,7 @@ static void parse_text(struct cachelog *log, const char *text, size_t len)
 			log->nr++;
 		p = nl + 1;
 	}
+	assign_runs(log);
 }
 
 int cachelog_load(struct cachelog *log, const char *cache_dir)
@@ -293,33 +388,33 @@ int cachelog_load(struct cachelog *log, const char *cache_dir)
 	return ret;
 }
 
-size_t cachelog_run_begin(const struct cachelog *log, size_t end)
-{
-	size_t i = end;
-
-	if (!i)
-		return 0;
-	i--;
-	/* Appenders stamp before they write, so neighbours may be out of order. */
-	while (i > 0 && log->v[i].when - log->v[i - 1].when <= CACHELOG_RUN_GAP)
-		i--;
-	return i;
-}
-
 /* A unit's fate in a run, best last. */
 enum fate { FATE_NONE, FATE_HIT, FATE_WAIT_HIT, FATE_MISS };
 
 static const enum fate fates[] = { FATE_HIT, FATE_WAIT_HIT, FATE_MISS };
 
-static void tally_run(const struct cachelog *log, size_t from, size_t to, struct cachelog_tally *t)
+void cachelog_tally(const struct cachelog *log, size_t run, struct cachelog_tally *t)
 {
-	struct hashmap seen;
+	struct hashmap seen;	/* "<run index> <key>" -> its fate so far */
+	struct hashmap runs;	/* run index -> itself, to count them */
 
+	memset(t, 0, sizeof(*t));
 	hashmap_init(&seen);
-	for (size_t i = from; i < to; i++) {
+	hashmap_init(&runs);
+	for (size_t i = 0; i < log->nr; i++) {
 		const struct cachelog_event *ev = &log->v[i];
 		enum fate f = FATE_NONE;
+		char *id;
 		void *old;
+
+		if (run != CACHELOG_ALL_RUNS && ev->run_index != run)
+			continue;
+		id = xstrfmt("%zu", ev->run_index);
+		if (!hashmap_get(&runs, id)) {
+			hashmap_put(&runs, id, (void *)&fates[0]);
+			t->runs++;
+		}
+		free(id);
 
 		if (!strcmp(ev->event, "hit"))
 			f = FATE_HIT;
@@ -334,9 +429,11 @@ static void tally_run(const struct cachelog *log, size_t from, size_t to, struct
 		if (f == FATE_NONE)
 			continue;
 		/* The value is a pointer into the static fates[]: no allocation. */
-		old = hashmap_get(&seen, ev->key);
+		id = xstrfmt("%zu %s", ev->run_index, ev->key);
+		old = hashmap_get(&seen, id);
 		if (!old || *(const enum fate *)old < f)
-			hashmap_put(&seen, ev->key, (void *)&fates[f - 1]);
+			hashmap_put(&seen, id, (void *)&fates[f - 1]);
+		free(id);
 	}
 	for (size_t i = 0; i < seen.nr; i++) {
 		enum fate f = *(const enum fate *)seen.entries[i].value;
@@ -349,20 +446,7 @@ static void tally_run(const struct cachelog *log, size_t from, size_t to, struct
 			t->misses++;
 	}
 	hashmap_release(&seen);
-}
-
-void cachelog_tally(const struct cachelog *log, size_t from, size_t to, struct cachelog_tally *t)
-{
-	memset(t, 0, sizeof(*t));
-	while (to > from) {
-		size_t begin = cachelog_run_begin(log, to);
-
-		if (begin < from)
-			begin = from;
-		tally_run(log, begin, to, t);
-		t->runs++;
-		to = begin;
-	}
+	hashmap_release(&runs);
 }
 
 int cachelog_compact(const char *cache_dir, size_t max_bytes, size_t keep_runs)
@@ -371,7 +455,7 @@ int cachelog_compact(const char *cache_dir, size_t max_bytes, size_t keep_runs)
 	struct cachelog log;
 	struct buf b = BUF_INIT;
 	struct stat st;
-	size_t len, begin;
+	size_t len, first;
 	int lockfd = -1, ret = 0;
 
 	cachelog_init(&log);
@@ -389,15 +473,17 @@ int cachelog_compact(const char *cache_dir, size_t max_bytes, size_t keep_runs)
 	if (len <= max_bytes)
 		goto out;
 	parse_text(&log, text, len);
-	begin = log.nr;
-	for (size_t r = 0; r < keep_runs && begin > 0; r++)
-		begin = cachelog_run_begin(&log, begin);
-	for (size_t i = begin; i < log.nr; i++) {
+	first = log.nr_runs > keep_runs ? log.nr_runs - keep_runs : 0;
+	for (size_t i = 0; i < log.nr; i++) {
 		const struct cachelog_event *ev = &log.v[i];
 
+		if (ev->run_index < first)
+			continue;
 		buf_addf(&b, "%lld %s %s", (long long)ev->when, ev->event, ev->key);
 		if (ev->seconds > 0)
 			buf_addf(&b, " %.3f", ev->seconds);
+		if (ev->run[0])
+			buf_addf(&b, " %s", ev->run);
 		buf_addch(&b, '\n');
 	}
 	ret = publish_bytes(path, buf_str(&b), b.len);

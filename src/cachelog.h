@@ -16,8 +16,10 @@
 #define CACHELOG_FILE "events.log"
 #define CACHELOG_LOCK "events.lock"
 
-/* Two events further apart than this (seconds) belong to different runs. */
+/* Untagged events further apart than this (seconds) belong to different runs. */
 #define CACHELOG_RUN_GAP 600
+/* cachelog_tally's run for every run. */
+#define CACHELOG_ALL_RUNS ((size_t)-1)
 
 /* Compaction: past CACHELOG_COMPACT_BYTES, keep the last CACHELOG_KEEP_RUNS runs. */
 #define CACHELOG_COMPACT_BYTES (1024 * 1024)
@@ -28,11 +30,14 @@ struct cachelog_event {
 	char event[16];			/* "miss", "wait-hit", "hit", "corrupt", ... */
 	char key[DIGEST_HEX_SIZE];	/* the unit's key */
 	double seconds;			/* 0 when the line has none */
+	char run[48];			/* "<make pid>@<its start>", "" when none */
+	size_t run_index;		/* runs numbered in order of first event (load) */
 };
 
 struct cachelog {
 	struct cachelog_event *v;	/* in file order */
 	size_t nr, alloc;
+	size_t nr_runs;
 };
 
 /* Figures of a stretch of the log; a unit counts once per run, as its best
@@ -42,8 +47,9 @@ struct cachelog_tally {
 	double compile_seconds;		/* sum over every miss line */
 };
 
-/* Append "<unix seconds> <event> <key> [<seconds>]" to CACHE/events.log in one
- * O_APPEND write; seconds <= 0 is left out. Failures are ignored. */
+/* Append "<unix seconds> <event> <key> [<seconds>] <run>" to CACHE/events.log
+ * in one O_APPEND write; seconds <= 0 is left out; run names the make run
+ * (cachelog_run_tag). Failures are ignored. */
 void cachelog_event(const char *cache_dir, const char *event, const char *key, double seconds);
 /* Set the atime of the entry's manifest to now, leaving its mtime (a make
  * target's timestamp) alone: the entry's last use, for prune. Failures ignored. */
@@ -55,20 +61,20 @@ void cache_touch_pack(const char *cache_dir, const char *ckey);
 double make_run_start(void);
 /* Start time (unix seconds) of process pid from /proc, or -1. */
 double proc_start_time(int pid);
+/* The tag of this process's make run, "<pid>@<start, 2 decimals>" of the make
+ * ancestor (else of this process): the same in every step of one make run. */
+void cachelog_run_tag(char *tag, size_t size);
 
 /* Parse one line (without its LF); 0, or -1 when it is not an event. */
 int cachelog_parse_line(const char *line, size_t len, struct cachelog_event *ev);
 void cachelog_init(struct cachelog *log);
 void cachelog_release(struct cachelog *log);
-/* Read CACHE/events.log (missing = empty; torn or garbled lines skipped);
- * 0, or -1 after reporting. */
+/* Read CACHE/events.log (missing = empty; torn or garbled lines skipped) and
+ * number its runs: one per run tag; untagged events, one per stretch without
+ * a gap over CACHELOG_RUN_GAP. 0, or -1 after reporting. */
 int cachelog_load(struct cachelog *log, const char *cache_dir);
-/* Index of the first event of the run that event end-1 belongs to (0 when the
- * log is empty): runs are separated by gaps over CACHELOG_RUN_GAP. */
-size_t cachelog_run_begin(const struct cachelog *log, size_t end);
-/* Tally events [from, to) into t (zeroed first). */
-void cachelog_tally(const struct cachelog *log, size_t from, size_t to,
-		    struct cachelog_tally *t);
+/* Tally the events of run (a run_index, or CACHELOG_ALL_RUNS) into t. */
+void cachelog_tally(const struct cachelog *log, size_t run, struct cachelog_tally *t);
 /* When the log is past max_bytes, rewrite it keeping the last keep_runs runs
  * (skipped while another process compacts). 0, or -1 after reporting. */
 int cachelog_compact(const char *cache_dir, size_t max_bytes, size_t keep_runs);

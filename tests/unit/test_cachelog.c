@@ -64,6 +64,7 @@ static void test_write_and_load(void)
 	char *dir = fresh_dir("write"), *log = path_join(dir, CACHELOG_FILE), *text;
 	struct cachelog l;
 	long long t0 = (long long)time(NULL), t1;
+	char tag[48];
 	int match;
 
 	cachelog_event(dir, "miss", K1, 2.5);
@@ -72,12 +73,15 @@ static void test_write_and_load(void)
 	cachelog_event(dir, "hit", "a b", 0);		/* refused: a space */
 	cachelog_event(dir, "hit", "", 0);		/* refused: empty */
 	t1 = (long long)time(NULL);
+	cachelog_run_tag(tag, sizeof(tag));
+	CHECK(strchr(tag, '@') && !strchr(tag, ' '));
 	text = read_text(log);
 	/* Exactly these two lines, stamped within [t0, t1]. */
 	match = 0;
 	for (long long a = t0; a <= t1; a++)
 		for (long long b = a; b <= t1; b++) {
-			char *want = xstrfmt("%lld miss " K1 " 2.500\n%lld hit " K2 "\n", a, b);
+			char *want = xstrfmt("%lld miss " K1 " 2.500 %s\n%lld hit " K2 " %s\n",
+					     a, tag, b, tag);
 
 			match |= !strcmp(text, want);
 			free(want);
@@ -94,6 +98,9 @@ static void test_write_and_load(void)
 		CHECK_STR(l.v[1].event, "hit");
 		CHECK_STR(l.v[1].key, K2);
 		CHECK_INT((long long)l.v[1].seconds, 0);
+		CHECK_STR(l.v[1].run, tag);
+		CHECK_INT(l.v[1].run_index, l.v[0].run_index);
+		CHECK_INT(l.nr_runs, 1);
 	}
 	cachelog_release(&l);
 
@@ -143,6 +150,16 @@ static void test_parse_line(void)
 	CHECK_INT(cachelog_parse_line("1 hit k\0x", 9, &ev), -1);
 	CHECK_INT(cachelog_parse_line("", 0, &ev), -1);
 	CHECK_INT(cachelog_parse_line("1 hit k -1", 10, &ev), -1);
+	CHECK_INT(cachelog_parse_line("1 hit k 1.5 42@100.07", 21, &ev), 0);
+	CHECK_STR(ev.key, "k");
+	CHECK_INT((long long)(ev.seconds * 10), 15);
+	CHECK_STR(ev.run, "42@100.07");
+	CHECK_INT(cachelog_parse_line("1 hit k 42@100.07", 17, &ev), 0);
+	CHECK_INT((long long)ev.seconds, 0);
+	CHECK_STR(ev.run, "42@100.07");
+	CHECK_INT(cachelog_parse_line("1 hit k 1.5 nope", 16, &ev), -1);
+	CHECK_INT(cachelog_parse_line("1 hit k 1.5 4@2 x", 17, &ev), -1);
+	CHECK_INT(cachelog_parse_line("1 hit k 1.5x 4@2", 16, &ev), -1);
 }
 
 static void test_runs_and_tally(void)
@@ -151,40 +168,50 @@ static void test_runs_and_tally(void)
 	struct cachelog l;
 	struct cachelog_tally t;
 
-	/* Run A: two compiles, one of them also packed (a miss stays a miss).
-	 * Run B (after a pause over the gap): K1 waited for, then packed twice;
-	 * K2 a plain hit; K3 found corrupt. The last line of run B comes from a
-	 * writer that stamped a little earlier than its neighbour. */
-	write_text(log, "1000 miss " K1 " 2.0\n"
-			"1001 miss " K2 " 1.0\n"
-			"1002 hit " K1 "\n"
-			"1602 hit " K2 "\n"	/* exactly the gap: same run */
-			"5000 wait-hit " K1 " 3.0\n"
-			"5001 hit " K1 "\n"
-			"5002 hit " K1 "\n"
-			"5003 hit " K2 "\n"
-			"5004 corrupt " K3 "\n"
-			"5002 hit " K2 "\n");
+	/* Run A: two compiles, one also packed (a miss stays a miss). Run B: K1
+	 * waited for, then packed twice; K2 a plain hit; K3 found corrupt. Run C,
+	 * concurrent with B: compiles K3. Then untagged lines: two within the gap
+	 * (one run), one after a long pause (another). The last line is B's. */
+	write_text(log, "1000 miss " K1 " 2.0 1@1000.00\n"
+			"1001 miss " K2 " 1.0 1@1000.00\n"
+			"1002 hit " K1 " 1@1000.00\n"
+			"5000 wait-hit " K1 " 3.0 2@4990.00\n"
+			"5001 miss " K3 " 1.0 3@4995.00\n"
+			"5001 hit " K1 " 2@4990.00\n"
+			"5002 hit " K1 " 2@4990.00\n"
+			"5003 hit " K2 " 2@4990.00\n"
+			"5004 corrupt " K3 " 2@4990.00\n"
+			"9000 hit " K1 "\n"
+			"9600 hit " K2 "\n"	/* exactly the gap: same run */
+			"20000 hit " K1 "\n"
+			"5002 hit " K2 " 2@4990.00\n");
 	cachelog_init(&l);
 	CHECK_INT(cachelog_load(&l, dir), 0);
-	CHECK_INT(l.nr, 10);
-	CHECK_INT(cachelog_run_begin(&l, l.nr), 4);
-	CHECK_INT(cachelog_run_begin(&l, 4), 0);
-	CHECK_INT(cachelog_run_begin(&l, 0), 0);
-	cachelog_tally(&l, cachelog_run_begin(&l, l.nr), l.nr, &t);
+	CHECK_INT(l.nr, 13);
+	CHECK_INT(l.nr_runs, 5);
+	if (l.nr == 13) {
+		CHECK_INT(l.v[2].run_index, 0);
+		CHECK_INT(l.v[3].run_index, 1);
+		CHECK_INT(l.v[4].run_index, 2);
+		CHECK_INT(l.v[9].run_index, 3);
+		CHECK_INT(l.v[10].run_index, 3);
+		CHECK_INT(l.v[11].run_index, 4);
+		CHECK_INT(l.v[12].run_index, 1);
+	}
+	cachelog_tally(&l, 1, &t);
 	CHECK_INT(t.runs, 1);
 	CHECK_INT(t.hits, 1);
 	CHECK_INT(t.wait_hits, 1);
 	CHECK_INT(t.misses, 0);
 	CHECK_INT(t.corrupt, 1);
 	CHECK_INT((long long)t.compile_seconds, 0);
-	cachelog_tally(&l, 0, l.nr, &t);
-	CHECK_INT(t.runs, 2);
-	CHECK_INT(t.hits, 1);
+	cachelog_tally(&l, CACHELOG_ALL_RUNS, &t);
+	CHECK_INT(t.runs, 5);
+	CHECK_INT(t.hits, 4);
 	CHECK_INT(t.wait_hits, 1);
-	CHECK_INT(t.misses, 2);
+	CHECK_INT(t.misses, 3);
 	CHECK_INT(t.corrupt, 1);
-	CHECK_INT((long long)(t.compile_seconds * 10), 30);
+	CHECK_INT((long long)(t.compile_seconds * 10), 40);
 	cachelog_release(&l);
 	free(log);
 	free(dir);
@@ -195,10 +222,11 @@ static void test_compact(void)
 	char *dir = fresh_dir("compact"), *log = path_join(dir, CACHELOG_FILE), *text;
 	struct buf b = BUF_INIT;
 
-	/* Three runs; keep the last two once past 100 bytes. */
-	buf_adds(&b, "1000 miss " K1 " 1.0\n1001 miss " K2 "\n");
-	buf_adds(&b, "9000 hit " K1 "\n");
-	buf_adds(&b, "20000 hit " K1 "\n20001 wait-hit " K2 " 0.500\n");
+	/* Four runs; keep the last two once past 100 bytes. */
+	buf_adds(&b, "1000 miss " K1 " 1.0 1@1.00\n1001 miss " K2 " 1@1.00\n");
+	buf_adds(&b, "9000 hit " K1 " 2@2.00\n");
+	buf_adds(&b, "20000 hit " K1 " 3@3.00\n20001 wait-hit " K2 " 0.500 3@3.00\n");
+	buf_adds(&b, "30000 hit " K3 "\n");
 	write_text(log, b.s);
 	CHECK_INT(cachelog_compact(dir, 100000, 2), 0);	/* small: untouched */
 	text = read_text(log);
@@ -206,12 +234,13 @@ static void test_compact(void)
 	free(text);
 	CHECK_INT(cachelog_compact(dir, 100, 2), 0);
 	text = read_text(log);
-	CHECK_STR(text, "9000 hit " K1 "\n20000 hit " K1 "\n20001 wait-hit " K2 " 0.500\n");
+	CHECK_STR(text, "20000 hit " K1 " 3@3.00\n20001 wait-hit " K2 " 0.500 3@3.00\n"
+			"30000 hit " K3 "\n");
 	free(text);
 	/* Appends go on after a compaction. */
 	cachelog_event(dir, "miss", K3, 0);
 	text = read_text(log);
-	CHECK(strstr(text, " miss " K3 "\n") != NULL);
+	CHECK(strstr(text, " miss " K3 " ") != NULL);
 	free(text);
 	buf_release(&b);
 	free(log);
