@@ -1,0 +1,211 @@
+#!/usr/bin/env bash
+# labels: e2e
+# kwarm cache stats|verify|prune on a real warm-up's cache: figures, every kind
+# of bad entry named and repaired (and rebuilt by the next make), pruning by age
+# and by size (least recently used first, never within the grace hour, never
+# an entry whose lock a compile holds), stale locks and orphaned temps.
+. "$(dirname "$0")/lib.sh"
+
+standin_example minimal m
+cd "$T"
+"$KWARM" gen m/spec.yaml -o m.mk --cache "$T/cache" --out "$T/out" > /dev/null
+make -f m.mk -j2 warmup > /dev/null
+cp out/TestMinimal.callable good.callable
+C=$T/cache
+mapfile -t keys < <(grep -o -- '--key [0-9a-f]*' m.mk | cut -d' ' -f2)
+[ "${#keys[@]}" = 4 ] || fail "expected 4 units, got ${#keys[@]}"
+art() { echo "$C/units/${1:0:2}/$1"; }
+man() { echo "$C/units/${1:0:2}/$1.m"; }
+pack=$(ls "$C"/packs/*/*.pack)
+hooks=0
+grep -q cachelog_event "$KWARM_TEST_SRC/cmd/compile.c" && hooks=1
+
+# ---- usage
+set +e
+"$KWARM" cache > o 2> e; [ $? = 2 ] || fail "no subcommand: not exit 2"
+"$KWARM" cache stats > o 2> e; [ $? = 2 ] || fail "no cache named: not exit 2"
+grep -q "which cache" e || fail "no cache named: no message"
+"$KWARM" cache --cache "$C" frob > o 2> e; [ $? = 2 ] || fail "bad subcommand: not exit 2"
+"$KWARM" cache --cache "$C" prune --max-size 12Q > o 2> e; [ $? = 2 ] || fail "bad size: not exit 2"
+"$KWARM" cache --cache "$T/nowhere" stats > o 2> e; [ $? = 1 ] || fail "missing cache: not exit 1"
+set -e
+"$KWARM" cache -h > usage.txt
+for w in stats verify prune --cache --spec --json --repair --max-age --max-size; do
+	grep -q -- "$w" usage.txt || fail "usage does not mention $w"
+done
+# Resolution: --spec names the spec's cache; KWARM_CACHE wins over it.
+mkdir -p m/.kwarm/cache
+"$KWARM" cache --spec m/spec.yaml stats | grep -q "^cache  *$T/m/.kwarm/cache\$" || fail "--spec: wrong cache"
+KWARM_CACHE=$C "$KWARM" cache --spec m/spec.yaml stats | grep -q "^cache  *$C\$" || fail "KWARM_CACHE not first"
+pass "usage, exit statuses and cache resolution"
+
+# ---- stats
+"$KWARM" cache --cache "$C" stats > stats.txt
+grep -q '^units  *4 (' stats.txt || { cat stats.txt; fail "stats: not 4 units"; }
+grep -q '^packs  *1 (' stats.txt || { cat stats.txt; fail "stats: not 1 pack"; }
+bytes=0
+for k in "${keys[@]}"; do bytes=$((bytes + $(stat -c %s "$(art "$k")") + $(stat -c %s "$(man "$k")"))); done
+grep -q "^units  *4 ($bytes bytes" stats.txt || { cat stats.txt; fail "stats: wrong bytes (want $bytes)"; }
+"$KWARM" cache --cache "$C" stats --json > stats.json
+python3 - stats.json "$bytes" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["units"] == 4 and d["packs"] == 1 and d["unit_bytes"] == int(sys.argv[2]), d
+PY
+if [ "$hooks" = 1 ]; then
+	grep -q '^last run  *hits 0, wait-hits 0, misses 4,' stats.txt ||
+		{ cat stats.txt; fail "stats: the warm-up's 4 misses are not counted"; }
+fi
+# Figures from a known log (appended: runs are make runs, by their tag).
+k0=${keys[0]} k1=${keys[1]}
+cp "$C/events.log" events.saved 2> /dev/null || : > events.saved
+{
+	echo "1000 miss $k0 2.000 11@1000.00"
+	echo "1001 miss $k1 1.500 11@1000.00"
+	echo "2000 wait-hit $k0 0.500 12@2000.00"
+	echo "2001 hit $k0 12@2000.00"
+	echo "2002 hit $k1 12@2000.00"
+	echo "2003 corrupt $k1 12@2000.00"
+} > "$C/events.log"
+"$KWARM" cache --cache "$C" stats > stats.txt
+grep -q '^last run  *hits 1, wait-hits 1, misses 0, corrupt 1, compiling 0.0 s, hit rate 100.0%' stats.txt ||
+	{ cat stats.txt; fail "stats: wrong last run"; }
+grep -q '^all runs (2)  *hits 1, wait-hits 1, misses 2, corrupt 1, compiling 3.5 s, hit rate 50.0%' stats.txt ||
+	{ cat stats.txt; fail "stats: wrong totals"; }
+cp events.saved "$C/events.log"
+pass "stats: entries, bytes, descriptions, runs from the event log"
+
+# ---- verify
+"$KWARM" cache --cache "$C" verify > v.out 2> v.err || { cat v.err; fail "verify failed on a good cache"; }
+grep -q '^5 entries checked, 0 bad$' v.out || { cat v.out; fail "verify: wrong summary"; }
+[ ! -s v.err ] || { cat v.err; fail "verify: messages on a good cache"; }
+# A flipped byte, a truncation, a manifest-less artifact, a corrupt description.
+python3 -c "import sys; p=sys.argv[1]; b=bytearray(open(p,'rb').read()); b[len(b)//2]^=1; open(p,'wb').write(b)" "$(art "${keys[0]}")"
+: > "$(art "${keys[1]}")"
+rm "$(man "${keys[2]}")"
+cp "$pack" pack.saved
+echo >> "$pack"
+if "$KWARM" cache --cache "$C" verify > v.out 2> v.err; then fail "verify passed a corrupt cache"; fi
+grep -q "cache entry '$(man "${keys[0]}")' is corrupt: artifact SHA-256 differs" v.err || { cat v.err; fail "flipped byte not named"; }
+grep -q "cache entry '$(man "${keys[1]}")' is corrupt: artifact size differs" v.err || { cat v.err; fail "truncation not named"; }
+grep -q "cache entry '$(art "${keys[2]}")' is corrupt: artifact without manifest" v.err || { cat v.err; fail "half-published entry not named"; }
+grep -q "callable description '$pack' is corrupt" v.err || { cat v.err; fail "corrupt description not named"; }
+[ "$(wc -l < v.err)" = 4 ] || { cat v.err; fail "verify: not exactly 4 messages"; }
+grep -q "${keys[3]}" v.err && fail "verify named a good entry"
+grep -q '^5 entries checked, 4 bad$' v.out || { cat v.out; fail "verify: wrong summary"; }
+"$KWARM" cache --cache "$C" verify --repair > v.out 2> v.err || { cat v.err; fail "verify --repair failed"; }
+grep -q '^5 entries checked, 4 bad (4 removed)$' v.out || { cat v.out; fail "verify --repair: wrong summary"; }
+for i in 0 1 2; do [ ! -e "$(art "${keys[$i]}")" ] && [ ! -e "$(man "${keys[$i]}")" ] || fail "bad entry $i not removed"; done
+[ -e "$(man "${keys[3]}")" ] || fail "repair removed a good entry"
+[ ! -e "$pack" ] || fail "corrupt description not removed"
+"$KWARM" cache --cache "$C" verify > v.out 2> v.err || { cat v.err; fail "not clean after repair"; }
+grep -q '^1 entries checked, 0 bad$' v.out || { cat v.out; fail "after repair: wrong summary"; }
+rm -rf out
+: > "$STANDIN_LOG"
+make -f m.mk -j2 warmup > /dev/null 2> make.err || { cat make.err; fail "make after repair failed"; }
+[ "$(compiles)" = 3 ] || fail "make after repair compiled $(compiles) units, want 3"
+cmp out/TestMinimal.callable good.callable || fail "rebuilt callable differs"
+cmp "$pack" pack.saved || fail "the description was not written again"
+if [ "$hooks" = 1 ]; then
+	"$KWARM" cache --cache "$C" stats > stats.txt
+	grep -q '^last run  *hits 1, wait-hits 0, misses 3,' stats.txt ||
+		{ cat stats.txt; fail "stats: the rebuild's 3 misses and 1 hit are not counted"; }
+fi
+pass "verify names each bad entry; --repair removes them; make rebuilds them"
+
+# ---- prune by age: two manifests and the description last used 20 days ago.
+touch -d '20 days ago' "$(man "${keys[0]}")" "$(man "${keys[1]}")" "$pack"
+"$KWARM" cache --cache "$C" prune > p.out || fail "prune failed"
+grep -q '^removed 2 entries and 1 callable descriptions' p.out || { cat p.out; fail "prune by age: $(cat p.out)"; }
+for i in 0 1; do
+	[ ! -e "$(man "${keys[$i]}")" ] && [ ! -e "$(art "${keys[$i]}")" ] && [ ! -e "$(man "${keys[$i]}" | sed 's/\.m$/.lock/')" ] ||
+		fail "old entry $i (or its lock) not pruned"
+done
+for i in 2 3; do [ -e "$(man "${keys[$i]}")" ] && [ -e "$(art "${keys[$i]}")" ] || fail "recent entry $i pruned"; done
+# --max-age 0 keeps what was used within the grace hour.
+"$KWARM" cache --cache "$C" prune --max-age 0 > p.out
+grep -q '^removed 0 entries' p.out || { cat p.out; fail "--max-age 0 removed recent entries"; }
+# A use (atime) refreshes: an old mtime with a fresh atime stays.
+touch -m -d '20 days ago' "$(man "${keys[2]}")"
+"$KWARM" cache --cache "$C" prune > p.out
+[ -e "$(man "${keys[2]}")" ] || fail "an entry used now was pruned for its old mtime"
+rm -rf out
+: > "$STANDIN_LOG"
+make -f m.mk -j2 warmup > /dev/null
+[ "$(compiles)" = 2 ] || fail "make after prune compiled $(compiles), want 2"
+cmp out/TestMinimal.callable good.callable
+pass "prune by age (default 14 days), grace hour, atime as last use; make rebuilds"
+
+# ---- prune by size: least recently used first, never within the grace hour.
+touch -d '5 hours ago' "$(man "${keys[0]}")"
+touch -d '4 hours ago' "$(man "${keys[1]}")"
+touch -d '3 hours ago' "$(man "${keys[2]}")"
+touch "$(man "${keys[3]}")"
+size() { echo $(($(stat -c %s "$(art "$1")") + $(stat -c %s "$(man "$1")"))); }
+total=$(( $(stat -c %s "$pack") ))
+for k in "${keys[@]}"; do total=$((total + $(size "$k"))); done
+limit=$((total - $(size "${keys[0]}") - 1))	# forces out the oldest two
+"$KWARM" cache --cache "$C" prune --max-size "$limit" > p.out
+grep -q '^removed 2 entries' p.out || { cat p.out; fail "prune by size: $(cat p.out)"; }
+[ ! -e "$(man "${keys[0]}")" ] && [ ! -e "$(man "${keys[1]}")" ] || fail "not the least recently used"
+[ -e "$(man "${keys[2]}")" ] && [ -e "$(man "${keys[3]}")" ] || fail "pruned more than needed"
+"$KWARM" cache --cache "$C" prune --max-size 1 > p.out
+[ ! -e "$(man "${keys[2]}")" ] || fail "--max-size 1 kept an entry 3 hours old"
+[ -e "$(man "${keys[3]}")" ] && [ -e "$(art "${keys[3]}")" ] || fail "--max-size pruned an entry used within the hour"
+pass "prune by size: LRU first, grace hour kept"
+
+# ---- prune never takes an entry whose lock is held (a compile in progress).
+rm -rf out
+make -f m.mk -j2 warmup > /dev/null
+k=${keys[0]}
+touch -d '20 days ago' "$(man "$k")"
+mkfifo release
+flock "$C/units/${k:0:2}/$k.lock" sh -c ': > locked; read x < release' &
+holder=$!
+wait_file locked "$holder"
+"$KWARM" cache --cache "$C" prune > p.out
+grep -q '1 being compiled (kept)' p.out || { cat p.out; fail "prune did not report the busy entry"; }
+[ -e "$(man "$k")" ] && [ -e "$(art "$k")" ] || fail "prune removed a locked entry"
+"$KWARM" cache --cache "$C" verify > v.out || fail "verify failed with a busy entry"
+grep -q 'being compiled (skipped)' v.out || { cat v.out; fail "verify did not skip the busy entry"; }
+echo > release
+wait "$holder"
+"$KWARM" cache --cache "$C" prune > p.out
+[ ! -e "$(man "$k")" ] || fail "entry not pruned once its lock was free"
+pass "prune and verify skip an entry whose lock is held"
+
+# ---- stale locks, orphaned temps and scratch folders.
+true & dead=$!
+wait "$dead"
+kill -0 "$dead" 2> /dev/null && fail "pid $dead still alive"
+live=$$
+stale=ab$(printf '%062d' 0)
+mkdir -p "$C/units/ab" "$C/packs/ab"
+: > "$C/units/ab/$stale.lock"
+k=${keys[3]}
+d=$C/units/${k:0:2}
+: > "$d/$k.m.tmp.$dead.deadbeef"
+: > "$d/$k.m.tmp.$live.0badf00d"
+: > "$C/packs/ab/$stale.pack.tmp.$dead.01234567"
+: > "$C/packs/ab/$stale.pack.tmp.$live.89abcdef"
+mkdir -p "$C/tmp/0123456789abcdef.$dead.0" "$C/tmp/0123456789abcdef.$live.0" "$C/tmp/fedcba9876543210.$live.1"
+: > "$C/tmp/0123456789abcdef.$dead.0/out"
+: > "$C/tmp/fedcba9876543210.$live.1/out"
+touch -d '2 days ago' "$C/tmp/fedcba9876543210.$live.1"	# live pid, but a day old
+: > "$C/tmp/probe.$dead"
+: > "$C/tmp/probe.$live"
+if "$KWARM" cache --cache "$C" verify > v.out 2> v.err; then fail "verify passed orphaned temps"; fi
+grep -q "orphaned temp '$d/$k.m.tmp.$dead.deadbeef'" v.err || { cat v.err; fail "dead temp not named"; }
+grep -q "orphaned temp '$C/tmp/fedcba9876543210.$live.1'" v.err || { cat v.err; fail "day-old scratch not named"; }
+grep -v fedcba v.err | grep -q "\.$live\." && { cat v.err; fail "verify named a live temp"; }
+"$KWARM" cache --cache "$C" prune > p.out
+grep -q '1 stale locks, 5 orphaned temps' p.out || { cat p.out; fail "prune: wrong counts"; }
+for f in "$C/units/ab/$stale.lock" "$d/$k.m.tmp.$dead.deadbeef" "$C/packs/ab/$stale.pack.tmp.$dead.01234567" \
+	"$C/tmp/0123456789abcdef.$dead.0" "$C/tmp/fedcba9876543210.$live.1" "$C/tmp/probe.$dead"; do
+	[ ! -e "$f" ] || fail "not cleaned: $f"
+done
+for f in "$d/$k.m.tmp.$live.0badf00d" "$C/packs/ab/$stale.pack.tmp.$live.89abcdef" \
+	"$C/tmp/0123456789abcdef.$live.0" "$C/tmp/probe.$live" "$d/$k.lock"; do
+	[ -e "$f" ] || fail "removed a live one: $f"
+done
+pass "stale locks and dead-pid or day-old temps removed, live ones kept"
