@@ -135,7 +135,8 @@ static int cache_stats(const struct cache *c, int json)
 	for (size_t i = 0; i < s.nr_packs; i++)
 		pack_bytes += s.packs[i].bytes;
 	for (size_t i = 0; i < s.nr_temps; i++)
-		orphans += !cache_pid_alive(s.temps[i].pid);
+		orphans += !cache_pid_alive(s.temps[i].pid) ||
+			   (double)time(NULL) - s.temps[i].mtime > CACHE_TEMP_MAX_AGE;
 	/* The last run is the one that wrote the last event. */
 	if (log.nr)
 		cachelog_tally(&log, log.v[log.nr - 1].run_index, &last);

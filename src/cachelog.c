@@ -112,6 +112,20 @@ void cache_touch_pack(const char *cache_dir, const char *ckey)
 	cache_release(&c);
 }
 
+void cachelog_note_use(const char *cache_dir, const char *key, double run_start)
+{
+	struct cache c = { xstrdup(cache_dir) };
+	char *path = cache_unit_path(&c, key, ".m");
+	struct stat st;
+
+	if (!stat(path, &st) &&
+	    (double)st.st_mtim.tv_sec + (double)st.st_mtim.tv_nsec / 1e9 < run_start)
+		cachelog_event(cache_dir, "hit", key, 0);
+	touch_atime(path);
+	free(path);
+	cache_release(&c);
+}
+
 /* Parent pid, comm and start (clock ticks since boot) of pid from /proc/PID/stat. */
 static int read_proc_stat(int pid, int *ppid, char *comm, size_t comm_size,
 			  unsigned long long *start)

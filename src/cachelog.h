@@ -56,6 +56,10 @@ void cachelog_event(const char *cache_dir, const char *event, const char *key, d
 void cache_touch_use(const char *cache_dir, const char *key);
 /* The same for callable description ckey (packs/). Failures ignored. */
 void cache_touch_pack(const char *cache_dir, const char *ckey);
+/* The pack step read entry key: log a "hit" when its manifest is older than
+ * run_start (make_run_start(); it was there before this make run), then
+ * cache_touch_use. Failures ignored. */
+void cachelog_note_use(const char *cache_dir, const char *key, double run_start);
 /* Start time (unix seconds) of the nearest ancestor named make or gmake, else
  * of this process: entries older than this were there before the run began. */
 double make_run_start(void);

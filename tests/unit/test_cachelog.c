@@ -263,6 +263,24 @@ static void test_touch_use(void)
 	CHECK_INT(st.st_mtim.tv_sec, 1000000000);	/* the make target's time stays */
 	CHECK(st.st_atim.tv_sec >= (time_t)before - 1);
 	cache_touch_use(dir, K2);	/* absent: ignored */
+
+	/* A use logs a hit only for an entry from before the run, and refreshes it. */
+	CHECK_INT(utimensat(AT_FDCWD, m, old, 0), 0);
+	cachelog_note_use(dir, K1, 1000000000.5);	/* made before the run */
+	cachelog_note_use(dir, K1, 999999999.5);	/* made during the run */
+	CHECK_INT(stat(m, &st), 0);
+	CHECK_INT(st.st_mtim.tv_sec, 1000000000);
+	CHECK(st.st_atim.tv_sec >= (time_t)before - 1);
+	{
+		struct cachelog l;
+
+		cachelog_init(&l);
+		CHECK_INT(cachelog_load(&l, dir), 0);
+		CHECK_INT(l.nr, 1);
+		if (l.nr)
+			CHECK_STR(l.v[0].event, "hit");
+		cachelog_release(&l);
+	}
 	free(m);
 	free(sub);
 	free(dir);
