@@ -2,6 +2,7 @@
  * re-check the key against the files really compiled, publish into the cache. */
 #include "commands.h"
 #include "cache.h"
+#include "cachelog.h"
 #include "durations.h"
 #include "extract.h"
 #include "path.h"
@@ -230,6 +231,8 @@ static int compile_unit(struct compile_opts *o, const struct cache *cache, char 
 	}
 	if (cache && o->id)
 		durations_record(cache->dir, o->id, now_seconds() - start);
+	if (cache)
+		cachelog_event(cache->dir, "miss", o->key, now_seconds() - start);
 	printf("kwarm: built %s (%.2f s)\n", o->label, now_seconds() - start);
 	fflush(stdout);
 	ret = 0;
@@ -318,10 +321,11 @@ int cmd_compile(int argc, char **argv)
 	/* Whoever held the lock before us may have published it: a hit after wait. */
 	state = cache_unit_check(&cache, o.key, 1);
 	if (state == 1) {
+		cachelog_event(cache.dir, "wait-hit", o.key, 0);
 		ret = 0;
 	} else {
-		if (state < 0)
-			cache_unit_remove(&cache, o.key);
+		if (state < 0 && !cache_unit_remove(&cache, o.key))
+			cachelog_event(cache.dir, "corrupt", o.key, 0);
 		ret = compile_unit(&o, &cache, NULL) ? 1 : 0;
 	}
 	cache_unlock(lock);

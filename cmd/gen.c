@@ -1,6 +1,7 @@
 /* kwarm gen: spec -> plan -> Makefile (and the callable descriptions it names). */
 #include "commands.h"
 #include "cache.h"
+#include "cachedir.h"
 #include "makefile.h"
 #include "pack.h"
 #include "path.h"
@@ -44,7 +45,7 @@ static void split_words(struct strvec *sv, const char *s)
 /* The folder the cache lives in, by precedence. Caller frees. */
 static char *choose_cache(const char *opt, const struct spec *spec)
 {
-	const char *env = getenv("KWARM_CACHE"), *xdg, *home;
+	const char *env = getenv("KWARM_CACHE");
 
 	if (opt)
 		return path_absolute(opt);
@@ -52,11 +53,7 @@ static char *choose_cache(const char *opt, const struct spec *spec)
 		return path_absolute(env);
 	if (spec->cache)
 		return xstrdup(spec->cache);
-	xdg = getenv("XDG_CACHE_HOME");
-	if (xdg && *xdg)
-		return xstrfmt("%s/kwarm", xdg);
-	home = getenv("HOME");
-	return xstrfmt("%s/.cache/kwarm", home && *home ? home : "/tmp");
+	return cache_default_dir();
 }
 
 /* The absolute path of this program, for the Makefile's recipes. */

@@ -89,18 +89,28 @@ int cache_lock_unit(const struct cache *c, const char *key)
 		fd = -1;
 		goto out;
 	}
-	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
-	if (fd < 0) {
-		error("cannot open lock '%s': %s", path, strerror(errno));
-		goto out;
-	}
-	while (flock(fd, LOCK_EX)) {
-		if (errno == EINTR)
-			continue;
-		error("cannot lock '%s': %s", path, strerror(errno));
+	for (;;) {
+		struct stat held, now;
+
+		fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+		if (fd < 0) {
+			error("cannot open lock '%s': %s", path, strerror(errno));
+			goto out;
+		}
+		while (flock(fd, LOCK_EX)) {
+			if (errno == EINTR)
+				continue;
+			error("cannot lock '%s': %s", path, strerror(errno));
+			close(fd);
+			fd = -1;
+			goto out;
+		}
+		/* prune removes lock files while holding them: a lock on a file that
+		 * is no longer at path guards nothing, so take the new one. */
+		if (!fstat(fd, &held) && !stat(path, &now) && held.st_dev == now.st_dev &&
+		    held.st_ino == now.st_ino)
+			break;
 		close(fd);
-		fd = -1;
-		break;
 	}
 out:
 	free(dir);

@@ -1,4 +1,5 @@
 #include "pack.h"
+#include "cachelog.h"
 #include "layout.h"
 #include "path.h"
 #include "plan.h"
@@ -209,16 +210,20 @@ static void layout_item(const struct pack_item *it, const void **bin, uint64_t *
 /* Read a unit's verified bytes. A corrupt entry is removed, so that the next
  * run's make sees it missing and compiles it again. */
 static int read_unit(const struct cache *cache, const struct cache *priv, const char *what,
-		     const char *kind, struct pack_item *it)
+		     const char *kind, struct pack_item *it, double run_start)
 {
 	if (priv && cache_unit_check(cache, it->key, 0) == 0 &&
 	    cache_unit_check(priv, it->key, 0) == 1)
 		return cache_unit_read(priv, it->key, &it->bin);
-	if (!cache_unit_read(cache, it->key, &it->bin))
+	if (!cache_unit_read(cache, it->key, &it->bin)) {
+		cachelog_note_use(cache->dir, it->key, run_start);
 		return 0;
-	if (cache_unit_check(cache, it->key, 0) < 0 && !cache_unit_remove(cache, it->key))
+	}
+	if (cache_unit_check(cache, it->key, 0) < 0 && !cache_unit_remove(cache, it->key)) {
+		cachelog_event(cache->dir, "corrupt", it->key, 0);
 		return error("cannot pack %s: %s '%s' was corrupt in the cache and is removed; "
 			     "run make again to rebuild it", what, kind, it->label);
+	}
 	return error("cannot pack %s: %s '%s' is not in the cache", what, kind, it->label);
 }
 
@@ -226,6 +231,7 @@ int pack_run(const struct cache *cache, const char *private_dir, const char *cke
 	     const char *out_path, const char *stamp_path)
 {
 	struct cache priv = { NULL };
+	double run_start = make_run_start();
 	char *path = cache_pack_path(cache, ckey), *text = NULL, *out_dir = NULL;
 	char hex[DIGEST_HEX_SIZE];
 	struct pack_job job;
@@ -245,15 +251,16 @@ int pack_run(const struct cache *cache, const char *private_dir, const char *cke
 		error("callable description '%s' is corrupt; run 'kwarm gen' again", path);
 		goto out;
 	}
+	cache_touch_pack(cache->dir, ckey);
 	if (private_dir && access(private_dir, F_OK) == 0 && cache_init(&priv, private_dir))
 		goto out;
-	if (read_unit(cache, priv.dir ? &priv : NULL, job.what, "orchestration", &job.orch))
+	if (read_unit(cache, priv.dir ? &priv : NULL, job.what, "orchestration", &job.orch, run_start))
 		goto out;
 	children = xcalloc(job.nr_children, sizeof(*children));
 	for (size_t i = 0; i < job.nr_children; i++) {
 		struct pack_item *it = &job.children[i];
 
-		if (read_unit(cache, priv.dir ? &priv : NULL, job.what, "incore", it))
+		if (read_unit(cache, priv.dir ? &priv : NULL, job.what, "incore", it, run_start))
 			goto out;
 		children[i].func_id = it->func_id;
 		children[i].sig = it->sig;

@@ -13,8 +13,14 @@ cd "$T"
 
 "$KWARM" gen q/spec.yaml -o a.mk --cache "$T/cache1" --out "$T/out1"
 make -f a.mk -j4 warmup > /dev/null
-[ "$(sort -k2,2n "$STANDIN_LOG" | awk '$1 == "start" {print $4; exit}')" != kernels/mix/fused_attention.cpp ] ||
-	fail "without a record the heavy unit started first (spec order expected)"
+# heavy_rank: where the first fused_attention compile ranks among the starts.
+# make -j4 starts four jobs at once, and which logs first is a race, so the
+# assertions are about the first wave (ranks 1-4), not the first start.
+heavy_rank() {
+	sort -k2,2n "$STANDIN_LOG" | awk '$1 == "start" { n++; if ($4 ~ /fused_attention/) { print n; exit } }'
+}
+r=$(heavy_rank)
+[ "$r" -gt 4 ] || fail "without a record the heavy unit started in the first wave (rank $r; spec order expected)"
 [ -s cache1/durations.log ] || fail "no durations recorded"
 [ "$(wc -l < cache1/durations.log)" -ge 39 ] || fail "not every unit recorded"
 grep -q "TestQwen3Decode/incore 'fused_attention_aiv' (aiv)" cache1/durations.log || fail "no stable id for the heavy unit"
@@ -30,6 +36,6 @@ key=$(grep -B0 "fused_attention.cpp" b.mk | grep -- "-D__DAV_VEC__" | grep -o --
 case $first in *"$key.m"*) ;; *) fail "the heavy unit is not first in warmup: $first" ;; esac
 : > "$STANDIN_LOG"
 make -f b.mk -j4 warmup > /dev/null
-[ "$(sort -k2,2n "$STANDIN_LOG" | awk '$1 == "start" {print $4; exit}')" = kernels/mix/fused_attention.cpp ] ||
-	fail "with a record, the first compile started is not fused_attention"
-pass "with a record: the longest unit starts first, deterministic Makefile"
+r=$(heavy_rank)
+[ "$r" -le 4 ] || fail "with a record, the heavy unit started at rank $r, not in the first wave"
+pass "with a record: the longest unit is make's first job (started at rank $r of 4 parallel), deterministic Makefile"
