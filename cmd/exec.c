@@ -112,9 +112,12 @@ int cmd_exec(int argc, char **argv)
 	}
 
 	jobserver_init(&js);
-	/* Catch first, so that a signal during a long wait for a token ends it. */
-	jobserver_catch_signals(&js);
+	/*
+	 * Connect before opening any fd of our own: when make closed the fds it
+	 * names, the self-pipe would take their numbers and pass for the pool.
+	 */
 	jobserver_connect(&js, makeflags);
+	jobserver_catch_signals(&js);
 	if (jobserver_acquire(&js) >= 0 && !jobserver_caught_signal(&js))
 		status = run(&js, argv);
 	sig = jobserver_caught_signal(&js);
