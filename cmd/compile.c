@@ -1,11 +1,13 @@
 /* kwarm compile: one unit's Makefile recipe. Compile into a scratch folder,
  * re-check the key against the files really compiled, publish into the cache. */
 #include "commands.h"
+#include "annotate.h"
 #include "cache.h"
 #include "cachelog.h"
 #include "durations.h"
 #include "extract.h"
 #include "path.h"
+#include "progress.h"
 #include "publish.h"
 #include "run.h"
 #include "unitkey.h"
@@ -24,15 +26,23 @@ const char usage_compile[] =
 	"usage: kwarm compile --cache DIR --root DIR --platform P --key KEY --unit LABEL\n"
 	"                     [--id ID] [--owners A,B] [--private DIR] [--launcher WORD]...\n"
 	"                     [--link WORD]... [--extract text]\n"
+	"                     [--state DIR] [--units FILE] [--goals GOALS] [--format FMT]\n"
 	"                     -- COMPILER ARGS... -o {out} SOURCE...\n"
 	"\n"
 	"Compile one unit into the cache (the generated Makefile's recipe). The key is\n"
-	"computed again from the files compiled; nothing is cached under a stale key.\n";
+	"computed again from the files compiled; nothing is cached under a stale key.\n"
+	"  --state DIR     OUT/.kwarm: report progress, trace and summary of the run there\n"
+	"  --units FILE    the unit list 'kwarm gen' wrote (MAKEFILE.units)\n"
+	"  --goals GOALS   the make run's goals, for the progress total\n"
+	"  --format FMT    text, or github: failures also as GitHub annotations\n";
 
 struct compile_opts {
 	const char *cache, *root, *platform, *key, *label, *owners;
 	const char *private_dir;	/* where results go when the cache cannot be used */
 	const char *id;			/* stable identity for the durations record */
+	const char *state, *units, *goals;	/* runstate folder, unit list, goals */
+	int github;			/* annotate failures for GitHub Actions */
+	int annotated;			/* a failure was annotated already */
 	struct strvec launcher;
 	struct unit_command uc;
 };
@@ -76,7 +86,37 @@ static void print_block(const char *head, const struct buf *output)
 }
 
 /* Run one step; 0 on success, -1 after printing the failure block. */
-static int run_step(const char *step, const struct strvec *argv, const struct compile_opts *o,
+/* The unit's main source: the word after "-o {out}", else the last word. */
+static const char *unit_source(const struct compile_opts *o)
+{
+	const struct strvec *v = &o->uc.argv;
+
+	for (size_t i = 0; i + 1 < v->nr; i++)
+		if (!strcmp(v->v[i], UNITKEY_OUT))
+			return v->v[i + 1];
+	return v->nr ? v->v[v->nr - 1] : "";
+}
+
+/* Under --format github: annotations for a failed unit (stdout, one write). */
+static void annotate_failure(struct compile_opts *o, const char *output)
+{
+	struct buf b = BUF_INIT;
+	char *owners = owners_text(o->owners);
+	char *msg = xstrfmt("%s failed (classes: %s)", o->label, owners);
+
+	if (!o->github || o->annotated)
+		goto out;
+	o->annotated = 1;
+	annotate_compiler_output(&b, output, o->root, unit_source(o), msg);
+	fflush(stdout);
+	(void)write_all(1, b.s, b.len);
+out:
+	buf_release(&b);
+	free(msg);
+	free(owners);
+}
+
+static int run_step(const char *step, const struct strvec *argv, struct compile_opts *o,
 		    struct buf *output)
 {
 	struct run_result res;
@@ -91,6 +131,7 @@ static int run_step(const char *step, const struct strvec *argv, const struct co
 		run_describe(&res, &head);
 		buf_addf(&head, "); classes: %s", owners);
 		print_block(head.s, output);
+		annotate_failure(o, buf_str(output));
 		buf_reset(output);
 		ret = -1;
 	}
@@ -233,8 +274,10 @@ static int compile_unit(struct compile_opts *o, const struct cache *cache, char 
 		durations_record(cache->dir, o->id, now_seconds() - start);
 	if (cache)
 		cachelog_event(cache->dir, "miss", o->key, now_seconds() - start);
-	printf("kwarm: built %s (%.2f s)\n", o->label, now_seconds() - start);
-	fflush(stdout);
+	if (!o->state) {
+		printf("kwarm: built %s (%.2f s)\n", o->label, now_seconds() - start);
+		fflush(stdout);
+	}
 	ret = 0;
 out:
 	if (scratch) {
@@ -260,6 +303,8 @@ out:
 int cmd_compile(int argc, char **argv)
 {
 	struct compile_opts o;
+	struct progress_step step = { NULL, NULL, NULL, NULL, 0, 0, 0 };
+	struct runstate rs;
 	struct cache cache = { NULL };
 	char *why = NULL;
 	int i, lock, ret = 1, state;
@@ -290,6 +335,14 @@ int cmd_compile(int argc, char **argv)
 			o.private_dir = v;
 		else if (!strcmp(a, "--owners"))
 			o.owners = v;
+		else if (!strcmp(a, "--state"))
+			o.state = v;
+		else if (!strcmp(a, "--units"))
+			o.units = v;
+		else if (!strcmp(a, "--goals"))
+			o.goals = v;
+		else if (!strcmp(a, "--format") && annotate_pick_format(v) >= 0)
+			o.github = annotate_pick_format(v);
 		else if (!strcmp(a, "--launcher"))
 			strvec_push(&o.launcher, v);
 		else if (!strcmp(a, "--link"))
@@ -306,6 +359,13 @@ int cmd_compile(int argc, char **argv)
 		strvec_push(&o.uc.argv, argv[i]);
 	o.uc.platform = o.platform;
 	o.uc.root = o.root;
+	if (!o.github)
+		o.github = annotate_pick_format(NULL) == 1;
+	if (o.state) {
+		runstate_open(&rs, o.state, o.units ? o.units : "");
+		progress_unit_start(&rs, o.cache, o.goals);
+	}
+	step.t0 = runstate_now();
 
 	publish_install_signal_cleanup();
 	if (cache_try_init(&cache, o.cache, &why)) {
@@ -322,6 +382,7 @@ int cmd_compile(int argc, char **argv)
 	state = cache_unit_check(&cache, o.key, 1);
 	if (state == 1) {
 		cachelog_event(cache.dir, "wait-hit", o.key, 0);
+		step.status = "cached";
 		ret = 0;
 	} else {
 		if (state < 0 && !cache_unit_remove(&cache, o.key))
@@ -330,6 +391,18 @@ int cmd_compile(int argc, char **argv)
 	}
 	cache_unlock(lock);
 out:
+	if (ret)
+		annotate_failure(&o, "");
+	if (o.state) {
+		step.label = o.label;
+		step.key = o.key;
+		step.owners = o.owners;
+		step.status = ret ? "failed" : step.status ? step.status : "built";
+		step.t1 = runstate_now();
+		step.github = o.github;
+		progress_unit_done(&rs, &step);
+		runstate_release(&rs);
+	}
 	free(why);
 	cache_release(&cache);
 	strvec_release(&o.launcher);

@@ -8,6 +8,7 @@
 #include "plan.h"
 #include "publish.h"
 #include "spec.h"
+#include "unitlist.h"
 #include "util.h"
 
 #include <errno.h>
@@ -16,7 +17,7 @@
 #include <unistd.h>
 
 const char usage_gen[] =
-	"usage: kwarm gen [-o FILE] [--cache DIR] [--out DIR] SPEC\n"
+	"usage: kwarm gen [-o FILE] [--cache DIR] [--out DIR] [--launcher CMD] [--format FMT] SPEC\n"
 	"\n"
 	"Write the warm-up Makefile of SPEC (default FILE: warmup.mk).\n"
 	"  -o FILE        where to write the Makefile\n"
@@ -26,6 +27,9 @@ const char usage_gen[] =
 	"                 ROOT/build/callables)\n"
 	"  --launcher CMD prefix every compile with CMD (words split at spaces), e.g.\n"
 	"                 distcc, icecc or ccache; not part of any cache key\n"
+	"  --format FMT   how the warm-up reports failures: text, or github (GitHub\n"
+	"                 Actions annotations); default: github when GITHUB_ACTIONS\n"
+	"                 is true where make runs, else text\n"
 	"Exit status: 0 written, 1 failure, 2 bad usage or bad input (nothing written).\n";
 
 static void split_words(struct strvec *sv, const char *s)
@@ -92,6 +96,20 @@ static int write_descs(const struct plan *plan, const struct cache *cache, char 
 	return ret;
 }
 
+/* MAKEFILE.units: what the run reports (progress, summary) count. */
+static int write_unitlist(const struct plan *plan, const char *self)
+{
+	char *path = xstrfmt("%s%s", self, UNITLIST_SUFFIX);
+	struct buf list = BUF_INIT;
+	int ret;
+
+	unitlist_format(plan, &list);
+	ret = publish_bytes(path, list.s, list.len);
+	buf_release(&list);
+	free(path);
+	return ret;
+}
+
 static int gen_usage(struct strvec *launcher, const char *fmt, const char *arg)
 {
 	strvec_release(launcher);
@@ -101,6 +119,7 @@ static int gen_usage(struct strvec *launcher, const char *fmt, const char *arg)
 int cmd_gen(int argc, char **argv)
 {
 	const char *output = "warmup.mk", *cache_opt = NULL, *out_opt = NULL, *spec_path = NULL;
+	const char *format = NULL;
 	char *cache_dir = NULL, *out_dir = NULL, *self = NULL, *kwarm = NULL, *spec_abs = NULL;
 	char *why = NULL;
 	struct makefile_options mo;
@@ -116,7 +135,7 @@ int cmd_gen(int argc, char **argv)
 		const char *a = argv[i];
 
 		if ((!strcmp(a, "-o") || !strcmp(a, "--cache") || !strcmp(a, "--out") ||
-		     !strcmp(a, "--launcher"))) {
+		     !strcmp(a, "--launcher") || !strcmp(a, "--format"))) {
 			if (i + 1 >= argc)
 				return gen_usage(&launcher, "option '%s' needs a value", a);
 			if (!strcmp(a, "--launcher")) {
@@ -126,6 +145,8 @@ int cmd_gen(int argc, char **argv)
 				output = argv[++i];
 			else if (!strcmp(a, "--cache"))
 				cache_opt = argv[++i];
+			else if (!strcmp(a, "--format"))
+				format = argv[++i];
 			else
 				out_opt = argv[++i];
 		} else if (a[0] == '-' && a[1]) {
@@ -138,6 +159,8 @@ int cmd_gen(int argc, char **argv)
 	}
 	if (!spec_path)
 		return gen_usage(&launcher, "no spec given%s", "");
+	if (format && strcmp(format, "github") && strcmp(format, "text"))
+		return gen_usage(&launcher, "unknown format '%s' (text or github)", format);
 
 	publish_install_signal_cleanup();
 	if (spec_load(&spec, spec_path))
@@ -151,6 +174,7 @@ int cmd_gen(int argc, char **argv)
 	mo.kwarm = kwarm;
 	mo.self = self;
 	mo.spec_abs = spec_abs;
+	mo.format = format;
 	/* Nothing is written before the whole plan and Makefile text are known good. */
 	for (int attempt = 0; attempt < 2; attempt++) {
 		if (plan_build(&plan, &spec, cache_dir, out_dir, have_launcher ? &launcher : NULL)) {
@@ -195,7 +219,7 @@ int cmd_gen(int argc, char **argv)
 		}
 		free(dir);
 	}
-	if (publish_bytes(self, text.s, text.len))
+	if (publish_bytes(self, text.s, text.len) || write_unitlist(&plan, self))
 		goto out;
 	ret = 0;
 out:

@@ -2,22 +2,54 @@
 #include "commands.h"
 #include "cache.h"
 #include "pack.h"
+#include "annotate.h"
+#include "path.h"
+#include "progress.h"
 #include "publish.h"
+#include "unitlist.h"
+#include "util.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 const char usage_pack[] =
-	"usage: kwarm pack --cache DIR [--private DIR] --out FILE --stamp FILE CKEY\n"
+	"usage: kwarm pack --cache DIR [--private DIR] --out FILE --stamp FILE\n"
+	"                  [--state DIR] [--units FILE] [--format FMT] CKEY\n"
 	"\n"
 	"Pack callable CKEY (its description and units are in the cache) into FILE,\n"
 	"children in spec order, and publish it by rename (the generated Makefile's\n"
 	"recipe). STAMP records which callable FILE holds. Units missing from the\n"
-	"cache are looked for in the --private store (compiled without the cache).\n";
+	"cache are looked for in the --private store (compiled without the cache).\n"
+	"  --state DIR     OUT/.kwarm: record the pack in the run's trace and summary\n"
+	"  --units FILE    the unit list 'kwarm gen' wrote (MAKEFILE.units)\n"
+	"  --format FMT    text, or github: a failed class is also a GitHub annotation\n";
+
+/* The class callable ckey belongs to, from the unit list; caller frees. */
+static char *pack_class(const char *list, const char *ckey)
+{
+	char *cls = NULL;
+	struct buf sink = BUF_INIT, *old = error_sink(&sink);
+	struct unitlist ul;
+
+	if (!unitlist_load(&ul, list)) {
+		for (size_t i = 0; i < ul.nr_callables && !cls; i++)
+			if (!strcmp(ul.callables[i].ckey, ckey))
+				cls = xstrdup(ul.callables[i].cls);
+		unitlist_release(&ul);
+	}
+	error_sink(old);
+	buf_release(&sink);
+	return cls ? cls : xstrdup("?");
+}
 
 int cmd_pack(int argc, char **argv)
 {
 	const char *cache_dir = NULL, *out = NULL, *stamp = NULL, *ckey = NULL, *priv = NULL;
+	const char *state = NULL, *format = NULL, *units = "";
+	struct progress_step step = { NULL, NULL, NULL, NULL, 0, 0, 0 };
+	struct runstate rs;
+	char *cls = NULL, *label = NULL;
 	struct cache cache = { NULL };
 	char *why = NULL;
 	int ret = 1;
@@ -26,13 +58,20 @@ int cmd_pack(int argc, char **argv)
 		const char *a = argv[i];
 
 		if (!strcmp(a, "--cache") || !strcmp(a, "--out") || !strcmp(a, "--stamp") ||
-		    !strcmp(a, "--private")) {
+		    !strcmp(a, "--private") || !strcmp(a, "--state") || !strcmp(a, "--format") ||
+		    !strcmp(a, "--units")) {
 			if (i + 1 >= argc)
 				return usage_error(usage_pack, "option '%s' needs a value", a);
 			if (!strcmp(a, "--cache"))
 				cache_dir = argv[++i];
 			else if (!strcmp(a, "--private"))
 				priv = argv[++i];
+			else if (!strcmp(a, "--state"))
+				state = argv[++i];
+			else if (!strcmp(a, "--format"))
+				format = argv[++i];
+			else if (!strcmp(a, "--units"))
+				units = argv[++i];
 			else if (!strcmp(a, "--out"))
 				out = argv[++i];
 			else
@@ -47,6 +86,13 @@ int cmd_pack(int argc, char **argv)
 	}
 	if (!cache_dir || !out || !stamp || !ckey || strlen(ckey) != 64)
 		return usage_error(usage_pack, "missing options or callable key");
+	if (annotate_pick_format(format) < 0)
+		return usage_error(usage_pack, "unknown format '%s'", format);
+	if (state) {
+		runstate_open(&rs, state, units);
+		runstate_take_slot(&rs);
+	}
+	step.t0 = runstate_now();
 	publish_install_signal_cleanup();
 	cache.dir = NULL;
 	if (cache_try_init(&cache, cache_dir, &why)) {
@@ -60,6 +106,20 @@ int cmd_pack(int argc, char **argv)
 	if (!pack_run(&cache, priv, ckey, out, stamp))
 		ret = 0;
 out:
+	if (state) {
+		cls = pack_class(units, ckey);
+		label = xstrfmt("pack %s", cls);
+		step.label = label;
+		step.key = ckey;
+		step.owners = cls;
+		step.status = ret ? "failed" : "packed";
+		step.t1 = runstate_now();
+		step.github = annotate_pick_format(format) == 1;
+		progress_pack_done(&rs, &step);
+		runstate_release(&rs);
+	}
+	free(cls);
+	free(label);
 	cache_release(&cache);
 	return ret;
 }

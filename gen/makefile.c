@@ -99,7 +99,7 @@ static void add_unit_target(struct buf *b, const struct plan *plan, const struct
 static void write_unit(struct buf *b, const struct plan *plan, const struct plan_unit *u)
 {
 	add_unit_target(b, plan, u);
-	buf_adds(b, ":\n\t$(KW_Q)$(KW_KWARM) compile --cache ");
+	buf_adds(b, ":\n\t$(KW_Q)$(KW_KWARM) compile $(KW_REPORT) --goals '$(KW_GOALS)' --cache ");
 	makefile_add_shell_word(b, plan->cache_dir);
 	buf_adds(b, " --root ");
 	makefile_add_shell_word(b, plan->spec->root);
@@ -180,7 +180,7 @@ static void write_callable(struct buf *b, const struct plan *plan, const struct 
 		buf_adds(b, " \\\n    ");
 		add_unit_target(b, plan, units[i]);
 	}
-	buf_adds(b, "\n\t$(KW_Q)$(KW_KWARM) pack --cache ");
+	buf_adds(b, "\n\t$(KW_Q)$(KW_KWARM) pack $(KW_REPORT) --cache ");
 	makefile_add_shell_word(b, plan->cache_dir);
 	buf_addf(b, " --private %s/.kwarm/private --out ", plan->out_dir);
 	makefile_add_shell_word(b, pc->out_path);
@@ -243,7 +243,17 @@ int makefile_write(const struct plan *plan, const struct makefile_options *opts,
 	buf_adds(b, "\n\nMAKEFLAGS += -r\n.SUFFIXES:\n.DELETE_ON_ERROR:\n.DEFAULT_GOAL := warmup\n\n"
 		 "KW_SELF := $(lastword $(MAKEFILE_LIST))\nKW_KWARM := ");
 	makefile_add_shell_word(b, opts->kwarm);
-	buf_adds(b, "\nKW_Q := $(if $(filter 1,$(V)),,@)\n\n.PHONY: warmup help kw-force");
+	buf_adds(b, "\nKW_Q := $(if $(filter 1,$(V)),,@)\n");
+	/* Progress, trace and summary of each run go to OUT/.kwarm (runstate.h). */
+	buf_addf(b, "KW_GOALS := $(subst ',,$(MAKECMDGOALS))\nKW_REPORT := --state %s/.kwarm --units ",
+		 plan->out_dir);
+	makefile_add_shell_word(b, opts->self);
+	buf_adds(b, ".units");
+	if (opts->format) {
+		buf_adds(b, " --format ");
+		makefile_add_shell_word(b, opts->format);
+	}
+	buf_adds(b, "\n\n.PHONY: warmup help kw-force");
 	for (size_t i = 0; i < spec->nr_classes; i++)
 		buf_addf(b, " warmup-%s", spec->classes[i].name);
 	/* Every unit first, longest recorded first, so that make -jN starts the
@@ -313,6 +323,10 @@ int makefile_write(const struct plan *plan, const struct makefile_options *opts,
 		buf_adds(b, " --launcher ");
 		makefile_add_shell_word(b, buf_str(&words));
 		buf_release(&words);
+	}
+	if (opts->format) {
+		buf_adds(b, " --format ");
+		makefile_add_shell_word(b, opts->format);
 	}
 	buf_adds(b, "\n");
 	for (size_t i = 0; i < spec->env_used.nr; i++) {

@@ -9,6 +9,7 @@ struct makefile_options {
 	const char *kwarm;	/* absolute path of the kwarm program */
 	const char *self;	/* absolute path the Makefile is written to */
 	const char *spec_abs;	/* absolute path of the spec */
+	const char *format;	/* --format of gen ("github", "text"), NULL when not given */
 };
 
 /* Append the Makefile text; 0, or -1 after reporting a path that cannot be

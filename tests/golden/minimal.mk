@@ -21,6 +21,8 @@ MAKEFLAGS += -r
 KW_SELF := $(lastword $(MAKEFILE_LIST))
 KW_KWARM := @KWARM@
 KW_Q := $(if $(filter 1,$(V)),,@)
+KW_GOALS := $(subst ',,$(MAKECMDGOALS))
+KW_REPORT := --state @TMP@/out/.kwarm --units @TMP@/a.mk.units
 
 .PHONY: warmup help kw-force warmup-TestMinimal
 
@@ -46,20 +48,20 @@ endif
     @TMP@/cache/units/XX/@K2@.m \
     @TMP@/cache/units/XX/@K3@.m \
     @TMP@/cache/units/XX/@K4@.m
-	$(KW_Q)$(KW_KWARM) pack --cache @TMP@/cache --private @TMP@/out/.kwarm/private --out @TMP@/out/TestMinimal.callable --stamp @TMP@/out/.kwarm/TestMinimal.callable.@K5@ @K5@
+	$(KW_Q)$(KW_KWARM) pack $(KW_REPORT) --cache @TMP@/cache --private @TMP@/out/.kwarm/private --out @TMP@/out/TestMinimal.callable --stamp @TMP@/out/.kwarm/TestMinimal.callable.@K5@ @K5@
 
 # ---- compile units (one per distinct command and inputs)
 @TMP@/cache/units/XX/@K1@.m:
-	$(KW_Q)$(KW_KWARM) compile --cache @TMP@/cache --root @TMP@/minimal --platform a5sim --private @TMP@/out/.kwarm/private --key @K1@ --unit 'orchestration '\''kernels/orchestration/minimal_orch.cpp'\''' --id 'TestMinimal/orchestration '\''kernels/orchestration/minimal_orch.cpp'\''' --owners TestMinimal -- g++ -O2 -fPIC -shared -std=c++17 -Iinclude -o '{out}' kernels/orchestration/minimal_orch.cpp
+	$(KW_Q)$(KW_KWARM) compile $(KW_REPORT) --goals '$(KW_GOALS)' --cache @TMP@/cache --root @TMP@/minimal --platform a5sim --private @TMP@/out/.kwarm/private --key @K1@ --unit 'orchestration '\''kernels/orchestration/minimal_orch.cpp'\''' --id 'TestMinimal/orchestration '\''kernels/orchestration/minimal_orch.cpp'\''' --owners TestMinimal -- g++ -O2 -fPIC -shared -std=c++17 -Iinclude -o '{out}' kernels/orchestration/minimal_orch.cpp
 
 @TMP@/cache/units/XX/@K2@.m:
-	$(KW_Q)$(KW_KWARM) compile --cache @TMP@/cache --root @TMP@/minimal --platform a5sim --private @TMP@/out/.kwarm/private --key @K2@ --unit 'incore '\''vec_add'\'' (aiv)' --id 'TestMinimal/incore '\''vec_add'\'' (aiv)' --owners TestMinimal -- g++ -O2 -fPIC -shared -std=c++17 -D__DAV_VEC__ -Iinclude -o '{out}' kernels/aiv/vec_add.cpp
+	$(KW_Q)$(KW_KWARM) compile $(KW_REPORT) --goals '$(KW_GOALS)' --cache @TMP@/cache --root @TMP@/minimal --platform a5sim --private @TMP@/out/.kwarm/private --key @K2@ --unit 'incore '\''vec_add'\'' (aiv)' --id 'TestMinimal/incore '\''vec_add'\'' (aiv)' --owners TestMinimal -- g++ -O2 -fPIC -shared -std=c++17 -D__DAV_VEC__ -Iinclude -o '{out}' kernels/aiv/vec_add.cpp
 
 @TMP@/cache/units/XX/@K3@.m:
-	$(KW_Q)$(KW_KWARM) compile --cache @TMP@/cache --root @TMP@/minimal --platform a5sim --private @TMP@/out/.kwarm/private --key @K3@ --unit 'incore '\''vec_scale'\'' (aiv)' --id 'TestMinimal/incore '\''vec_scale'\'' (aiv)' --owners TestMinimal -- g++ -O2 -fPIC -shared -std=c++17 -D__DAV_VEC__ -Iinclude -o '{out}' kernels/aiv/vec_scale.cpp
+	$(KW_Q)$(KW_KWARM) compile $(KW_REPORT) --goals '$(KW_GOALS)' --cache @TMP@/cache --root @TMP@/minimal --platform a5sim --private @TMP@/out/.kwarm/private --key @K3@ --unit 'incore '\''vec_scale'\'' (aiv)' --id 'TestMinimal/incore '\''vec_scale'\'' (aiv)' --owners TestMinimal -- g++ -O2 -fPIC -shared -std=c++17 -D__DAV_VEC__ -Iinclude -o '{out}' kernels/aiv/vec_scale.cpp
 
 @TMP@/cache/units/XX/@K4@.m:
-	$(KW_Q)$(KW_KWARM) compile --cache @TMP@/cache --root @TMP@/minimal --platform a5sim --private @TMP@/out/.kwarm/private --key @K4@ --unit 'incore '\''mat_mul'\'' (aic)' --id 'TestMinimal/incore '\''mat_mul'\'' (aic)' --owners TestMinimal -- g++ -O2 -fPIC -shared -std=c++17 -D__DAV_CUBE__ -Iinclude -o '{out}' kernels/aic/mat_mul.cpp
+	$(KW_Q)$(KW_KWARM) compile $(KW_REPORT) --goals '$(KW_GOALS)' --cache @TMP@/cache --root @TMP@/minimal --platform a5sim --private @TMP@/out/.kwarm/private --key @K4@ --unit 'incore '\''mat_mul'\'' (aic)' --id 'TestMinimal/incore '\''mat_mul'\'' (aic)' --owners TestMinimal -- g++ -O2 -fPIC -shared -std=c++17 -D__DAV_CUBE__ -Iinclude -o '{out}' kernels/aic/mat_mul.cpp
 
 # ---- this Makefile remakes itself when an input changes; a deleted
 # input counts as changed (empty rules below), never as an error

@@ -1,0 +1,61 @@
+/* kwarm summary: rewrite OUT/.kwarm/summary.json now (say after a make run
+ * that had nothing to do, which starts no step), and print the class counts. */
+#include "commands.h"
+#include "annotate.h"
+#include "runstate.h"
+#include "summary.h"
+#include "util.h"
+
+#include <stdio.h>
+#include <string.h>
+
+const char usage_summary[] =
+	"usage: kwarm summary --state DIR --units FILE [--format FMT]\n"
+	"\n"
+	"Rewrite DIR/summary.json (DIR is OUT/.kwarm) now and print how many classes\n"
+	"are built, cached, failed and pending: in a CI step after the warm-up, or\n"
+	"after a make run that had nothing to do (it starts no step, so it leaves\n"
+	"the file as the last run that did work wrote it). The counts and seconds\n"
+	"are those of the last run that did work; cached classes are current.\n"
+	"  --state DIR     the run's report folder, OUT/.kwarm\n"
+	"  --units FILE    the unit list 'kwarm gen' wrote (MAKEFILE.units)\n"
+	"  --format FMT    text or github (default: github when GITHUB_ACTIONS=true)\n";
+
+int cmd_summary(int argc, char **argv)
+{
+	const char *state = NULL, *format = NULL, *units = NULL;
+	struct runstate rs;
+	int lock, github, ret = 0, counts[4];
+
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (!strcmp(a, "--state") || !strcmp(a, "--format") || !strcmp(a, "--units")) {
+			if (i + 1 >= argc)
+				return usage_error(usage_summary, "option '%s' needs a value", a);
+			*(!strcmp(a, "--state") ? &state : !strcmp(a, "--units") ? &units : &format) =
+				argv[++i];
+		} else {
+			return usage_error(usage_summary, "unknown argument '%s'", a);
+		}
+	}
+	github = annotate_pick_format(format);
+	if (!state || !units || github < 0)
+		return usage_error(usage_summary, "%s", github < 0 ? "unknown format"
+					: "--state and --units are needed");
+	runstate_open_last(&rs, state, units);
+	lock = runstate_lock(&rs);
+	/* A report: it never fails the warm-up that just succeeded. */
+	if (lock < 0 || summary_write(&rs)) {
+		warning("cannot write '%s/%s'", state, SUMMARY_FILE);
+		ret = 1;
+	}
+	summary_counts(&rs, counts);
+	runstate_unlock(lock);
+	runstate_release(&rs);
+	if (!ret)
+		printf("%swarm-up: %d classes built, %d cached, %d failed, %d pending\n",
+		       github ? "::notice title=kwarm::" : "kwarm: ", counts[0], counts[1],
+		       counts[2], counts[3]);
+	return 0;
+}

@@ -1,0 +1,24 @@
+/* annotate: GitHub Actions workflow commands for failures, so that a failed
+ * unit shows up as an annotation on its source line in the pull request. */
+#ifndef KWARM_ANNOTATE_H
+#define KWARM_ANNOTATE_H
+
+#include "buf.h"
+
+/* At most this many annotations from one compiler output. */
+#define ANNOTATE_MAX 10
+
+/* The output format the steps use: "text" (default) or "github"; opt is the
+ * --format value (NULL when not given): GITHUB_ACTIONS=true picks github. 1
+ * for github, 0 for text, -1 for an unknown name. */
+int annotate_pick_format(const char *opt);
+/* Append "::error file=F,line=L,col=C::MSG" lines for the compiler's
+ * "FILE:LINE[:COL]: [fatal ]error: MSG" lines (paths relative to root are made
+ * relative to $GITHUB_WORKSPACE when inside it), else one
+ * "::error file=SOURCE::fallback" line. Returns the number of lines added. */
+int annotate_compiler_output(struct buf *out, const char *output, const char *root,
+			     const char *source, const char *fallback);
+/* Append "::error title=T::MSG" (title may be NULL). */
+void annotate_error(struct buf *out, const char *title, const char *msg);
+
+#endif

@@ -1,0 +1,10 @@
+/* json: the little JSON writing the run reports need (trace, summary). */
+#ifndef KWARM_JSON_H
+#define KWARM_JSON_H
+
+#include "buf.h"
+
+/* Append s as a JSON string, quotes included (control bytes as \u00XX). */
+void json_add_string(struct buf *b, const char *s);
+
+#endif

@@ -1,0 +1,123 @@
+#include "progress.h"
+#include "annotate.h"
+#include "buf.h"
+#include "summary.h"
+#include "util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+void progress_unit_start(struct runstate *rs, const char *cache_dir, const char *goals)
+{
+	int lock;
+
+	runstate_take_slot(rs);
+	lock = runstate_lock(rs);
+	if (lock >= 0)
+		(void)runstate_total(rs, cache_dir, goals);
+	runstate_unlock(lock);
+}
+
+/* "A" or "A +2": the first class, and how many more share the unit. */
+static void add_classes(struct buf *b, const char *owners)
+{
+	size_t n = strcspn(owners, ","), more = 0;
+
+	for (const char *p = owners; *p; p++)
+		more += *p == ',';
+	buf_add(b, owners, n);
+	if (more)
+		buf_addf(b, " +%zu", more);
+}
+
+/* Print a ::error line for each owner class that had no failure before. */
+static void announce_failed_classes(const struct progress_step *st, int is_unit,
+				    const struct strvec *before, struct buf *out)
+{
+	for (const char *o = st->owners; *o;) {
+		size_t n = strcspn(o, ",");
+		char *cls = xstrndup(o, n);
+
+		if (strvec_find(before, cls) < 0) {
+			char *msg = is_unit ? xstrfmt("class %s failed: %s did not compile", cls,
+						      st->label)
+					    : xstrfmt("class %s failed at the pack step", cls);
+
+			annotate_error(out, "kwarm", msg);
+			free(msg);
+		}
+		free(cls);
+		o += n + (o[n] == ',');
+	}
+}
+
+static void record(struct runstate *rs, const struct progress_step *st, int is_unit,
+		   struct buf *line)
+{
+	struct runstate_slice sl;
+	struct strvec before;
+	char *event;
+	int failed = !strcmp(st->status, "failed");
+	int lock = runstate_lock(rs);
+
+	strvec_init(&before);
+	if (failed && st->github && lock >= 0)
+		summary_failed_classes(rs, &before);
+	if (is_unit)
+		event = xstrfmt("unit %s %s %.3f %s %s\n", st->key, st->status, st->t1 - st->t0,
+				st->owners, st->label);
+	else
+		event = xstrfmt("pack %s %s %.3f %s\n", st->key, st->status, st->t1 - st->t0,
+				st->owners);
+	memset(&sl, 0, sizeof(sl));
+	sl.name = st->label;
+	sl.cat = is_unit ? "compile" : "pack";
+	sl.t0 = st->t0;
+	sl.t1 = st->t1;
+	sl.key = st->key;
+	sl.owners = st->owners;
+	sl.cache = !is_unit ? NULL : !strcmp(st->status, "cached") ? "hit" : "miss";
+	sl.status = st->status;
+	if (lock >= 0) {
+		runstate_add_event(rs, event);
+		runstate_trace(rs, &sl);
+		if (is_unit) {
+			int done = runstate_bump_done(rs), total = runstate_total(rs, "", "");
+
+			buf_addf(line, "[%d/%d] %s %s (", done, total < done ? done : total,
+				 st->status, st->label);
+			add_classes(line, st->owners);
+			buf_addf(line, ") %.2f s\n", st->t1 - st->t0);
+		}
+		if (failed || !is_unit)
+			(void)summary_write(rs);
+		if (failed && st->github)
+			announce_failed_classes(st, is_unit, &before, line);
+	}
+	runstate_unlock(lock);
+	strvec_release(&before);
+	free(event);
+}
+
+void progress_unit_done(struct runstate *rs, const struct progress_step *st)
+{
+	struct buf line = BUF_INIT;
+
+	record(rs, st, 1, &line);
+	fflush(stdout);
+	/* One write, so parallel steps never interleave within a line. */
+	(void)write_all(1, line.s ? line.s : "", line.len);
+	buf_release(&line);
+}
+
+void progress_pack_done(struct runstate *rs, const struct progress_step *st)
+{
+	struct buf line = BUF_INIT;
+
+	record(rs, st, 0, &line);
+	fflush(stdout);
+	(void)write_all(1, line.s ? line.s : "", line.len);
+	buf_release(&line);
+}

@@ -1,0 +1,28 @@
+/* progress: what a finished step tells the user and the run's reports. One
+ * short line per unit, "[done/total] built|cached|failed LABEL (CLASS) 1.23 s",
+ * where total counts the units this run compiles (runstate_total) and done
+ * those finished; the event, trace slice and summary of runstate.h and
+ * summary.h; and under --format github, a "::error" line per failed class. */
+#ifndef KWARM_PROGRESS_H
+#define KWARM_PROGRESS_H
+
+#include "runstate.h"
+
+struct progress_step {
+	const char *label;	/* the unit's label, or the callable's "class X" */
+	const char *key;	/* unit key or callable key */
+	const char *owners;	/* "A,B": the unit's classes, or the pack's class */
+	const char *status;	/* "built", "cached", "packed" or "failed" */
+	double t0, t1;		/* runstate_now() at the start and the end */
+	int github;		/* print ::error lines for newly failed classes */
+};
+
+/* A compile begins: take a job slot and, first in the run, fix the total. */
+void progress_unit_start(struct runstate *rs, const char *cache_dir, const char *goals);
+/* A compile ended: record it, print its progress line; a failure rewrites the
+ * summary. */
+void progress_unit_done(struct runstate *rs, const struct progress_step *st);
+/* A pack ended: record it and rewrite the summary (it prints its own line). */
+void progress_pack_done(struct runstate *rs, const struct progress_step *st);
+
+#endif

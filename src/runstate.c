@@ -1,0 +1,380 @@
+#include "runstate.h"
+#include "buf.h"
+#include "cachelog.h"
+#include "json.h"
+#include "path.h"
+#include "unitlist.h"
+#include "util.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+/* Slots past this are not looked for: make -j beyond it is not a warm-up. */
+#define RUNSTATE_MAX_SLOTS 4096
+
+double runstate_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+int runstate_lock(const struct runstate *rs)
+{
+	char *path = path_join(rs->kw_dir, "state.lock");
+	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+
+	free(path);
+	if (fd < 0)
+		return -1;
+	while (flock(fd, LOCK_EX))
+		if (errno != EINTR) {
+			close(fd);
+			return -1;
+		}
+	return fd;
+}
+
+void runstate_unlock(int fd)
+{
+	if (fd >= 0)
+		close(fd);	/* drops the flock */
+}
+
+/* Remove a run folder (its files are one level deep). */
+static void remove_run_dir(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+
+	if (!d)
+		return;
+	while ((de = readdir(d)))
+		if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
+			unlinkat(dirfd(d), de->d_name, 0);
+	closedir(d);
+	rmdir(dir);
+}
+
+/* Remove the folders of runs whose make has ended. */
+static void remove_ended_runs(const struct runstate *rs)
+{
+	char *runs = path_join(rs->kw_dir, "run");
+	DIR *d = opendir(runs);
+	struct dirent *de;
+
+	while (d && (de = readdir(d))) {
+		long pid = strtol(de->d_name, NULL, 10);
+		char *p;
+
+		if (de->d_name[0] == '.' || !strcmp(de->d_name, rs->tag) || pid <= 0)
+			continue;
+		/* A reused pid only keeps a stale folder a while longer. */
+		if (!kill((pid_t)pid, 0) || errno == EPERM)
+			continue;
+		p = path_join(runs, de->d_name);
+		remove_run_dir(p);
+		free(p);
+	}
+	if (d)
+		closedir(d);
+	free(runs);
+}
+
+/* The run's first step: keep the last trace, start a new one. */
+static void start_trace(const struct runstate *rs)
+{
+	char *trace = path_join(rs->kw_dir, "trace.json");
+	char *prev = path_join(rs->kw_dir, "trace.prev.json");
+	char *head = xstrfmt("[\n{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":0,"
+			     "\"args\":{\"name\":\"kwarm warm-up (make %d)\"}}", rs->pid, rs->pid);
+	int fd;
+
+	if (rename(trace, prev) && errno != ENOENT)
+		unlink(trace);
+	fd = open(trace, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+	if (fd >= 0) {
+		(void)write_all(fd, head, strlen(head));
+		close(fd);
+	}
+	free(head);
+	free(prev);
+	free(trace);
+}
+
+void runstate_open(struct runstate *rs, const char *kw_dir, const char *units)
+{
+	struct stat st;
+	char *at, *start, *text;
+	size_t len;
+	int lock;
+
+	memset(rs, 0, sizeof(*rs));
+	rs->slot = rs->slot_fd = -1;
+	rs->kw_dir = xstrdup(kw_dir);
+	rs->units = xstrdup(units);
+	cachelog_run_tag(rs->tag, sizeof(rs->tag));
+	rs->pid = atoi(rs->tag);
+	rs->dir = xstrfmt("%s/run/%s", kw_dir, rs->tag);
+	start = path_join(rs->dir, "start");
+	if (mkdir_p(kw_dir))
+		goto out;
+	lock = runstate_lock(rs);
+	if (stat(rs->dir, &st) && errno == ENOENT && !mkdir_p(rs->dir)) {
+		/* One zero for every step's trace times: the first step's reading
+		 * of the make's start (each process's own would differ a little). */
+		char *line = xstrfmt("%.6f\n", make_run_start());
+		int fd = open(start, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+
+		if (fd >= 0) {
+			(void)write_all(fd, line, strlen(line));
+			close(fd);
+		}
+		free(line);
+		start_trace(rs);
+		remove_ended_runs(rs);
+	}
+	runstate_unlock(lock);
+out:
+	if (!read_file_all(start, &text, &len)) {
+		rs->start = strtod(text, NULL);
+		free(text);
+	}
+	if (rs->start <= 0) {
+		at = strchr(rs->tag, '@');
+		rs->start = at ? strtod(at + 1, NULL) : runstate_now();
+	}
+	free(start);
+}
+
+void runstate_open_last(struct runstate *rs, const char *kw_dir, const char *units)
+{
+	char *runs = path_join(kw_dir, "run"), *start, *text;
+	DIR *d = opendir(runs);
+	struct dirent *de;
+	double best = -1;
+	size_t len;
+
+	memset(rs, 0, sizeof(*rs));
+	rs->slot = rs->slot_fd = -1;
+	rs->kw_dir = xstrdup(kw_dir);
+	rs->units = xstrdup(units);
+	while (d && (de = readdir(d))) {
+		char *p = path_join(runs, de->d_name);
+		struct stat st;
+
+		if (de->d_name[0] != '.' && strlen(de->d_name) < sizeof(rs->tag) && !stat(p, &st) &&
+		    S_ISDIR(st.st_mode) && st.st_mtime + st.st_mtim.tv_nsec / 1e9 > best) {
+			best = st.st_mtime + st.st_mtim.tv_nsec / 1e9;
+			memcpy(rs->tag, de->d_name, strlen(de->d_name) + 1);
+		}
+		free(p);
+	}
+	if (d)
+		closedir(d);
+	free(runs);
+	if (!rs->tag[0])
+		snprintf(rs->tag, sizeof(rs->tag), "none");
+	rs->pid = atoi(rs->tag);
+	rs->dir = xstrfmt("%s/run/%s", kw_dir, rs->tag);
+	start = path_join(rs->dir, "start");
+	rs->start = runstate_now();
+	if (!read_file_all(start, &text, &len)) {
+		rs->start = strtod(text, NULL);
+		free(text);
+	}
+	free(start);
+}
+
+void runstate_release(struct runstate *rs)
+{
+	if (rs->slot_fd >= 0)
+		close(rs->slot_fd);
+	free(rs->kw_dir);
+	free(rs->dir);
+	free(rs->units);
+	memset(rs, 0, sizeof(*rs));
+	rs->slot = rs->slot_fd = -1;
+}
+
+void runstate_take_slot(struct runstate *rs)
+{
+	for (int i = 0; i < RUNSTATE_MAX_SLOTS && rs->slot < 0; i++) {
+		char *path = xstrfmt("%s/slot.%d", rs->dir, i);
+		int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+
+		free(path);
+		if (fd < 0)
+			return;
+		if (!flock(fd, LOCK_EX | LOCK_NB)) {
+			rs->slot = i;
+			rs->slot_fd = fd;
+		} else {
+			close(fd);
+		}
+	}
+}
+
+static int read_int(const char *path, int *v)
+{
+	char *text;
+	size_t len;
+
+	if (read_file_all(path, &text, &len))
+		return -1;
+	*v = atoi(text);
+	free(text);
+	return 0;
+}
+
+static void write_int(const char *path, int v)
+{
+	char *text = xstrfmt("%d\n", v);
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+
+	if (fd >= 0) {
+		(void)write_all(fd, text, strlen(text));
+		close(fd);
+	}
+	free(text);
+}
+
+/* True when the goals pick every unit; otherwise picked holds the classes. */
+static int goals_pick_all(const char *goals, struct strvec *picked)
+{
+	struct strvec words;
+	int all = 0;
+
+	strvec_init(&words);
+	for (const char *s = goals ? goals : ""; *s;) {
+		size_t n;
+
+		s += strspn(s, " \t");
+		n = strcspn(s, " \t");
+		if (n)
+			strvec_push_nodup(&words, xstrndup(s, n));
+		s += n;
+	}
+	for (size_t i = 0; i < words.nr; i++) {
+		if (starts_with(words.v[i], "warmup-") && words.v[i][7])
+			strvec_push(picked, words.v[i] + 7);
+		else
+			all = 1;
+	}
+	all |= !words.nr;
+	strvec_release(&words);
+	return all;
+}
+
+int runstate_total(const struct runstate *rs, const char *cache_dir, const char *goals)
+{
+	char *path = path_join(rs->dir, "total");
+	struct unitlist ul;
+	struct strvec picked;
+	int total = 0, all;
+
+	if (!read_int(path, &total)) {
+		free(path);
+		return total;
+	}
+	strvec_init(&picked);
+	all = goals_pick_all(goals, &picked);
+	{
+		struct buf sink = BUF_INIT, *old = error_sink(&sink);
+
+		/* A missing list only costs the total: say nothing. */
+		if (!unitlist_load(&ul, rs->units)) {
+			for (size_t i = 0; i < ul.nr_units; i++) {
+				const struct unitlist_unit *u = &ul.units[i];
+				char *m = xstrfmt("%s/units/%.2s/%s.m", cache_dir, u->key, u->key);
+				int pick = all;
+
+				for (size_t j = 0; j < picked.nr && !pick; j++)
+					pick = unitlist_unit_owned_by(u, picked.v[j]);
+				if (pick && access(m, F_OK))
+					total++;
+				free(m);
+			}
+			unitlist_release(&ul);
+		}
+		error_sink(old);
+		buf_release(&sink);
+	}
+	write_int(path, total);
+	strvec_release(&picked);
+	free(path);
+	return total;
+}
+
+int runstate_bump_done(const struct runstate *rs)
+{
+	char *path = path_join(rs->dir, "done");
+	int done = 0;
+
+	(void)read_int(path, &done);
+	write_int(path, ++done);
+	free(path);
+	return done;
+}
+
+static void append(const char *path, const char *text, size_t len)
+{
+	int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0666);
+
+	if (fd >= 0) {
+		(void)write_all(fd, text, len);
+		close(fd);
+	}
+}
+
+void runstate_add_event(const struct runstate *rs, const char *line)
+{
+	char *path = path_join(rs->dir, "events");
+
+	append(path, line, strlen(line));
+	free(path);
+}
+
+void runstate_trace(const struct runstate *rs, const struct runstate_slice *s)
+{
+	char *path = path_join(rs->kw_dir, "trace.json");
+	struct buf b = BUF_INIT;
+	long long ts = (long long)((s->t0 - rs->start) * 1e6);
+	long long end = (long long)((s->t1 - rs->start) * 1e6);
+	const char *o;
+
+	buf_adds(&b, ",\n{\"name\":");
+	json_add_string(&b, s->name);
+	buf_addf(&b, ",\"cat\":\"%s\",\"ph\":\"X\",\"ts\":%lld,\"dur\":%lld,\"pid\":%d,\"tid\":%d,"
+		 "\"args\":{\"unit\":", s->cat, ts, end > ts ? end - ts : 0, rs->pid,
+		 rs->slot < 0 ? RUNSTATE_MAX_SLOTS : rs->slot);
+	json_add_string(&b, s->name);
+	buf_adds(&b, ",\"classes\":[");
+	for (o = s->owners; *o;) {
+		size_t n = strcspn(o, ",");
+		char *one = xstrndup(o, n);
+
+		buf_adds(&b, o == s->owners ? "" : ",");
+		json_add_string(&b, one);
+		free(one);
+		o += n + (o[n] == ',');
+	}
+	buf_adds(&b, "],\"key\":");
+	json_add_string(&b, s->key);
+	if (s->cache)
+		buf_addf(&b, ",\"cache\":\"%s\"", s->cache);
+	buf_addf(&b, ",\"status\":\"%s\"}}", s->status);
+	append(path, b.s, b.len);
+	buf_release(&b);
+	free(path);
+}

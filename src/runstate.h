@@ -1,0 +1,76 @@
+/* runstate: what the steps of one make run share, in OUT/.kwarm (the folder
+ * of the generated Makefile's reports), plus the unit list (unitlist.h) the
+ * generator writes next to the Makefile:
+ *
+ *   state.lock           flock'd exclusively around every change below
+ *   run/<tag>/           one folder per make run (tag: cachelog_run_tag);
+ *                        created by the run's first step, which also starts a
+ *                        new trace and removes the folders of ended runs
+ *     total              units this run compiles: those of its goals that were
+ *                        missing from the cache when its first compile began
+ *     done               units finished so far (built, cached or failed)
+ *     events             "unit KEY built|cached|failed SECONDS OWNERS LABEL" and
+ *                        "pack CKEY packed|failed SECONDS CLASS" lines
+ *     slot.N             job slots: a step holds the lowest N whose lock it
+ *                        can take (flock LOCK_NB) while it runs; under
+ *                        make -jN, N < the -j value
+ *   trace.json           Chrome trace-event JSON array (closing ']' omitted)
+ *   trace.prev.json      the previous run's
+ *
+ * All of it is a report: nothing here ever fails a build. Failures leave the
+ * report incomplete and are not reported.
+ */
+#ifndef KWARM_RUNSTATE_H
+#define KWARM_RUNSTATE_H
+
+#include "strvec.h"
+
+struct runstate {
+	char *kw_dir;		/* OUT/.kwarm */
+	char *dir;		/* KW_DIR/run/<tag> */
+	char *units;		/* the unit list file */
+	char tag[48];
+	int pid;		/* the make run's pid (the trace's pid) */
+	double start;		/* its start in unix seconds (the trace's zero) */
+	int slot;		/* the job slot held, -1 when none */
+	int slot_fd;
+};
+
+/* One slice of the trace: a unit's compile or a callable's pack. */
+struct runstate_slice {
+	const char *name;	/* the unit's label, or "pack CLASS" */
+	const char *cat;	/* "compile" or "pack" */
+	double t0, t1;		/* unix seconds (runstate_now) */
+	const char *key;	/* the unit's or callable's key */
+	const char *owners;	/* "A,B" */
+	const char *cache;	/* "hit", "miss" or NULL */
+	const char *status;	/* "built", "cached", "packed" or "failed" */
+};
+
+/* Join the run of this process in kw_dir (a new run starts a new trace);
+ * units is the unit list's path. */
+void runstate_open(struct runstate *rs, const char *kw_dir, const char *units);
+/* Join the newest run recorded in kw_dir instead, creating nothing (for
+ * reports made outside make); with none, an empty run. */
+void runstate_open_last(struct runstate *rs, const char *kw_dir, const char *units);
+/* Give back the slot and free rs. */
+void runstate_release(struct runstate *rs);
+/* The current time in unix seconds (a wall clock: steps are processes). */
+double runstate_now(void);
+/* Take the lowest free job slot (rs->slot, -1 when none could be taken). */
+void runstate_take_slot(struct runstate *rs);
+/* Lock KW_DIR/state.lock exclusively: an fd for runstate_unlock, or -1. */
+int runstate_lock(const struct runstate *rs);
+void runstate_unlock(int fd);
+/* Under the lock: the run's total, computed by the first caller from the
+ * unit list, the cache's manifests and goals (MAKECMDGOALS: "", "warmup" or
+ * anything else = every unit; only warmup-CLASS words = those classes'). */
+int runstate_total(const struct runstate *rs, const char *cache_dir, const char *goals);
+/* Under the lock: add one to done and return it. */
+int runstate_bump_done(const struct runstate *rs);
+/* Under the lock: append one line (with its LF) to the run's events. */
+void runstate_add_event(const struct runstate *rs, const char *line);
+/* Under the lock: append a slice on the held slot to the trace. */
+void runstate_trace(const struct runstate *rs, const struct runstate_slice *s);
+
+#endif

@@ -1,0 +1,222 @@
+#include "summary.h"
+#include "buf.h"
+#include "json.h"
+#include "path.h"
+#include "publish.h"
+#include "unitlist.h"
+#include "util.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+enum { ST_BUILT, ST_CACHED, ST_FAILED, ST_PENDING };
+static const char *const status_names[] = { "built", "cached", "failed", "pending" };
+
+struct class_tally {
+	const char *name;
+	int units, built, cached, failed, packed, pack_failed;
+	double compile_seconds, pack_seconds;
+	struct strvec failed_units;
+	int status;
+};
+
+struct tally {
+	struct class_tally *classes;
+	size_t nr;
+	int built, cached, failed;
+	double compile_seconds;
+};
+
+static struct class_tally *find_class(struct tally *t, const char *name, size_t len)
+{
+	for (size_t i = 0; i < t->nr; i++)
+		if (strlen(t->classes[i].name) == len && !strncmp(t->classes[i].name, name, len))
+			return &t->classes[i];
+	return NULL;
+}
+
+/* Split line at spaces into at most n fields (the last one takes the rest). */
+static size_t split(char *line, char **f, size_t n)
+{
+	size_t k = 0;
+
+	while (k < n && line) {
+		f[k++] = line;
+		line = k < n ? strchr(line, ' ') : NULL;
+		if (line)
+			*line++ = '\0';
+	}
+	return k;
+}
+
+static void tally_unit(struct tally *t, char **f)
+{
+	double s = strtod(f[3], NULL);
+	int st = !strcmp(f[2], "built") ? ST_BUILT : !strcmp(f[2], "cached") ? ST_CACHED : ST_FAILED;
+
+	if (st == ST_BUILT) {
+		t->built++;
+		t->compile_seconds += s;
+	} else {
+		*(st == ST_CACHED ? &t->cached : &t->failed) += 1;
+	}
+	for (const char *o = f[4]; *o;) {
+		size_t n = strcspn(o, ",");
+		struct class_tally *c = find_class(t, o, n);
+
+		if (c && st == ST_BUILT) {
+			c->built++;
+			c->compile_seconds += s;
+		} else if (c && st == ST_CACHED) {
+			c->cached++;
+		} else if (c) {
+			c->failed++;
+			strvec_push(&c->failed_units, f[5]);
+		}
+		o += n + (o[n] == ',');
+	}
+}
+
+static void tally_events(struct tally *t, const struct runstate *rs)
+{
+	char *path = path_join(rs->dir, "events"), *text, *line, *nl;
+	size_t len;
+
+	if (read_file_all(path, &text, &len)) {
+		free(path);
+		return;
+	}
+	for (line = text; (nl = strchr(line, '\n')); line = nl + 1) {
+		char *f[6];
+		size_t k;
+
+		*nl = '\0';
+		k = split(line, f, 6);
+		if (k == 6 && !strcmp(f[0], "unit")) {
+			tally_unit(t, f);
+		} else if (k == 5 && !strcmp(f[0], "pack")) {
+			struct class_tally *c = find_class(t, f[4], strlen(f[4]));
+
+			if (c) {
+				*(strcmp(f[2], "packed") ? &c->pack_failed : &c->packed) += 1;
+				c->pack_seconds += strtod(f[3], NULL);
+			}
+		}
+	}
+	free(text);
+	free(path);
+}
+
+/* Tally the run; -1 when there is no unit list. */
+static int tally_load(struct tally *t, struct unitlist *ul, const struct runstate *rs)
+{
+	struct buf sink = BUF_INIT, *old = error_sink(&sink);
+	int ret = unitlist_load(ul, rs->units);
+
+	error_sink(old);
+	buf_release(&sink);
+	memset(t, 0, sizeof(*t));
+	if (ret)
+		return -1;
+	t->nr = ul->classes.nr;
+	t->classes = xcalloc(t->nr ? t->nr : 1, sizeof(*t->classes));
+	for (size_t i = 0; i < t->nr; i++) {
+		t->classes[i].name = ul->classes.v[i];
+		strvec_init(&t->classes[i].failed_units);
+		for (size_t j = 0; j < ul->nr_units; j++)
+			t->classes[i].units += unitlist_unit_owned_by(&ul->units[j], ul->classes.v[i]);
+	}
+	tally_events(t, rs);
+	for (size_t i = 0; i < t->nr; i++) {
+		struct class_tally *c = &t->classes[i];
+		int all_packed = 1;
+
+		for (size_t j = 0; j < ul->nr_callables; j++)
+			if (!strcmp(ul->callables[j].cls, c->name) && access(ul->callables[j].stamp, F_OK))
+				all_packed = 0;
+		c->status = c->failed || c->pack_failed ? ST_FAILED : c->packed ? ST_BUILT
+			    : all_packed ? ST_CACHED : ST_PENDING;
+	}
+	return 0;
+}
+
+static void tally_release(struct tally *t)
+{
+	for (size_t i = 0; i < t->nr; i++)
+		strvec_release(&t->classes[i].failed_units);
+	free(t->classes);
+}
+
+int summary_write(const struct runstate *rs)
+{
+	struct unitlist ul;
+	struct tally t;
+	struct buf b = BUF_INIT, sink = BUF_INIT, *old;
+	char *path;
+	double now = runstate_now();
+	int ret;
+
+	if (tally_load(&t, &ul, rs))
+		return -1;
+	buf_adds(&b, "{\"version\": 1, \"run\": ");
+	json_add_string(&b, rs->tag);
+	buf_addf(&b, ", \"started\": %.3f, \"updated\": %.3f, \"wall_seconds\": %.3f,\n"
+		 " \"units\": {\"built\": %d, \"cached\": %d, \"failed\": %d, \"compile_seconds\": %.3f},\n"
+		 " \"classes\": [", rs->start, now, now - rs->start,
+		 t.built, t.cached, t.failed, t.compile_seconds);
+	for (size_t i = 0; i < t.nr; i++) {
+		const struct class_tally *c = &t.classes[i];
+
+		buf_adds(&b, i ? ",\n  {\"name\": " : "\n  {\"name\": ");
+		json_add_string(&b, c->name);
+		buf_addf(&b, ", \"status\": \"%s\", \"units\": %d, \"units_built\": %d, "
+			 "\"units_cached\": %d, \"units_failed\": %d, \"compile_seconds\": %.3f, "
+			 "\"pack_seconds\": %.3f, \"failed_units\": [", status_names[c->status],
+			 c->units, c->built, c->cached, c->failed, c->compile_seconds, c->pack_seconds);
+		for (size_t j = 0; j < c->failed_units.nr; j++) {
+			buf_adds(&b, j ? ", " : "");
+			json_add_string(&b, c->failed_units.v[j]);
+		}
+		buf_adds(&b, "]}");
+	}
+	buf_adds(&b, "\n ]}\n");
+	path = path_join(rs->kw_dir, SUMMARY_FILE);
+	old = error_sink(&sink);
+	ret = publish_bytes(path, b.s, b.len);
+	error_sink(old);
+	buf_release(&sink);
+	free(path);
+	buf_release(&b);
+	tally_release(&t);
+	unitlist_release(&ul);
+	return ret;
+}
+
+void summary_failed_classes(const struct runstate *rs, struct strvec *out)
+{
+	struct unitlist ul;
+	struct tally t;
+
+	if (tally_load(&t, &ul, rs))
+		return;
+	for (size_t i = 0; i < t.nr; i++)
+		if (t.classes[i].status == ST_FAILED)
+			strvec_push(out, t.classes[i].name);
+	tally_release(&t);
+	unitlist_release(&ul);
+}
+
+void summary_counts(const struct runstate *rs, int counts[4])
+{
+	struct unitlist ul;
+	struct tally t;
+
+	memset(counts, 0, 4 * sizeof(*counts));
+	if (tally_load(&t, &ul, rs))
+		return;
+	for (size_t i = 0; i < t.nr; i++)
+		counts[t.classes[i].status]++;
+	tally_release(&t);
+	unitlist_release(&ul);
+}

@@ -1,0 +1,36 @@
+/* summary: OUT/.kwarm/summary.json, the machine-readable account of the last
+ * warm-up that did something, rewritten (atomically) by every pack and every
+ * failed compile, from the run's events (runstate.h) and the unit list, so it
+ * is complete whenever make stops (make -k included):
+ *
+ *   {"version": 1, "run": "<make pid>@<start>",
+ *    "started": UNIX, "updated": UNIX, "wall_seconds": S,
+ *    "units": {"built": N, "cached": N, "failed": N, "compile_seconds": S},
+ *    "classes": [{"name": "TestX", "status": "built|cached|failed|pending",
+ *                 "units": N, "units_built": N, "units_cached": N,
+ *                 "units_failed": N, "compile_seconds": S, "pack_seconds": S,
+ *                 "failed_units": ["<label>", ...]}, ...]}
+ *
+ * A class is failed when one of its units or packs failed in this run, built
+ * when this run packed it, cached when every callable of it was already packed
+ * and current, pending otherwise (not reached yet, or not a goal of the run).
+ * Seconds are this run's. A run with nothing to do starts no step and leaves
+ * the file alone; 'kwarm summary' rewrites it on demand.
+ */
+#ifndef KWARM_SUMMARY_H
+#define KWARM_SUMMARY_H
+
+#include "runstate.h"
+#include "strvec.h"
+
+#define SUMMARY_FILE "summary.json"
+
+/* Under the lock: rewrite KW_DIR/summary.json; 0, or -1 (not reported). */
+int summary_write(const struct runstate *rs);
+/* Under the lock: the classes that have a failed unit or pack in this run. */
+void summary_failed_classes(const struct runstate *rs, struct strvec *out);
+/* Under the lock: the numbers of classes of the last summary_write-able state
+ * that are built, cached, failed and pending. */
+void summary_counts(const struct runstate *rs, int counts[4]);
+
+#endif
