@@ -33,6 +33,8 @@ MAKEFLAGS=" -j3 --jobserver-fds=3,4" timeout 30 "$KWARM" exec -- touch ran 2> ex
 expect_fallback "closed fds 3,4 in the make 4.1 form"
 
 : > regular
+# Both ends on one regular file, as a stale fd might be.
+# shellcheck disable=SC2094
 MAKEFLAGS=" -j3 --jobserver-auth=3,4" timeout 30 "$KWARM" exec -- touch ran 2> exec.err 3< regular 4>> regular ||
 	fail "regular file: kwarm exec failed"
 expect_fallback "fds on a regular file"

@@ -12,6 +12,7 @@ rm -rf "$T"
 mkdir -p "$T"
 unset MAKEFLAGS MAKELEVEL MFLAGS
 TOOLS=$KWARM_TEST_SRC/tests/tools
+# shellcheck source=../tools/fifo_pool.sh
 . "$TOOLS/fifo_pool.sh"
 fail() { echo "FAIL: $*" >&2; exit 1; }
 cd "$T"
@@ -23,7 +24,7 @@ fifo_pool_create "$T/pool" "ab"
 run_six() {
 	local pids=() p rc=0
 	rm -f probe.log
-	for i in 1 2 3 4 5 6; do
+	for _ in 1 2 3 4 5 6; do
 		MAKEFLAGS=$1 "$KWARM" exec -- bash "$TOOLS/overlap_probe.sh" "$T/probe.log" 0.3 2>> exec.err &
 		pids+=($!)
 	done

@@ -11,6 +11,7 @@ rm -rf "$T"
 mkdir -p "$T"
 unset MAKEFLAGS MAKELEVEL MFLAGS
 TOOLS=$KWARM_TEST_SRC/tests/tools
+# shellcheck source=../tools/fifo_pool.sh
 . "$TOOLS/fifo_pool.sh"
 fail() { echo "FAIL: $*" >&2; exit 1; }
 cd "$T"

@@ -11,6 +11,7 @@ rm -rf "$T"
 mkdir -p "$T"
 unset MAKEFLAGS MAKELEVEL MFLAGS
 TOOLS=$KWARM_TEST_SRC/tests/tools
+# shellcheck source=../tools/fifo_pool.sh
 . "$TOOLS/fifo_pool.sh"
 fail() { echo "FAIL: $*" >&2; exit 1; }
 cd "$T"
@@ -62,7 +63,7 @@ echo "ok: the command inherits no fd of kwarm's"
 [ -e plain ] || fail "without a jobserver the command did not run"
 [ ! -s exec.err ] || { cat exec.err; fail "without a jobserver: unexpected messages"; }
 MAKEFLAGS=" -j3" "$KWARM" exec -- touch plain2 2> exec.err
-[ -e plain2 ] && [ ! -s exec.err ] || fail "with -j3 and no pool: did not run quietly"
+{ [ -e plain2 ] && [ ! -s exec.err ]; } || fail "with -j3 and no pool: did not run quietly"
 echo "ok: no jobserver: the command runs, no warning"
 
 # Usage errors.

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # fifo_pool.sh: helpers for tests that play make 4.4's fifo jobserver (sourced).
 
 # fifo_pool_create PATH TOKENS: make a fifo holding TOKENS (a string, one byte
