@@ -18,7 +18,7 @@ static const struct command commands[] = {
 	{ "pack", cmd_pack, usage_pack, "pack one callable from the cache (a Makefile recipe)" },
 	{ "exec", cmd_exec, usage_exec, "run a command holding one jobserver token" },
 	{ "cache", cmd_cache, usage_cache, "cache stats, verify and prune" },
-	{ "summary", cmd_summary, usage_summary, "write the warm-up's summary.json (a Makefile recipe)" },
+	{ "summary", cmd_summary, usage_summary, "rewrite OUT/.kwarm/summary.json and count the classes" },
 };
 
 static const struct command *find_command(const char *name)
