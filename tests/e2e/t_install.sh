@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# labels: e2e
+# cmake --install puts the program, the man page, the make fragment and the
+# CMake package under the prefix, and the installed program works on its own.
+. "$(dirname "$0")/lib.sh"
+
+build=$(dirname "$KWARM")
+P=$T/prefix
+cmake --install "$build" --prefix "$P" > install.log 2>&1 || { cat install.log; fail "cmake --install failed"; }
+for f in bin/kwarm share/man/man1/kwarm.1 share/kwarm/kwarm.mk lib/cmake/kwarm/kwarmConfig.cmake \
+	lib/cmake/kwarm/kwarmConfigVersion.cmake lib/cmake/kwarm/kwarmTargets.cmake \
+	lib/cmake/kwarm/kwarmFunctions.cmake; do
+	[ -s "$P/$f" ] || fail "not installed: $f"
+done
+[ -x "$P/bin/kwarm" ] || fail "bin/kwarm is not executable"
+"$P/bin/kwarm" --version | grep -q '^kwarm [0-9]' || fail "the installed kwarm has no version"
+cmp "$P/share/man/man1/kwarm.1" "$KWARM_TEST_SRC/doc/kwarm.1" || fail "the man page differs"
+MANWIDTH=80 man -l "$P/share/man/man1/kwarm.1" > man.txt 2> man.err || fail "man cannot format the page"
+grep -q "kwarm_add_warmup" man.txt || fail "the formatted page lacks the CMake function"
+[ ! -s man.err ] || { cat man.err; fail "man warned"; }
+pass "installed: bin/kwarm, the man page (formats cleanly), kwarm.mk, the CMake package"
+
+standin_example minimal m
+cd "$T"
+"$P/bin/kwarm" gen m/spec.yaml -o m.mk --cache "$T/cache" --out "$T/out"
+grep -q "^KW_KWARM := $P/bin/kwarm\$" m.mk || fail "the Makefile does not run the installed kwarm"
+make -f m.mk -j2 warmup > run.out 2>&1 || { cat run.out; fail "warm-up with the installed kwarm failed"; }
+[ -s out/TestMinimal.callable ] || fail "no callable"
+pass "the installed kwarm warms up a spec"
