@@ -1,0 +1,169 @@
+#!/usr/bin/env bash
+# labels: e2e
+# A file-size limit (ulimit -f) and a full disk during a warm-up: (1) the limit
+# below one unit's output: the compile fails, saying so, and nothing is cached;
+# (2) the limit between a unit's and a callable's size: every unit compiles and
+# is cached, the pack fails, saying so; (3) OUT on a small tmpfs: the pack fails
+# for want of space. Under each, nothing torn under a final name and no temps
+# left; a re-run without the limit (or with room) gives the right callables.
+. "$(dirname "$0")/lib.sh"
+
+# The tree checker: verify.py CACHE OUT REFS [--no-temps]. REFS/<version>/<path
+# under OUT> are the accepted callables; --no-temps also refuses publish temps
+# ("*.tmp.*") and scratch folders left in the cache and OUT.
+cat > "$T/verify.py" <<'PY'
+import hashlib, os, sys
+
+cache, out, refs = sys.argv[1:4]
+no_temps = "--no-temps" in sys.argv
+bad, entries = [], 0
+sha = lambda p: hashlib.sha256(open(p, "rb").read()).hexdigest()
+for dp, dns, fs in os.walk(os.path.join(cache, "units")):
+    for f in fs:
+        if not f.endswith(".m"):
+            continue
+        m = os.path.join(dp, f)
+        key = f[:-2]
+        lines = open(m, "rb").read().decode("utf-8", "replace").split("\n")
+        fields = dict(l.split(" ", 1) for l in lines[1:] if " " in l)
+        art = os.path.join(dp, key)
+        if lines[0] != "kwarm-manifest 1" or fields.get("key") != key:
+            bad.append("manifest %s: bad head or key" % m)
+        elif not os.path.isfile(art):
+            bad.append("manifest %s: no artifact" % m)
+        elif str(os.path.getsize(art)) != fields.get("size") or sha(art) != fields.get("sha256"):
+            bad.append("entry %s: artifact does not match its manifest" % art)
+        entries += 1
+for dp, dns, fs in os.walk(os.path.join(cache, "packs")):
+    for f in fs:
+        if f.endswith(".pack") and sha(os.path.join(dp, f)) != f[:-5]:
+            bad.append("pack description %s does not hash to its name" % f)
+versions = sorted(os.listdir(refs)) if os.path.isdir(refs) else []
+callables = 0
+for dp, dns, fs in os.walk(out):
+    if ".kwarm" in dns:
+        dns.remove(".kwarm")
+    for f in fs:
+        if not f.endswith(".callable"):
+            continue
+        p = os.path.join(dp, f)
+        rel = os.path.relpath(p, out)
+        data = open(p, "rb").read()
+        if not any(os.path.isfile(os.path.join(refs, v, rel)) and
+                   open(os.path.join(refs, v, rel), "rb").read() == data for v in versions):
+            bad.append("callable %s equals no version of its sources (%d bytes)" % (rel, len(data)))
+        callables += 1
+if no_temps:
+    for top in (cache, out):
+        for dp, dns, fs in os.walk(top):
+            for f in fs + dns:
+                if ".tmp." in f:
+                    bad.append("temp left: %s" % os.path.join(dp, f))
+    for tmp in (os.path.join(cache, "tmp"), os.path.join(out, ".kwarm", "private", "tmp")):
+        if os.path.isdir(tmp) and os.listdir(tmp):
+            bad.append("scratch left in %s: %s" % (tmp, os.listdir(tmp)))
+if bad:
+    sys.exit("FAIL: torn or stray files:\n  " + "\n  ".join(bad))
+print("%d entries, %d callables verified" % (entries, callables))
+PY
+
+R=$T/root
+mkdir -p "$R/src" "$T/refs/0/"
+# Units of ~64 KiB each (the stand-in's output holds its source): a callable
+# of an orchestration and three incores is ~270 KiB.
+filler=$(python3 -c 'print("\n".join("// %s" % ("x" * 60) for _ in range(1024)))')
+for u in orch k0 k1 k2; do
+	printf 'int %s;\n%s\n' "$u" "$filler" > "$R/src/$u.c"
+done
+cat > "$R/spec.yaml" <<YAML
+version: 1
+platform: a5sim
+toolchains:
+  orchestration: {compiler: $STANDIN}
+  incore: {aiv: {compiler: $STANDIN}}
+classes:
+  - name: TestBig
+    callable:
+      orchestration: {source: src/orch.c, function_name: e}
+      incores:
+        - {func_id: 0, source: src/k0.c, core_type: aiv}
+        - {func_id: 1, source: src/k1.c, core_type: aiv}
+        - {func_id: 2, source: src/k2.c, core_type: aiv}
+YAML
+mkdir -p "$T/bins"
+for u in orch k0 k1 k2; do
+	(cd "$R" && STANDIN_LOG= "$STANDIN" -o "$T/bins/$u" "src/$u.c")
+done
+cat > "$T/bins/big.json" <<JSON
+{"sig": [], "func": "e", "orch": "$T/bins/orch", "children": [
+ {"id": 0, "sig": [], "bin": "$T/bins/k0"}, {"id": 1, "sig": [], "bin": "$T/bins/k1"},
+ {"id": 2, "sig": [], "bin": "$T/bins/k2"}]}
+JSON
+expected_callable "$T/bins/big.json" > "$T/refs/0/TestBig.callable"
+unit_kib=$(( $(stat -c %s "$T/bins/k0") / 1024 ))
+callable_kib=$(( $(stat -c %s "$T/refs/0/TestBig.callable") / 1024 ))
+echo "a unit is $unit_kib KiB, the callable $callable_kib KiB"
+[ "$unit_kib" -gt 40 ] && [ "$callable_kib" -gt 200 ] || fail "the sizes do not fit the limits below"
+manifests() { find "$1/units" -name '*.m' 2>/dev/null | wc -l; }
+
+cd "$T"
+"$KWARM" gen root/spec.yaml -o warmup.mk --cache "$T/cache" --out "$T/out"
+
+# 1. ulimit -f 32 (KiB): no unit output fits.
+set +e
+(ulimit -f 32; make -f warmup.mk -k -j2 warmup) > limit1.out 2> limit1.err
+rc=$?
+set -e
+[ "$rc" != 0 ] || fail "make succeeded under ulimit -f 32"
+# The compiler is killed by SIGXFSZ (or, ignoring it, fails with EFBIG).
+[ "$(grep -Ec "kwarm: error: (orchestration 'src/orch.c'|incore 'k[012]' \(aiv\)) failed at the compile step .*(File size limit exceeded|File too large)" limit1.err)" = 4 ] ||
+	{ cat limit1.err; fail "the failures do not say what happened"; }
+[ "$(manifests cache)" = 0 ] || fail "a unit was cached under the limit"
+[ ! -e out/TestBig.callable ] || fail "a callable was published under the limit"
+python3 verify.py cache out refs --no-temps || fail "ulimit -f while compiling: temps or torn files"
+pass "ulimit -f below a unit's size: compiles fail, saying so; nothing cached, nothing torn"
+
+# 2. ulimit -f 160 (KiB): units fit, the callable does not.
+set +e
+(ulimit -f 160; make -f warmup.mk -j2 warmup) > limit2.out 2> limit2.err
+rc=$?
+set -e
+[ "$rc" != 0 ] || fail "make succeeded with a callable over the limit"
+[ "$(manifests cache)" = 4 ] || { cat limit2.err; fail "the units did not all compile under the limit"; }
+grep -q "cannot write '$T/out/TestBig.callable.tmp.*': File too large" limit2.err ||
+	{ cat limit2.err; fail "the pack failure does not say what happened"; }
+[ ! -e out/TestBig.callable ] || fail "a callable was published over the limit"
+python3 verify.py cache out refs --no-temps || fail "ulimit -f while packing: temps or torn files"
+pass "ulimit -f between unit and callable size: units cached, the pack fails, saying so; nothing torn"
+
+before=$(compiles)
+make -f warmup.mk -j2 warmup > rerun.txt 2>&1 || { cat rerun.txt; fail "the re-run without a limit failed"; }
+cmp refs/0/TestBig.callable out/TestBig.callable || fail "the re-run's callable is wrong"
+[ "$(compiles)" = "$before" ] || fail "the re-run compiled again"
+python3 verify.py cache out refs --no-temps || fail "after the re-run"
+pass "the re-run without the limit packs the right bytes from the cache"
+
+# 3. OUT on a 128 KiB tmpfs: the pack runs out of space.
+if [ "$(id -u)" != 0 ]; then
+	echo "skipped: a tmpfs needs root (CI runs as root)"
+	exit 0
+fi
+mkdir small
+mount -t tmpfs -o size=128k tmpfs "$T/small" || fail "cannot mount a tmpfs as root"
+trap 'umount "$T/small" 2>/dev/null || true' EXIT
+"$KWARM" gen root/spec.yaml -o small.mk --cache "$T/cache" --out "$T/small/out"
+set +e
+make -f small.mk -j2 warmup > full.out 2> full.err
+rc=$?
+set -e
+[ "$rc" != 0 ] || fail "make succeeded with a full OUT"
+grep -q "No space left on device" full.err || { cat full.err; fail "the full disk is not told"; }
+[ ! -e small/out/TestBig.callable ] || fail "a callable was published on a full disk"
+python3 verify.py cache small/out refs --no-temps || fail "full OUT: temps or torn files"
+[ "$(df --output=used -k small | tail -1)" -lt 64 ] || fail "the failed pack left space used: $(du -a small)"
+mount -o remount,size=1m "$T/small" || fail "cannot grow the tmpfs"
+make -f small.mk -j2 warmup > full-rerun.txt 2>&1 || { cat full-rerun.txt; fail "the re-run with room failed"; }
+cmp refs/0/TestBig.callable small/out/TestBig.callable || fail "the callable packed after a full disk is wrong"
+[ "$(compiles)" = "$before" ] || fail "the full-disk runs compiled again"
+python3 verify.py cache small/out refs --no-temps || fail "after the re-run with room"
+pass "a full OUT: the pack fails, saying so, leaves nothing; with room the re-run is right"
