@@ -49,7 +49,8 @@ void unitlist_release(struct unitlist *ul)
 	free(ul->units);
 	free(ul->callables);
 	strvec_release(&ul->classes);
-	unitlist_init(ul);
+	/* Not unitlist_init: a released list holds nothing, not even an empty vector. */
+	memset(ul, 0, sizeof(*ul));
 }
 
 /* Copy a 64-hex key followed by a space from p; 0 or -1. */
