@@ -70,29 +70,20 @@ static char *self_path(void)
 	return p;
 }
 
-/* Write the callable descriptions the Makefile names; on failure *why says why. */
-static int write_descs(const struct plan *plan, const struct cache *cache, char **why)
+/* Publish every callable's description, one after the other, where the
+ * Makefile's pack recipes say they are. */
+static int write_descs(const struct plan *plan, const char *path)
 {
-	struct buf errors = BUF_INIT, *old = error_sink(&errors);
-	int ret = 0;
+	struct buf all = BUF_INIT;
+	int ret;
 
-	for (size_t i = 0; i < plan->nr_callables && !ret; i++) {
-		const struct plan_callable *pc = &plan->callables[i];
-		char *path = cache_pack_path(cache, pc->ckey), *dir = path_dirname(path);
-
-		if (access(path, F_OK)) {
-			if (mkdir_p(dir))
-				ret = error("cannot create '%s': %s", dir, strerror(errno));
-			else
-				ret = publish_bytes(path, pc->desc, strlen(pc->desc));
-		}
-		free(dir);
-		free(path);
+	for (size_t i = 0; i < plan->nr_callables; i++) {
+		if (all.len != plan->callables[i].desc_offset)
+			BUG("description %zu is not where the plan put it", i);
+		buf_add(&all, plan->callables[i].desc, plan->callables[i].desc_len);
 	}
-	error_sink(old);
-	if (ret)
-		*why = buf_detach(&errors);
-	buf_release(&errors);
+	ret = publish_bytes(path, all.s ? all.s : "", all.len);
+	buf_release(&all);
 	return ret;
 }
 
@@ -121,7 +112,7 @@ int cmd_gen(int argc, char **argv)
 	const char *output = "warmup.mk", *cache_opt = NULL, *out_opt = NULL, *spec_path = NULL;
 	const char *format = NULL;
 	char *cache_dir = NULL, *out_dir = NULL, *self = NULL, *kwarm = NULL, *spec_abs = NULL;
-	char *why = NULL;
+	char *why = NULL, *descs = NULL;
 	struct makefile_options mo;
 	struct spec spec;
 	struct plan plan;
@@ -163,8 +154,10 @@ int cmd_gen(int argc, char **argv)
 		return gen_usage(&launcher, "unknown format '%s' (text or github)", format);
 
 	publish_install_signal_cleanup();
-	if (spec_load(&spec, spec_path))
+	if (spec_load(&spec, spec_path)) {
+		strvec_release(&launcher);
 		return 2;
+	}
 	cache_dir = choose_cache(cache_opt, &spec);
 	out_dir = out_opt ? path_absolute(out_opt)
 			  : spec.out ? xstrdup(spec.out) : path_join(spec.root, "build/callables");
@@ -175,6 +168,8 @@ int cmd_gen(int argc, char **argv)
 	mo.self = self;
 	mo.spec_abs = spec_abs;
 	mo.format = format;
+	descs = xstrfmt("%s.packs", self);
+	mo.descs = descs;
 	/* Nothing is written before the whole plan and Makefile text are known good. */
 	for (int attempt = 0; attempt < 2; attempt++) {
 		if (plan_build(&plan, &spec, cache_dir, out_dir, have_launcher ? &launcher : NULL)) {
@@ -187,7 +182,7 @@ int cmd_gen(int argc, char **argv)
 			ret = 2;
 			goto out;
 		}
-		if (!cache_try_init(&cache, cache_dir, &why) && !write_descs(&plan, &cache, &why))
+		if (!cache_try_init(&cache, cache_dir, &why) && !cache_probe(&cache, &why))
 			break;
 		if (attempt) {
 			error("cache folder unusable: %s", why);
@@ -219,7 +214,9 @@ int cmd_gen(int argc, char **argv)
 		}
 		free(dir);
 	}
-	if (publish_bytes(self, text.s, text.len) || write_unitlist(&plan, self))
+	/* The descriptions first: the Makefile that names them may be read at once. */
+	if (write_descs(&plan, descs) || publish_bytes(self, text.s, text.len) ||
+	    write_unitlist(&plan, self))
 		goto out;
 	ret = 0;
 out:
@@ -233,6 +230,7 @@ out:
 	free(self);
 	free(kwarm);
 	free(spec_abs);
+	free(descs);
 	free(why);
 	strvec_release(&launcher);
 	return ret;
