@@ -30,18 +30,18 @@ const char usage_cache[] =
 	"  --cache DIR        the cache folder\n"
 	"  --spec SPEC        use the cache SPEC names\n"
 	"\n"
-	"  stats              unit entries, bytes, callable descriptions, and the hits,\n"
-	"                     waits, misses and compile time of the last make run and\n"
-	"                     of all recorded runs (CACHE/events.log); a unit counts\n"
-	"                     once per run: miss over wait-hit over hit\n"
+	"  stats              unit entries and their bytes, and the hits, waits,\n"
+	"                     misses and compile time of the last make run and of all\n"
+	"                     recorded runs (CACHE/events.log); a unit counts once per\n"
+	"                     run: miss over wait-hit over hit\n"
 	"    --json           the same as one JSON object\n"
-	"  verify             check every entry (manifest, size, SHA-256), callable\n"
-	"                     description (SHA-256 = name) and leftover temp; name each\n"
-	"                     bad one; entries being compiled are skipped\n"
+	"  verify             check every entry (manifest, size, SHA-256) and leftover\n"
+	"                     temp; name each bad one; entries being compiled are skipped\n"
 	"    --repair         remove the bad ones (make then rebuilds them)\n"
 	"  prune              remove entries unused for DAYS, then least recently used\n"
 	"                     ones while the cache is above SIZE; also stale locks and\n"
-	"                     temps and scratch folders whose process is gone\n"
+	"                     temps and scratch folders whose process is gone, and the\n"
+	"                     packs/ folder of caches made by older kwarm versions\n"
 	"    --max-age DAYS   default 14 (a fraction works: 0.5); a pack's use refreshes\n"
 	"    --max-size SIZE  bytes, or with K, M, G, T (powers of 1024): 500M, 2G\n"
 	"                     Entries used within the last hour and entries whose lock a\n"
@@ -115,7 +115,7 @@ static int cache_stats(const struct cache *c, int json)
 	struct cachelog log;
 	struct cachelog_tally last, all;
 	struct buf b = BUF_INIT;
-	uint64_t unit_bytes = 0, pack_bytes = 0;
+	uint64_t unit_bytes = 0;
 	size_t units = 0, incomplete = 0, orphans = 0;
 	int ret = 0;
 
@@ -132,8 +132,6 @@ static int cache_stats(const struct cache *c, int json)
 			incomplete++;
 		unit_bytes += s.units[i].bytes;
 	}
-	for (size_t i = 0; i < s.nr_packs; i++)
-		pack_bytes += s.packs[i].bytes;
 	for (size_t i = 0; i < s.nr_temps; i++)
 		orphans += !cache_pid_alive(s.temps[i].pid) ||
 			   (double)time(NULL) - s.temps[i].mtime > CACHE_TEMP_MAX_AGE;
@@ -147,8 +145,7 @@ static int cache_stats(const struct cache *c, int json)
 		buf_adds(&b, "{\"cache\":");
 		add_json_string(&b, c->dir);
 		buf_addf(&b, ",\"units\":%zu,\"unit_bytes\":%" PRIu64 ",\"incomplete\":%zu,"
-			 "\"packs\":%zu,\"pack_bytes\":%" PRIu64 ",\"orphaned_temps\":%zu,",
-			 units, unit_bytes, incomplete, s.nr_packs, pack_bytes, orphans);
+			 "\"orphaned_temps\":%zu,", units, unit_bytes, incomplete, orphans);
 		add_tally_json(&b, "last_run", &last);
 		buf_addch(&b, ',');
 		add_tally_json(&b, "all_runs", &all);
@@ -159,11 +156,9 @@ static int cache_stats(const struct cache *c, int json)
 			 units, unit_bytes);
 		if (incomplete)
 			buf_addf(&b, "incomplete       %zu (artifact without manifest)\n", incomplete);
-		buf_addf(&b, "packs            %zu (%" PRIu64 " bytes, callable descriptions)\n",
-			 s.nr_packs, pack_bytes);
 		if (orphans)
 			buf_addf(&b, "orphaned temps   %zu (kwarm cache prune removes them)\n", orphans);
-		buf_addf(&b, "total bytes      %" PRIu64 "\n", unit_bytes + pack_bytes);
+		buf_addf(&b, "total bytes      %" PRIu64 "\n", unit_bytes);
 		if (log.nr) {
 			char when[64];
 			time_t t = (time_t)log.v[log.nr - 1].when;
@@ -217,9 +212,11 @@ static int cache_prune_cmd(const struct cache *c, double days, uint64_t max_size
 	o.now = (double)now.tv_sec + (double)now.tv_nsec / 1e9;
 	(void)cachelog_compact(c->dir, CACHELOG_COMPACT_BYTES, CACHELOG_KEEP_RUNS);
 	ret = cache_prune(c, &o, &r);
-	printf("removed %zu entries and %zu callable descriptions (%" PRIu64 " bytes), "
-	       "%zu stale locks, %zu orphaned temps; %" PRIu64 " bytes left",
-	       r.units, r.packs, r.bytes, r.locks, r.temps, r.total_after);
+	printf("removed %zu entries (%" PRIu64 " bytes), %zu stale locks, %zu orphaned "
+	       "temps; %" PRIu64 " bytes left", r.units, r.bytes, r.locks, r.temps,
+	       r.total_after);
+	if (r.legacy_packs)
+		printf("; removed the packs/ folder of an older kwarm");
 	if (r.busy)
 		printf("; %zu being compiled (kept)", r.busy);
 	putchar('\n');

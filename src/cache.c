@@ -74,11 +74,6 @@ char *cache_unit_path(const struct cache *c, const char *key, const char *suffix
 	return xstrfmt("%s/units/%.2s/%s%s", c->dir, key, key, suffix);
 }
 
-char *cache_pack_path(const struct cache *c, const char *ckey)
-{
-	return xstrfmt("%s/packs/%.2s/%s.pack", c->dir, ckey, ckey);
-}
-
 int cache_lock_unit(const struct cache *c, const char *key)
 {
 	char *path = cache_unit_path(c, key, ".lock"), *dir = path_dirname(path);

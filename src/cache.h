@@ -5,7 +5,6 @@
  *   units/<k0k1>/<key>        the artifact bytes of unit <key>
  *   units/<k0k1>/<key>.m      its manifest, published last (the make target)
  *   units/<k0k1>/<key>.lock   flock(2) here decides who compiles a missing entry
- *   packs/<c0c1>/<ckey>.pack  callable descriptions written by the generator
  *   tmp/                      compile scratch folders (same filesystem: rename works)
  *
  * A manifest is text:
@@ -39,8 +38,6 @@ int cache_try_init(struct cache *c, const char *dir, char **why);
 void cache_release(struct cache *c);
 /* Path of a unit entry's file: suffix "" (artifact), ".m" or ".lock". Caller frees. */
 char *cache_unit_path(const struct cache *c, const char *key, const char *suffix);
-/* Path of a callable description. Caller frees. */
-char *cache_pack_path(const struct cache *c, const char *ckey);
 /* Take the entry's lock (blocking); returns the lock fd, or -1 after reporting. */
 int cache_lock_unit(const struct cache *c, const char *key);
 void cache_unlock(int fd);

@@ -102,16 +102,6 @@ void cache_touch_use(const char *cache_dir, const char *key)
 	cache_release(&c);
 }
 
-void cache_touch_pack(const char *cache_dir, const char *ckey)
-{
-	struct cache c = { xstrdup(cache_dir) };
-	char *path = cache_pack_path(&c, ckey);
-
-	touch_atime(path);
-	free(path);
-	cache_release(&c);
-}
-
 void cachelog_note_use(const char *cache_dir, const char *key, double run_start)
 {
 	struct cache c = { xstrdup(cache_dir) };

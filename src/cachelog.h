@@ -54,8 +54,6 @@ void cachelog_event(const char *cache_dir, const char *event, const char *key, d
 /* Set the atime of the entry's manifest to now, leaving its mtime (a make
  * target's timestamp) alone: the entry's last use, for prune. Failures ignored. */
 void cache_touch_use(const char *cache_dir, const char *key);
-/* The same for callable description ckey (packs/). Failures ignored. */
-void cache_touch_pack(const char *cache_dir, const char *ckey);
 /* The pack step read entry key: log a "hit" when its manifest is older than
  * run_start (make_run_start(); it was there before this make run), then
  * cache_touch_use. Failures ignored. */

@@ -121,7 +121,6 @@ void cache_scan_release(struct cache_scan *s)
 	for (size_t i = 0; i < s->nr_temps; i++)
 		free(s->temps[i].path);
 	free(s->units);
-	free(s->packs);
 	free(s->temps);
 	cache_scan_init(s);
 }
@@ -146,7 +145,7 @@ static struct cache_unit_entry *unit_of(struct cache_scan *s, const char *key, s
 typedef int (*scan_file_fn)(struct cache_scan *s, const char *path, const char *name,
 			    const struct stat *st, size_t from);
 
-/* Call fn for each file of each sub-folder of dir (units/ or packs/). */
+/* Call fn for each file of each sub-folder of dir (units/). */
 static int scan_two_levels(struct cache_scan *s, const char *dir, scan_file_fn fn,
 			   size_t *nr_before)
 {
@@ -225,31 +224,6 @@ static int scan_unit_file(struct cache_scan *s, const char *path, const char *na
 	return 0;
 }
 
-static int scan_pack_file(struct cache_scan *s, const char *path, const char *name,
-			  const struct stat *st, size_t from)
-{
-	long pid = publish_temp_pid(name);
-	struct cache_pack_entry *p;
-
-	(void)from;
-	if (pid >= 0) {
-		add_temp(s, path, CACHE_TEMP_PUBLISH, pid, st);
-		return 0;
-	}
-	if (strlen(name) != 69 || !is_hex(name, 64) || strcmp(name + 64, ".pack") ||
-	    !S_ISREG(st->st_mode)) {
-		s->nr_unknown++;
-		return 0;
-	}
-	ALLOC_GROW(s->packs, s->nr_packs + 1, s->alloc_packs);
-	p = &s->packs[s->nr_packs++];
-	memcpy(p->ckey, name, 64);
-	p->ckey[64] = '\0';
-	p->bytes = (uint64_t)st->st_size;
-	p->last_use = last_use(st);
-	return 0;
-}
-
 static int scan_tmp(struct cache_scan *s, const char *dir)
 {
 	DIR *d = opendir(dir);
@@ -283,29 +257,18 @@ static int by_key(const void *a, const void *b)
 		      ((const struct cache_unit_entry *)b)->key);
 }
 
-static int by_ckey(const void *a, const void *b)
-{
-	return strcmp(((const struct cache_pack_entry *)a)->ckey,
-		      ((const struct cache_pack_entry *)b)->ckey);
-}
-
 int cache_scan_run(struct cache_scan *s, const struct cache *c)
 {
-	char *units = path_join(c->dir, "units"), *packs = path_join(c->dir, "packs");
-	char *tmp = path_join(c->dir, "tmp");
+	char *units = path_join(c->dir, "units"), *tmp = path_join(c->dir, "tmp");
 	size_t from = 0;
 	int ret = 0;
 
 	cache_scan_release(s);
-	if (scan_two_levels(s, units, scan_unit_file, &from) ||
-	    scan_two_levels(s, packs, scan_pack_file, &from) || scan_tmp(s, tmp))
+	if (scan_two_levels(s, units, scan_unit_file, &from) || scan_tmp(s, tmp))
 		ret = -1;
 	if (s->nr_units)
 		qsort(s->units, s->nr_units, sizeof(*s->units), by_key);
-	if (s->nr_packs)
-		qsort(s->packs, s->nr_packs, sizeof(*s->packs), by_ckey);
 	free(units);
-	free(packs);
 	free(tmp);
 	return ret;
 }
@@ -373,40 +336,29 @@ static int temp_orphaned(const struct cache_temp *t, double now)
 	return !cache_pid_alive(t->pid) || now - t->mtime > CACHE_TEMP_MAX_AGE;
 }
 
+/* Remove c's legacy packs/ folder when there is one; 0, or -1 after reporting. */
+static int remove_legacy_packs(const struct cache *c, struct cache_prune_result *r)
+{
+	char *dir = path_join(c->dir, "packs");
+	struct stat st;
+	int ret = 0;
+
+	if (!lstat(dir, &st)) {
+		if (nftw(dir, remove_tree_entry, 16, FTW_DEPTH | FTW_PHYS) && errno != ENOENT)
+			ret = error("cannot remove '%s': %s", dir, strerror(errno));
+		else
+			r->legacy_packs = 1;
+	}
+	free(dir);
+	return ret;
+}
+
 static double now_unix(void)
 {
 	struct timespec ts;
 
 	clock_gettime(CLOCK_REALTIME, &ts);
 	return ts_seconds(&ts);
-}
-
-/* Check a description: its SHA-256 is its name. 1 good, 0 gone, -1 bad (reported). */
-static int check_pack(const struct cache *c, const char *ckey)
-{
-	char *path = cache_pack_path(c, ckey), *text = NULL, hex[DIGEST_HEX_SIZE];
-	struct stat st;
-	size_t len;
-	int ret = 1, have_st = !stat(path, &st);
-
-	if (read_file_all(path, &text, &len)) {
-		ret = errno == ENOENT ? 0 : error("cannot read callable description '%s': %s",
-						  path, strerror(errno));
-	} else {
-		digest_bytes_hex(text, len, hex);
-		if (strcmp(hex, ckey))
-			ret = error("callable description '%s' is corrupt: its SHA-256 differs "
-				    "from its name", path);
-	}
-	/* Checking is not using: put the use time back. */
-	if (have_st) {
-		struct timespec ts[2] = { st.st_atim, { 0, UTIME_OMIT } };
-
-		(void)utimensat(AT_FDCWD, path, ts, 0);
-	}
-	free(text);
-	free(path);
-	return ret;
 }
 
 /* Check one unit entry with its lock held; 1 good, 0 gone, -1 bad (reported). */
@@ -462,22 +414,6 @@ int cache_verify(const struct cache *c, int repair, struct cache_verify_result *
 		}
 		if (fd >= 0)
 			close(fd);
-	}
-	for (size_t i = 0; i < s.nr_packs; i++) {
-		char *path;
-
-		r->checked++;
-		if (check_pack(c, s.packs[i].ckey) >= 0)
-			continue;
-		r->bad++;
-		path = cache_pack_path(c, s.packs[i].ckey);
-		if (repair) {
-			if (!unlink(path) || errno == ENOENT)
-				r->removed++;
-			else
-				error("cannot remove '%s': %s", path, strerror(errno));
-		}
-		free(path);
 	}
 	for (size_t i = 0; i < s.nr_temps; i++) {
 		const struct cache_temp *t = &s.temps[i];
@@ -574,26 +510,6 @@ int cache_prune(const struct cache *c, const struct cache_prune_options *o,
 		    prune_unit(c, u, age_limit, r) < 0)
 			ret = -1;
 	}
-	for (size_t i = 0; i < s.nr_packs; i++) {
-		struct cache_pack_entry *p = &s.packs[i];
-		char *path;
-
-		if (o->max_age < 0 || p->last_use >= age_limit) {
-			total += p->bytes;
-			continue;
-		}
-		/* The generator writes a missing description again (gen's Makefile
-		 * lists them as inputs, so make remakes the Makefile first). */
-		path = cache_pack_path(c, p->ckey);
-		if (unlink(path) && errno != ENOENT) {
-			ret = error("cannot remove '%s': %s", path, strerror(errno));
-			total += p->bytes;
-		} else {
-			r->packs++;
-			r->bytes += p->bytes;
-		}
-		free(path);
-	}
 
 	/* By size, least recently used first. */
 	lru = xmalloc((s.nr_units ? s.nr_units : 1) * sizeof(*lru));
@@ -652,6 +568,11 @@ int cache_prune(const struct cache *c, const struct cache_prune_options *o,
 		free(mpath);
 		free(apath);
 	}
+
+	/* Older kwarm versions kept callable descriptions in packs/; nothing
+	 * reads them now (they live beside the Makefile), so all of it goes. */
+	if (remove_legacy_packs(c, r))
+		ret = -1;
 
 	/* Orphaned temps and scratch folders. */
 	for (size_t i = 0; i < s.nr_temps; i++) {

@@ -22,16 +22,10 @@ struct cache_unit_entry {
 	double last_use;		/* max(atime, mtime) of the manifest, else of the artifact */
 };
 
-struct cache_pack_entry {
-	char ckey[DIGEST_HEX_SIZE];
-	uint64_t bytes;
-	double last_use;		/* max(atime, mtime) */
-};
-
 enum cache_temp_kind { CACHE_TEMP_PUBLISH, CACHE_TEMP_SCRATCH, CACHE_TEMP_PROBE };
 
 /* A temp file or scratch folder some process made: "*.tmp.<pid>.<hex>" in
- * units/ and packs/, "<16 hex>.<pid>.<n>" and "probe.<pid>" in tmp/. */
+ * units/, "<16 hex>.<pid>.<n>" and "probe.<pid>" in tmp/. */
 struct cache_temp {
 	char *path;			/* owned */
 	enum cache_temp_kind kind;
@@ -42,8 +36,6 @@ struct cache_temp {
 struct cache_scan {
 	struct cache_unit_entry *units;	/* sorted by key */
 	size_t nr_units, alloc_units;
-	struct cache_pack_entry *packs;	/* sorted by ckey */
-	size_t nr_packs, alloc_packs;
 	struct cache_temp *temps;
 	size_t nr_temps, alloc_temps;
 	size_t nr_unknown;		/* other files, left alone */
@@ -51,15 +43,15 @@ struct cache_scan {
 
 void cache_scan_init(struct cache_scan *s);
 void cache_scan_release(struct cache_scan *s);
-/* List c's units, packs and temps into s (cleared first); 0, or -1 after reporting. */
+/* List c's units and temps into s (cleared first); 0, or -1 after reporting. */
 int cache_scan_run(struct cache_scan *s, const struct cache *c);
 
 struct cache_verify_result {
-	size_t checked;			/* unit entries and callable descriptions */
+	size_t checked;			/* unit entries */
 	size_t bad, removed, busy;
 };
 
-/* Check every entry, description and temp, naming each bad one; with repair,
+/* Check every entry and temp, naming each bad one; with repair,
  * remove them. Entries whose lock is held are skipped (busy). Reading keeps
  * the manifests' use times. 0, or -1 after reporting a failure to look. */
 int cache_verify(const struct cache *c, int repair, struct cache_verify_result *r);
@@ -71,14 +63,15 @@ struct cache_prune_options {
 };
 
 struct cache_prune_result {
-	size_t units, packs, locks, temps, busy;	/* removed (busy: skipped) */
-	uint64_t bytes;					/* freed by units and packs */
-	uint64_t total_after;				/* bytes of units and packs left */
+	size_t units, locks, temps, busy;	/* removed (busy: skipped) */
+	uint64_t bytes;				/* freed by units */
+	uint64_t total_after;			/* bytes of units left */
+	int legacy_packs;			/* 1: an old cache's packs/ was removed */
 };
 
-/* Remove unit entries and descriptions unused for max_age, then the least
- * recently used entries while the total is above max_size, then stale locks
- * and orphaned temps. Entries used within CACHE_PRUNE_GRACE and entries whose
+/* Remove unit entries unused for max_age, then the least recently used
+ * entries while the total is above max_size, then stale locks, orphaned temps
+ * and the packs/ folder older kwarm versions kept descriptions in. Entries used within CACHE_PRUNE_GRACE and entries whose
  * lock is held stay. 0, or -1 after reporting (what could go, went). */
 int cache_prune(const struct cache *c, const struct cache_prune_options *o,
 		struct cache_prune_result *r);

@@ -3,7 +3,8 @@
 # kwarm cache stats|verify|prune on a real warm-up's cache: figures, every kind
 # of bad entry named and repaired (and rebuilt by the next make), pruning by age
 # and by size (least recently used first, never within the grace hour, never
-# an entry whose lock a compile holds), stale locks and orphaned temps.
+# an entry whose lock a compile holds), stale locks and orphaned temps, and
+# the packs/ folder older kwarm versions kept descriptions in.
 . "$(dirname "$0")/lib.sh"
 
 standin_example minimal m
@@ -16,7 +17,9 @@ mapfile -t keys < <(grep -o -- '--key [0-9a-f]*' m.mk | cut -d' ' -f2)
 [ "${#keys[@]}" = 4 ] || fail "expected 4 units, got ${#keys[@]}"
 art() { echo "$C/units/${1:0:2}/$1"; }
 man() { echo "$C/units/${1:0:2}/$1.m"; }
-pack=$(ls "$C"/packs/*/*.pack)
+# Descriptions live beside the Makefile now, not in the cache.
+[ -s m.mk.packs ] || fail "no m.mk.packs beside the Makefile"
+[ ! -e "$C/packs" ] || fail "the warm-up made packs/ in the cache"
 hooks=0
 grep -q cachelog_event "$KWARM_TEST_SRC/cmd/compile.c" && hooks=1
 
@@ -42,15 +45,17 @@ pass "usage, exit statuses and cache resolution"
 # ---- stats
 "$KWARM" cache --cache "$C" stats > stats.txt
 grep -q '^units  *4 (' stats.txt || { cat stats.txt; fail "stats: not 4 units"; }
-grep -q '^packs  *1 (' stats.txt || { cat stats.txt; fail "stats: not 1 pack"; }
+grep -q '^pack' stats.txt && { cat stats.txt; fail "stats: still reports packs"; }
 bytes=0
 for k in "${keys[@]}"; do bytes=$((bytes + $(stat -c %s "$(art "$k")") + $(stat -c %s "$(man "$k")"))); done
 grep -q "^units  *4 ($bytes bytes" stats.txt || { cat stats.txt; fail "stats: wrong bytes (want $bytes)"; }
+grep -q "^total bytes  *$bytes\$" stats.txt || { cat stats.txt; fail "stats: wrong total (want $bytes)"; }
 "$KWARM" cache --cache "$C" stats --json > stats.json
 python3 - stats.json "$bytes" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
-assert d["units"] == 4 and d["packs"] == 1 and d["unit_bytes"] == int(sys.argv[2]), d
+assert d["units"] == 4 and d["unit_bytes"] == int(sys.argv[2]), d
+assert "packs" not in d and "pack_bytes" not in d, d
 PY
 if [ "$hooks" = 1 ]; then
 	grep -q '^last run  *hits 0, wait-hits 0, misses 4,' stats.txt ||
@@ -73,31 +78,27 @@ grep -q '^last run  *hits 1, wait-hits 1, misses 0, corrupt 1, compiling 0.0 s, 
 grep -q '^all runs (2)  *hits 1, wait-hits 1, misses 2, corrupt 1, compiling 3.5 s, hit rate 50.0%' stats.txt ||
 	{ cat stats.txt; fail "stats: wrong totals"; }
 cp events.saved "$C/events.log"
-pass "stats: entries, bytes, descriptions, runs from the event log"
+pass "stats: entries, bytes, runs from the event log"
 
 # ---- verify
 "$KWARM" cache --cache "$C" verify > v.out 2> v.err || { cat v.err; fail "verify failed on a good cache"; }
-grep -q '^5 entries checked, 0 bad$' v.out || { cat v.out; fail "verify: wrong summary"; }
+grep -q '^4 entries checked, 0 bad$' v.out || { cat v.out; fail "verify: wrong summary"; }
 [ ! -s v.err ] || { cat v.err; fail "verify: messages on a good cache"; }
-# A flipped byte, a truncation, a manifest-less artifact, a corrupt description.
+# A flipped byte, a truncation, a manifest-less artifact.
 python3 -c "import sys; p=sys.argv[1]; b=bytearray(open(p,'rb').read()); b[len(b)//2]^=1; open(p,'wb').write(b)" "$(art "${keys[0]}")"
 : > "$(art "${keys[1]}")"
 rm "$(man "${keys[2]}")"
-cp "$pack" pack.saved
-echo >> "$pack"
 if "$KWARM" cache --cache "$C" verify > v.out 2> v.err; then fail "verify passed a corrupt cache"; fi
 grep -q "cache entry '$(man "${keys[0]}")' is corrupt: artifact SHA-256 differs" v.err || { cat v.err; fail "flipped byte not named"; }
 grep -q "cache entry '$(man "${keys[1]}")' is corrupt: artifact size differs" v.err || { cat v.err; fail "truncation not named"; }
 grep -q "cache entry '$(art "${keys[2]}")' is corrupt: artifact without manifest" v.err || { cat v.err; fail "half-published entry not named"; }
-grep -q "callable description '$pack' is corrupt" v.err || { cat v.err; fail "corrupt description not named"; }
-[ "$(wc -l < v.err)" = 4 ] || { cat v.err; fail "verify: not exactly 4 messages"; }
+[ "$(wc -l < v.err)" = 3 ] || { cat v.err; fail "verify: not exactly 3 messages"; }
 grep -q "${keys[3]}" v.err && fail "verify named a good entry"
-grep -q '^5 entries checked, 4 bad$' v.out || { cat v.out; fail "verify: wrong summary"; }
+grep -q '^4 entries checked, 3 bad$' v.out || { cat v.out; fail "verify: wrong summary"; }
 "$KWARM" cache --cache "$C" verify --repair > v.out 2> v.err || { cat v.err; fail "verify --repair failed"; }
-grep -q '^5 entries checked, 4 bad (4 removed)$' v.out || { cat v.out; fail "verify --repair: wrong summary"; }
+grep -q '^4 entries checked, 3 bad (3 removed)$' v.out || { cat v.out; fail "verify --repair: wrong summary"; }
 for i in 0 1 2; do [ ! -e "$(art "${keys[$i]}")" ] && [ ! -e "$(man "${keys[$i]}")" ] || fail "bad entry $i not removed"; done
 [ -e "$(man "${keys[3]}")" ] || fail "repair removed a good entry"
-[ ! -e "$pack" ] || fail "corrupt description not removed"
 "$KWARM" cache --cache "$C" verify > v.out 2> v.err || { cat v.err; fail "not clean after repair"; }
 grep -q '^1 entries checked, 0 bad$' v.out || { cat v.out; fail "after repair: wrong summary"; }
 rm -rf out
@@ -105,7 +106,6 @@ rm -rf out
 make -f m.mk -j2 warmup > /dev/null 2> make.err || { cat make.err; fail "make after repair failed"; }
 [ "$(compiles)" = 3 ] || fail "make after repair compiled $(compiles) units, want 3"
 cmp out/TestMinimal.callable good.callable || fail "rebuilt callable differs"
-cmp "$pack" pack.saved || fail "the description was not written again"
 if [ "$hooks" = 1 ]; then
 	"$KWARM" cache --cache "$C" stats > stats.txt
 	grep -q '^last run  *hits 1, wait-hits 0, misses 3,' stats.txt ||
@@ -113,10 +113,10 @@ if [ "$hooks" = 1 ]; then
 fi
 pass "verify names each bad entry; --repair removes them; make rebuilds them"
 
-# ---- prune by age: two manifests and the description last used 20 days ago.
-touch -d '20 days ago' "$(man "${keys[0]}")" "$(man "${keys[1]}")" "$pack"
+# ---- prune by age: two manifests last used 20 days ago.
+touch -d '20 days ago' "$(man "${keys[0]}")" "$(man "${keys[1]}")"
 "$KWARM" cache --cache "$C" prune > p.out || fail "prune failed"
-grep -q '^removed 2 entries and 1 callable descriptions' p.out || { cat p.out; fail "prune by age: $(cat p.out)"; }
+grep -q '^removed 2 entries (' p.out || { cat p.out; fail "prune by age: $(cat p.out)"; }
 for i in 0 1; do
 	[ ! -e "$(man "${keys[$i]}")" ] && [ ! -e "$(art "${keys[$i]}")" ] && [ ! -e "$(man "${keys[$i]}" | sed 's/\.m$/.lock/')" ] ||
 		fail "old entry $i (or its lock) not pruned"
@@ -142,7 +142,7 @@ touch -d '4 hours ago' "$(man "${keys[1]}")"
 touch -d '3 hours ago' "$(man "${keys[2]}")"
 touch "$(man "${keys[3]}")"
 size() { echo $(($(stat -c %s "$(art "$1")") + $(stat -c %s "$(man "$1")"))); }
-total=$(( $(stat -c %s "$pack") ))
+total=0
 for k in "${keys[@]}"; do total=$((total + $(size "$k"))); done
 limit=$((total - $(size "${keys[0]}") - 1))	# forces out the oldest two
 "$KWARM" cache --cache "$C" prune --max-size "$limit" > p.out
@@ -180,14 +180,12 @@ wait "$dead"
 kill -0 "$dead" 2> /dev/null && fail "pid $dead still alive"
 live=$$
 stale=ab$(printf '%062d' 0)
-mkdir -p "$C/units/ab" "$C/packs/ab"
+mkdir -p "$C/units/ab"
 : > "$C/units/ab/$stale.lock"
 k=${keys[3]}
 d=$C/units/${k:0:2}
 : > "$d/$k.m.tmp.$dead.deadbeef"
 : > "$d/$k.m.tmp.$live.0badf00d"
-: > "$C/packs/ab/$stale.pack.tmp.$dead.01234567"
-: > "$C/packs/ab/$stale.pack.tmp.$live.89abcdef"
 mkdir -p "$C/tmp/0123456789abcdef.$dead.0" "$C/tmp/0123456789abcdef.$live.0" "$C/tmp/fedcba9876543210.$live.1"
 : > "$C/tmp/0123456789abcdef.$dead.0/out"
 : > "$C/tmp/fedcba9876543210.$live.1/out"
@@ -199,13 +197,30 @@ grep -q "orphaned temp '$d/$k.m.tmp.$dead.deadbeef'" v.err || { cat v.err; fail 
 grep -q "orphaned temp '$C/tmp/fedcba9876543210.$live.1'" v.err || { cat v.err; fail "day-old scratch not named"; }
 grep -v fedcba v.err | grep -q "\.$live\." && { cat v.err; fail "verify named a live temp"; }
 "$KWARM" cache --cache "$C" prune > p.out
-grep -q '1 stale locks, 5 orphaned temps' p.out || { cat p.out; fail "prune: wrong counts"; }
-for f in "$C/units/ab/$stale.lock" "$d/$k.m.tmp.$dead.deadbeef" "$C/packs/ab/$stale.pack.tmp.$dead.01234567" \
+grep -q '1 stale locks, 4 orphaned temps' p.out || { cat p.out; fail "prune: wrong counts"; }
+for f in "$C/units/ab/$stale.lock" "$d/$k.m.tmp.$dead.deadbeef" \
 	"$C/tmp/0123456789abcdef.$dead.0" "$C/tmp/fedcba9876543210.$live.1" "$C/tmp/probe.$dead"; do
 	[ ! -e "$f" ] || fail "not cleaned: $f"
 done
-for f in "$d/$k.m.tmp.$live.0badf00d" "$C/packs/ab/$stale.pack.tmp.$live.89abcdef" \
+for f in "$d/$k.m.tmp.$live.0badf00d" \
 	"$C/tmp/0123456789abcdef.$live.0" "$C/tmp/probe.$live" "$d/$k.lock"; do
 	[ -e "$f" ] || fail "removed a live one: $f"
 done
 pass "stale locks and dead-pid or day-old temps removed, live ones kept"
+
+# ---- a cache an older kwarm used: its packs/ folder is nothing to stats and
+# verify (not read, not checked) and prune removes all of it, whatever its age.
+mkdir -p "$C/packs/ab"
+echo 'not a description' > "$C/packs/ab/$stale.pack"
+: > "$C/packs/ab/$stale.pack.tmp.$live.89abcdef"
+"$KWARM" cache --cache "$C" stats > stats.txt
+grep -q '^pack' stats.txt && { cat stats.txt; fail "stats: counts the legacy packs/"; }
+"$KWARM" cache --cache "$C" verify > v.out 2> v.err || { cat v.err; fail "verify: failed on a legacy packs/"; }
+[ ! -s v.err ] || { cat v.err; fail "verify: messages about a legacy packs/"; }
+"$KWARM" cache --cache "$C" prune > p.out || fail "prune failed with a legacy packs/"
+grep -q '; removed the packs/ folder of an older kwarm$' p.out || { cat p.out; fail "prune: legacy packs/ not reported"; }
+[ ! -e "$C/packs" ] || fail "prune left the legacy packs/"
+[ -e "$(man "${keys[3]}")" ] && [ -e "$(art "${keys[3]}")" ] || fail "prune of packs/ took a unit entry"
+"$KWARM" cache --cache "$C" prune > p.out
+grep -q 'packs' p.out && { cat p.out; fail "prune: reports a packs/ that is not there"; }
+pass "legacy packs/: ignored by stats and verify, removed by prune"

@@ -125,11 +125,15 @@ static void test_init_paths(const char *tmp)
 	CHECK_INT(cache_init(&c, dir), 0);
 	CHECK(c.dir[0] == '/');
 	CHECK_STR(c.dir, dir);
-	for (int i = 0; i < 3; i++) {
-		sub = xstrfmt("%s/%s", dir, (const char *[]){ "units", "packs", "tmp" }[i]);
+	for (int i = 0; i < 2; i++) {
+		sub = xstrfmt("%s/%s", dir, (const char *[]){ "units", "tmp" }[i]);
 		CHECK(is_dir(sub));
 		free(sub);
 	}
+	/* Descriptions live beside the Makefile: no packs/ any more. */
+	sub = xstrfmt("%s/packs", dir);
+	CHECK(access(sub, F_OK) != 0);
+	free(sub);
 	/* Again on an existing cache: fine. */
 	cache_release(&c);
 	CHECK(c.dir == NULL);
@@ -146,8 +150,8 @@ static void test_init_paths(const char *tmp)
 	CHECK_STR(p, sub);
 	free(p);
 	free(sub);
-	p = cache_pack_path(&c, key);
-	sub = xstrfmt("%s/packs/%.2s/%s.pack", dir, key, key);
+	p = cache_unit_path(&c, key, ".lock");
+	sub = xstrfmt("%s/units/%.2s/%s.lock", dir, key, key);
 	CHECK_STR(p, sub);
 	free(p);
 	free(sub);
