@@ -9,15 +9,18 @@
 #include "unitlist.h"
 #include "util.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 const char usage_pack[] =
-	"usage: kwarm pack --cache DIR [--private DIR] --out FILE --stamp FILE\n"
-	"                  [--state DIR] [--units FILE] [--format FMT] CKEY\n"
+	"usage: kwarm pack --cache DIR [--private DIR] --descs FILE --at OFFSET --len N\n"
+	"                  --out FILE --stamp FILE [--state DIR] [--units FILE]\n"
+	"                  [--format FMT] CKEY\n"
 	"\n"
-	"Pack callable CKEY (its description and units are in the cache) into FILE,\n"
+	"Pack callable CKEY (its description is the N bytes at OFFSET of the --descs\n"
+	"file 'kwarm gen' wrote, its units are in the cache) into FILE,\n"
 	"children in spec order, and publish it by rename (the generated Makefile's\n"
 	"recipe). STAMP records which callable FILE holds. Units missing from the\n"
 	"cache are looked for in the --private store (compiled without the cache).\n"
@@ -47,6 +50,7 @@ int cmd_pack(int argc, char **argv)
 {
 	const char *cache_dir = NULL, *out = NULL, *stamp = NULL, *ckey = NULL, *priv = NULL;
 	const char *state = NULL, *format = NULL, *units = "";
+	struct pack_desc_ref desc = { NULL, UINT64_MAX, UINT64_MAX };
 	struct progress_step step = { NULL, NULL, NULL, NULL, 0, 0, 0 };
 	struct runstate rs;
 	char *cls = NULL, *label = NULL;
@@ -59,10 +63,20 @@ int cmd_pack(int argc, char **argv)
 
 		if (!strcmp(a, "--cache") || !strcmp(a, "--out") || !strcmp(a, "--stamp") ||
 		    !strcmp(a, "--private") || !strcmp(a, "--state") || !strcmp(a, "--format") ||
-		    !strcmp(a, "--units")) {
+		    !strcmp(a, "--units") || !strcmp(a, "--descs") || !strcmp(a, "--at") ||
+		    !strcmp(a, "--len")) {
 			if (i + 1 >= argc)
 				return usage_error(usage_pack, "option '%s' needs a value", a);
-			if (!strcmp(a, "--cache"))
+			if (!strcmp(a, "--descs"))
+				desc.file = argv[++i];
+			else if (!strcmp(a, "--at") || !strcmp(a, "--len")) {
+				char *end;
+				unsigned long long v = strtoull(argv[++i], &end, 10);
+
+				if (*end || !*argv[i])
+					return usage_error(usage_pack, "bad number '%s'", argv[i]);
+				*(!strcmp(a, "--at") ? &desc.offset : &desc.len) = v;
+			} else if (!strcmp(a, "--cache"))
 				cache_dir = argv[++i];
 			else if (!strcmp(a, "--private"))
 				priv = argv[++i];
@@ -84,7 +98,8 @@ int cmd_pack(int argc, char **argv)
 			ckey = a;
 		}
 	}
-	if (!cache_dir || !out || !stamp || !ckey || strlen(ckey) != 64)
+	if (!cache_dir || !out || !stamp || !ckey || strlen(ckey) != 64 || !desc.file ||
+	    desc.offset == UINT64_MAX || desc.len == UINT64_MAX)
 		return usage_error(usage_pack, "missing options or callable key");
 	if (annotate_pick_format(format) < 0)
 		return usage_error(usage_pack, "unknown format '%s'", format);
@@ -103,7 +118,7 @@ int cmd_pack(int argc, char **argv)
 			goto out;
 		priv = NULL;
 	}
-	if (!pack_run(&cache, priv, ckey, out, stamp))
+	if (!pack_run(&cache, priv, ckey, &desc, out, stamp))
 		ret = 0;
 out:
 	if (state) {

@@ -175,13 +175,16 @@ static void write_callable(struct buf *b, const struct plan *plan, const struct 
 	add_target(b, pc->stamp_path);
 	buf_adds(b, ": kw-force\nendif\n");
 	add_target(b, pc->stamp_path);
-	buf_addf(b, ": %s/packs/%.2s/%s.pack", plan->cache_dir, pc->ckey, pc->ckey);
+	buf_adds(b, ":");
 	for (size_t i = 0; i < n; i++) {
 		buf_adds(b, " \\\n    ");
 		add_unit_target(b, plan, units[i]);
 	}
-	buf_adds(b, "\n\t$(KW_Q)$(KW_KWARM) pack $(KW_REPORT) --cache ");
+	/* Order-only: the descriptions file is rewritten by every generation, and
+	 * the stamp's name already carries the description's digest. */
+	buf_adds(b, " \\\n    | $(KW_DESCS)\n\t$(KW_Q)$(KW_KWARM) pack $(KW_REPORT) --cache ");
 	makefile_add_shell_word(b, plan->cache_dir);
+	buf_addf(b, " --descs $(KW_DESCS) --at %zu --len %zu", pc->desc_offset, pc->desc_len);
 	buf_addf(b, " --private %s/.kwarm/private --out ", plan->out_dir);
 	makefile_add_shell_word(b, pc->out_path);
 	buf_adds(b, " --stamp ");
@@ -207,7 +210,8 @@ int makefile_write(const struct plan *plan, const struct makefile_options *opts,
 	const struct spec *spec = plan->spec;
 	size_t ci = 0;
 
-	if (check_folder("cache folder", plan->cache_dir) ||
+	if (check_folder("Makefile path", opts->descs) ||
+	    check_folder("cache folder", plan->cache_dir) ||
 	    check_folder("output folder", plan->out_dir) ||
 	    check_folder("kwarm program path", opts->kwarm))
 		return -1;
@@ -243,6 +247,8 @@ int makefile_write(const struct plan *plan, const struct makefile_options *opts,
 	buf_adds(b, "\n\nMAKEFLAGS += -r\n.SUFFIXES:\n.DELETE_ON_ERROR:\n.DEFAULT_GOAL := warmup\n\n"
 		 "KW_SELF := $(lastword $(MAKEFILE_LIST))\nKW_KWARM := ");
 	makefile_add_shell_word(b, opts->kwarm);
+	buf_adds(b, "\nKW_DESCS := ");
+	makefile_add_shell_word(b, opts->descs);
 	buf_adds(b, "\nKW_Q := $(if $(filter 1,$(V)),,@)\n");
 	/* Progress, trace and summary of each run go to OUT/.kwarm (runstate.h). */
 	buf_addf(b, "KW_GOALS := $(subst ',,$(MAKECMDGOALS))\nKW_REPORT := --state %s/.kwarm --units ",
@@ -303,10 +309,7 @@ int makefile_write(const struct plan *plan, const struct makefile_options *opts,
 		buf_adds(b, " \\\n    ");
 		add_target(b, plan->inputs.v[i]);
 	}
-	for (size_t i = 0; i < plan->nr_callables; i++) {
-		buf_addf(b, " \\\n    %s/packs/%.2s/%s.pack", plan->cache_dir,
-			 plan->callables[i].ckey, plan->callables[i].ckey);
-	}
+	buf_adds(b, " \\\n    $(KW_DESCS)");
 	buf_adds(b, "\n\t$(KW_Q)$(KW_KWARM) gen ");
 	makefile_add_shell_word(b, opts->spec_abs);
 	buf_adds(b, " -o ");
@@ -348,9 +351,7 @@ int makefile_write(const struct plan *plan, const struct makefile_options *opts,
 		add_target(b, plan->inputs.v[i]);
 		buf_adds(b, ":\n");
 	}
-	for (size_t i = 0; i < plan->nr_callables; i++)
-		buf_addf(b, "%s/packs/%.2s/%s.pack:\n", plan->cache_dir,
-			 plan->callables[i].ckey, plan->callables[i].ckey);
+	buf_adds(b, "$(KW_DESCS):\n");
 
 	buf_adds(b, "kw-force:\n\nhelp:\n\t@echo 'targets of this warm-up:'\n"
 		 "\t@echo '  warmup             every class'\n");

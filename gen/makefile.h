@@ -9,6 +9,7 @@ struct makefile_options {
 	const char *kwarm;	/* absolute path of the kwarm program */
 	const char *self;	/* absolute path the Makefile is written to */
 	const char *spec_abs;	/* absolute path of the spec */
+	const char *descs;	/* absolute path of the callable descriptions file */
 	const char *format;	/* --format of gen ("github", "text"), NULL when not given */
 };
 

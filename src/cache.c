@@ -12,20 +12,24 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* Can we create files and take locks here? A cache that cannot is not used. */
-static int cache_probe(const struct cache *c, char **why)
+int cache_probe(const struct cache *c, char **why)
 {
 	char *probe = xstrfmt("%s/tmp/probe.%ld", c->dir, (long)getpid());
 	int fd = open(probe, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0666), ret = 0;
+	char block[4096];
 
+	*why = NULL;
+	memset(block, 0, sizeof(block));
 	if (fd < 0) {
 		*why = xstrfmt("cannot write in '%s': %s", c->dir, strerror(errno));
 		ret = -1;
 	} else {
-		if (flock(fd, LOCK_EX | LOCK_NB)) {
+		/* A real write: creating an empty file still works on a full disk. */
+		if (write_all(fd, block, sizeof(block)) || fsync(fd))
+			*why = xstrfmt("cannot write in '%s': %s", c->dir, strerror(errno));
+		else if (flock(fd, LOCK_EX | LOCK_NB))
 			*why = xstrfmt("cannot lock files in '%s': %s", c->dir, strerror(errno));
-			ret = -1;
-		}
+		ret = *why ? -1 : 0;
 		close(fd);
 		unlink(probe);
 	}
@@ -35,7 +39,7 @@ static int cache_probe(const struct cache *c, char **why)
 
 int cache_try_init(struct cache *c, const char *dir, char **why)
 {
-	static const char *const subdirs[] = { "units", "packs", "tmp" };
+	static const char *const subdirs[] = { "units", "tmp" };
 
 	c->dir = path_absolute(dir);
 	*why = NULL;
@@ -49,7 +53,7 @@ int cache_try_init(struct cache *c, const char *dir, char **why)
 		}
 		free(sub);
 	}
-	return cache_probe(c, why);
+	return 0;
 }
 
 int cache_init(struct cache *c, const char *dir)

@@ -30,11 +30,13 @@ struct cache {
 	char *dir;	/* absolute */
 };
 
-/* Set up dir (created with its sub-folders if missing) and check that files can
- * be written and locked there; 0 or -1 after reporting. */
+/* Set up dir (created with its sub-folders if missing); 0 or -1 after reporting. */
 int cache_init(struct cache *c, const char *dir);
 /* The same without reporting: on failure *why says why (caller frees it). */
 int cache_try_init(struct cache *c, const char *dir, char **why);
+/* Can data be written and files locked in the cache? 0, or -1 with *why set
+ * (caller frees). A real write, so a full disk shows. */
+int cache_probe(const struct cache *c, char **why);
 void cache_release(struct cache *c);
 /* Path of a unit entry's file: suffix "" (artifact), ".m" or ".lock". Caller frees. */
 char *cache_unit_path(const struct cache *c, const char *key, const char *suffix);

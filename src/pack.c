@@ -9,6 +9,8 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -227,31 +229,47 @@ static int read_unit(const struct cache *cache, const struct cache *priv, const 
 	return error("cannot pack %s: %s '%s' is not in the cache", what, kind, it->label);
 }
 
+/* Read len bytes at offset of path into a NUL-terminated buffer. */
+static int read_desc(const char *path, uint64_t offset, uint64_t len, char **text)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n = -1;
+
+	if (fd < 0)
+		return error("cannot read callable descriptions '%s': %s", path, strerror(errno));
+	*text = xmalloc(len + 1);
+	if (len < SIZE_MAX)
+		n = pread(fd, *text, len, (off_t)offset);
+	close(fd);
+	if (n < 0 || (uint64_t)n != len)
+		return error("callable descriptions '%s' are shorter than the Makefile says; "
+			     "run make again", path);
+	(*text)[len] = '\0';
+	return 0;
+}
+
 int pack_run(const struct cache *cache, const char *private_dir, const char *ckey,
-	     const char *out_path, const char *stamp_path)
+	     const struct pack_desc_ref *desc, const char *out_path, const char *stamp_path)
 {
 	struct cache priv = { NULL };
 	double run_start = make_run_start();
-	char *path = cache_pack_path(cache, ckey), *text = NULL, *out_dir = NULL;
+	char *text = NULL, *out_dir = NULL;
 	char hex[DIGEST_HEX_SIZE];
 	struct pack_job job;
 	struct layout_callable lc;
 	struct layout_child *children = NULL;
 	struct buf image = BUF_INIT;
-	size_t len;
 	int ret = -1;
 
 	memset(&job, 0, sizeof(job));
-	if (read_file_all(path, &text, &len)) {
-		error("cannot read callable description '%s': %s", path, strerror(errno));
+	if (read_desc(desc->file, desc->offset, desc->len, &text))
 		goto out;
-	}
-	digest_bytes_hex(text, len, hex);
+	digest_bytes_hex(text, desc->len, hex);
 	if (strcmp(hex, ckey) || parse_desc(text, &job)) {
-		error("callable description '%s' is corrupt; run 'kwarm gen' again", path);
+		error("the description of callable %.12s in '%s' does not match it; run make "
+		      "again", ckey, desc->file);
 		goto out;
 	}
-	cache_touch_pack(cache->dir, ckey);
 	if (private_dir && access(private_dir, F_OK) == 0 && cache_init(&priv, private_dir))
 		goto out;
 	if (read_unit(cache, priv.dir ? &priv : NULL, job.what, "orchestration", &job.orch, run_start))
@@ -299,7 +317,6 @@ out:
 	pack_job_release(&job);
 	free(out_dir);
 	free(text);
-	free(path);
 	cache_release(&priv);
 	return ret;
 }

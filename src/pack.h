@@ -1,7 +1,9 @@
 /* pack: callable descriptions and the pack step.
  *
- * A pack description is the text the generator writes to the cache (named by
- * its own SHA-256, the callable key) and the pack step reads back:
+ * A pack description is text the generator writes, all callables' one after
+ * the other, into one file beside the Makefile (<Makefile>.packs); each pack
+ * recipe names its callable key and where its description lies in that file.
+ * The callable key is the SHA-256 of the description, checked on reading:
  *
  *   kwarm-pack 1
  *   layout 1
@@ -20,8 +22,16 @@
 
 #include "cache.h"
 
+#include <stdint.h>
+
 struct plan_callable;
 struct spec;
+
+/* Where a callable's description lies. */
+struct pack_desc_ref {
+	const char *file;
+	uint64_t offset, len;
+};
 
 /* Fill pc->desc and pc->ckey from its units (plan_build calls this). */
 void pack_desc_build(struct plan_callable *pc, const struct spec *spec);
@@ -31,6 +41,6 @@ void pack_desc_build(struct plan_callable *pc, const struct spec *spec);
  * Units (and the description) missing from the cache are read from the store at
  * private_dir (may be NULL), where compiles go when the cache cannot be used. */
 int pack_run(const struct cache *cache, const char *private_dir, const char *ckey,
-	     const char *out_path, const char *stamp_path);
+	     const struct pack_desc_ref *desc, const char *out_path, const char *stamp_path);
 
 #endif

@@ -243,6 +243,11 @@ int plan_build(struct plan *plan, const struct spec *spec, const char *cache_dir
 			ret = plan_callable(&p, cls, &cls->callables[j],
 					    &plan->callables[plan->nr_callables++]);
 	}
+	for (size_t i = 0, offset = 0; !ret && i < plan->nr_callables; i++) {
+		plan->callables[i].desc_offset = offset;
+		plan->callables[i].desc_len = strlen(plan->callables[i].desc);
+		offset += plan->callables[i].desc_len;
+	}
 	for (size_t i = 0; i < p.inputs.nr; i++)
 		strvec_push(&plan->inputs, p.inputs.entries[i].key);
 	order_units(plan);

@@ -20,6 +20,7 @@ MAKEFLAGS += -r
 
 KW_SELF := $(lastword $(MAKEFILE_LIST))
 KW_KWARM := @KWARM@
+KW_DESCS := @TMP@/a.mk.packs
 KW_Q := $(if $(filter 1,$(V)),,@)
 KW_GOALS := $(subst ',,$(MAKECMDGOALS))
 KW_REPORT := --state @TMP@/out/.kwarm --units @TMP@/a.mk.units
@@ -43,12 +44,13 @@ warmup-TestMinimal: @TMP@/out/.kwarm/TestMinimal.callable.@K5@
 ifeq ($(wildcard @TMP@/out/TestMinimal.callable),)
 @TMP@/out/.kwarm/TestMinimal.callable.@K5@: kw-force
 endif
-@TMP@/out/.kwarm/TestMinimal.callable.@K5@: @TMP@/cache/packs/XX/@K5@.pack \
+@TMP@/out/.kwarm/TestMinimal.callable.@K5@: \
     @TMP@/cache/units/XX/@K1@.m \
     @TMP@/cache/units/XX/@K2@.m \
     @TMP@/cache/units/XX/@K3@.m \
-    @TMP@/cache/units/XX/@K4@.m
-	$(KW_Q)$(KW_KWARM) pack $(KW_REPORT) --cache @TMP@/cache --private @TMP@/out/.kwarm/private --out @TMP@/out/TestMinimal.callable --stamp @TMP@/out/.kwarm/TestMinimal.callable.@K5@ @K5@
+    @TMP@/cache/units/XX/@K4@.m \
+    | $(KW_DESCS)
+	$(KW_Q)$(KW_KWARM) pack $(KW_REPORT) --cache @TMP@/cache --descs $(KW_DESCS) --at 0 --len 499 --private @TMP@/out/.kwarm/private --out @TMP@/out/TestMinimal.callable --stamp @TMP@/out/.kwarm/TestMinimal.callable.@K5@ @K5@
 
 # ---- compile units (one per distinct command and inputs)
 @TMP@/cache/units/XX/@K1@.m:
@@ -77,7 +79,7 @@ $(KW_SELF): @KWARM@ \
     @TMP@/minimal/kernels/aiv/vec_scale.cpp \
     @TMP@/minimal/kernels/aic/mat_mul.cpp \
     @TMP@/minimal/kernels/aic \
-    @TMP@/cache/packs/XX/@K5@.pack
+    $(KW_DESCS)
 	$(KW_Q)$(KW_KWARM) gen @TMP@/minimal/spec.yaml -o @TMP@/a.mk --cache @TMP@/cache --out @TMP@/out
 
 @KWARM@:
@@ -92,7 +94,7 @@ $(KW_SELF): @KWARM@ \
 @TMP@/minimal/kernels/aiv/vec_scale.cpp:
 @TMP@/minimal/kernels/aic/mat_mul.cpp:
 @TMP@/minimal/kernels/aic:
-@TMP@/cache/packs/XX/@K5@.pack:
+$(KW_DESCS):
 kw-force:
 
 help:
