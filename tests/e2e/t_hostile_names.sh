@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# labels: e2e
+# labels: e2e;slow
 # Hostile but legal file names: spaces, $, $(shell ...), #, :, ;, |, quotes,
 # backquotes, a leading -, glob characters, %, ~, control characters and UTF-8,
 # each placed as a source file name, a source's folder, a role include dir, an
