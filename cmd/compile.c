@@ -253,8 +253,7 @@ static int compile_unit(struct compile_opts *o, const struct cache *cache, char 
 		final = text;
 	}
 	/* A file edited while the compiler ran must not be cached under the old key. */
-	closure_cache_release(&cc);
-	closure_cache_init(&cc);
+	closure_cache_forget_files(&cc);
 	if (unitkey_compute(&cc, &o->uc, key_after, NULL, NULL))
 		goto out;
 	if (strcmp(key_after, key_before)) {

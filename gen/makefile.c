@@ -6,28 +6,44 @@
 #include <string.h>
 
 /* Characters a file name may not contain anywhere in the Makefile: make has no
- * way to quote ';' '=' '(' ')' or '\' in a prerequisite list, and control
- * characters (newline above all) would end a line. */
+ * way to quote ';' '=' '(' ')' or '\' in a prerequisite list, a blank at the
+ * end of a name is lost, and control characters (newline above all) would end
+ * a line. */
 static int unsafe_for_make(const char *path, int as_prerequisite)
 {
+	size_t n = strlen(path);
+
 	for (const unsigned char *p = (const unsigned char *)path; *p; p++)
 		if (*p < 0x20 || *p == 0x7f || (as_prerequisite && strchr(";=()\\", *p)))
 			return *p;
+	if (as_prerequisite && n && path[n - 1] == ' ')
+		return ' ';
 	return 0;
 }
 
-/* A path as a make target or prerequisite. */
-static void add_target(struct buf *b, const char *path)
+/* A path as a make target (as_target) or prerequisite: make reads '%' as a
+ * pattern only in targets, and keeps a backslash before it elsewhere. */
+static void add_path(struct buf *b, const char *path, int as_target)
 {
 	for (const char *p = path; *p; p++) {
 		if (*p == '$')
 			buf_adds(b, "$$");
 		else {
-			if (strchr(" \t#:*?[]%", *p))
+			if (strchr(" \t#:*?[]|", *p) || (as_target && *p == '%'))
 				buf_addch(b, '\\');
 			buf_addch(b, *p);
 		}
 	}
+}
+
+static void add_target(struct buf *b, const char *path)
+{
+	add_path(b, path, 1);
+}
+
+static void add_prereq(struct buf *b, const char *path)
+{
+	add_path(b, path, 0);
 }
 
 /* True when word needs no shell quotes. */
@@ -289,7 +305,7 @@ int makefile_write(const struct plan *plan, const struct makefile_options *opts,
 		buf_addf(b, "warmup-%s:", cls->name);
 		for (size_t j = 0; j < cls->nr_callables; j++) {
 			buf_addch(b, ' ');
-			add_target(b, plan->callables[ci + j].stamp_path);
+			add_prereq(b, plan->callables[ci + j].stamp_path);
 		}
 		buf_adds(b, "\n\n");
 		for (size_t j = 0; j < cls->nr_callables; j++)
@@ -304,10 +320,10 @@ int makefile_write(const struct plan *plan, const struct makefile_options *opts,
 	buf_adds(b, "# ---- this Makefile remakes itself when an input changes; a deleted\n"
 		 "# input counts as changed (empty rules below), never as an error\n"
 		 "$(KW_SELF): ");
-	add_target(b, opts->kwarm);
+	add_prereq(b, opts->kwarm);
 	for (size_t i = 0; i < plan->inputs.nr; i++) {
 		buf_adds(b, " \\\n    ");
-		add_target(b, plan->inputs.v[i]);
+		add_prereq(b, plan->inputs.v[i]);
 	}
 	buf_adds(b, " \\\n    $(KW_DESCS)");
 	buf_adds(b, "\n\t$(KW_Q)$(KW_KWARM) gen ");
@@ -345,11 +361,13 @@ int makefile_write(const struct plan *plan, const struct makefile_options *opts,
 			 (int)(eq - kv), kv, i);
 	}
 	buf_adds(b, "\n");
+	/* "path :" with a blank: a name ending in '&' before ':' would read as
+	 * a grouped target. */
 	add_target(b, opts->kwarm);
-	buf_adds(b, ":\n");
+	buf_adds(b, " :\n");
 	for (size_t i = 0; i < plan->inputs.nr; i++) {
 		add_target(b, plan->inputs.v[i]);
-		buf_adds(b, ":\n");
+		buf_adds(b, " :\n");
 	}
 	buf_adds(b, "$(KW_DESCS):\n");
 

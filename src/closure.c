@@ -70,6 +70,20 @@ void closure_cache_release(struct closure_cache *cc)
 	cc->reads = 0;
 }
 
+void closure_cache_forget_files(struct closure_cache *cc)
+{
+	for (size_t i = 0; i < cc->scans.nr; i++) {
+		scan_clear(cc->scans.entries[i].value);
+		free(cc->scans.entries[i].value);
+	}
+	hashmap_release(&cc->scans);
+	hashmap_release(&cc->probes);
+	filehash_release(&cc->files);
+	hashmap_init(&cc->scans);
+	hashmap_init(&cc->probes);
+	filehash_init(&cc->files);
+}
+
 static int is_blank(char c)
 {
 	return c == ' ' || c == '\t' || c == '\f' || c == '\v' || c == '\r';

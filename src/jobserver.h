@@ -64,10 +64,12 @@ struct jobserver {
 
 /* Parse makeflags (may be NULL) into a fresh auth; release it with jobserver_auth_release. */
 void jobserver_parse(const char *makeflags, struct jobserver_auth *auth);
+/* Free what jobserver_parse allocated. */
 void jobserver_auth_release(struct jobserver_auth *auth);
 /* True when makeflags (may be NULL) asks for a dry run: 'n', 't' or 'q' in its first word. */
 int jobserver_dry_run(const char *makeflags);
 
+/* An unconnected jobserver holding no tokens; pair with jobserver_disconnect. */
 void jobserver_init(struct jobserver *js);
 /* Join the pool named in makeflags: 0 connected, 1 none or unusable (warned once if unusable).
  * Call it before opening any fd: a closed inherited fd's number must stay free. */

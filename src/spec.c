@@ -297,11 +297,14 @@ static int load_incore_table(struct loader *ld, yaml_node_t *node,
 	for (yaml_node_pair_t *p = node->data.mapping.pairs.start;
 	     p < node->data.mapping.pairs.top; p++) {
 		yaml_node_t *key = yamltree_node(&ld->tree, p->key);
+		const char *name;
 
-		if (!*yamltree_text(key))
+		if (yamltree_key_text(&ld->tree, key, &name))
+			return -1;
+		if (!*name)
 			return fail(ld, key, "core type names must not be empty");
 		(*nr)++;
-		if (load_toolchain(ld, yamltree_node(&ld->tree, p->value), yamltree_text(key), 0, &out[*nr - 1]))
+		if (load_toolchain(ld, yamltree_node(&ld->tree, p->value), name, 0, &out[*nr - 1]))
 			return -1;
 	}
 	return 0;

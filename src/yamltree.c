@@ -5,6 +5,7 @@
  * whose expanded size passes the bound: a billion-laughs file is rejected after
  * a few hundred steps, and every later walk of the tree is bounded too. */
 #include "yamltree.h"
+#include "buf.h"
 #include "hashmap.h"
 #include "util.h"
 
@@ -248,12 +249,64 @@ int yamltree_is_string(const yaml_node_t *node)
 }
 
 /* The text of a string node (not copied), or an error naming key. */
+/* The first control character of s (newline, tab, ...), or 0. Strings reach
+ * Makefiles, shell commands and line-based files: none may hold one. */
+static int control_char(const char *s)
+{
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+		if (*p < 0x20 || *p == 0x7f)
+			return *p;
+	return 0;
+}
+
+/* Report the control character in the string node, showing the value escaped. */
+static int control_error(struct yamltree *t, yaml_node_t *node, const char *what)
+{
+	struct buf shown = BUF_INIT;
+	int ret;
+
+	for (const unsigned char *p = (const unsigned char *)yamltree_text(node); *p; p++) {
+		if (*p == '\n')
+			buf_adds(&shown, "\\n");
+		else if (*p == '\t')
+			buf_adds(&shown, "\\t");
+		else if (*p == '\r')
+			buf_adds(&shown, "\\r");
+		else if (*p < 0x20 || *p == 0x7f)
+			buf_addf(&shown, "\\x%02x", *p);
+		else
+			buf_addch(&shown, (char)*p);
+	}
+	ret = yamltree_error(t, node, "%s must not contain control characters: \"%s\"", what,
+			     buf_str(&shown));
+	buf_release(&shown);
+	return ret;
+}
+
 int yamltree_string(struct yamltree *t, yaml_node_t *node, const char *key,
 		      int nonempty, const char **out)
 {
+	int c;
+
 	if (!yamltree_is_string(node) || (nonempty && !*yamltree_text(node)))
 		return yamltree_error(t, node, "'%s' must be a %sstring", key, nonempty ? "non-empty " : "");
+	c = control_char(yamltree_text(node));
+	if (c) {
+		char *what = xstrfmt("'%s'", key);
+
+		c = control_error(t, node, what);
+		free(what);
+		return c;
+	}
 	*out = yamltree_text(node);
+	return 0;
+}
+
+int yamltree_key_text(struct yamltree *t, yaml_node_t *key, const char **out)
+{
+	if (control_char(yamltree_text(key)))
+		return control_error(t, key, "keys");
+	*out = yamltree_text(key);
 	return 0;
 }
 
@@ -306,6 +359,13 @@ int yamltree_strings(struct yamltree *t, yaml_node_t *node, const char *key,
 
 		if (!yamltree_is_string(item))
 			return yamltree_error(t, item, "'%s' must be %s of strings", key, what);
+		if (control_char(yamltree_text(item))) {
+			char *name = xstrfmt("'%s'", key);
+			int ret = control_error(t, item, name);
+
+			free(name);
+			return ret;
+		}
 		strvec_push(out, yamltree_text(item));
 	}
 	return 0;

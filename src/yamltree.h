@@ -70,4 +70,7 @@ int yamltree_unique_keys(struct yamltree *t, yaml_node_t *map);
 int yamltree_fields(struct yamltree *t, yaml_node_t *map, const char *where,
 		    struct yamltree_field *fields, size_t nr);
 
+/* A mapping key's text, refusing control characters; 0 or -1 after reporting. */
+int yamltree_key_text(struct yamltree *t, yaml_node_t *key, const char **out);
+
 #endif

@@ -10,16 +10,11 @@
 # none may appear after gen, make -n, make V=1, a warm make and the Makefile's
 # self-remake. Class and callable names are refused by the spec's charset; other
 # spec words that reach the Makefile are checked at the end.
-#
-# KNOWN BUG cases are skipped unless KWARM_TEST_KNOWN_BUGS is 1 (all of them),
-# "names" (the file names) or "words" (the spec words at the end).
 . "$(dirname "$0")/lib.sh"
 
 export HOME=$T/home
 mkdir -p "$HOME"
 cd "$T"
-known_bugs=0 known_words=0
-case ${KWARM_TEST_KNOWN_BUGS:-} in 1) known_bugs=1 known_words=1 ;; names) known_bugs=1 ;; words) known_words=1 ;; esac
 
 # Any canary file, wherever a command could have run (make's folder and the
 # compilers' root are under $T, HOME is $T/home; / for a command run elsewhere).
@@ -37,10 +32,10 @@ no_canary() {
 # make the tree, classify every (name, place) with a gen of its own, check each
 # refusal, then write the spec of everything accepted (one class per name, one
 # incore per accepted place) and the stand-in argv of every unit.
-python3 - "$T" "$KWARM" "$STANDIN" "$known_bugs" <<'PY'
+python3 - "$T" "$KWARM" "$STANDIN" <<'PY'
 import json, os, subprocess, sys
 
-T, KWARM, STANDIN, KNOWN_BUGS = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4] == "1"
+T, KWARM, STANDIN = sys.argv[1], sys.argv[2], sys.argv[3]
 R = os.path.join(T, "root")
 os.makedirs(os.path.join(R, "src"))
 
@@ -49,16 +44,9 @@ os.makedirs(os.path.join(R, "src"))
 NAMES = [
     ("sp ace", "ok"),
     (" lead space", "ok"),
-    # KNOWN BUG: a folder whose name ends in a blank (here the include dir
-    # "trail space ") is an input, written "root/trail\ " in $(KW_SELF)'s
-    # prerequisites; make drops the blank before the " \" continuation (or at
-    # the end of the line), leaving "trail\" glued to the next word: "No rule to
-    # make target '.../root/trail space .../src/x2.c'". Fix: in add_target(),
-    # follow a trailing blank with an empty variable reference ("trail\ $(KW_E)"
-    # with KW_E never set), or put each prerequisite on a line of its own
-    # ("$(KW_SELF): path" lines, no continuations) and never end a line in "\ ";
-    # or refuse paths ending in a blank in unsafe_for_make().
-    ("trail space ", "ok", {"inc": "KNOWN BUG: a trailing blank is lost before a line continuation"}),
+    # A folder input whose name ends in a blank (here the include dir itself):
+    # make drops a blank at the end of a prerequisite, so gen refuses it.
+    ("trail space ", "ok", {"inc": "refused"}),
     ("dol$lar", "ok"),
     ("dd$$x", "ok"),
     ("v$Vx", "ok"),                          # make's $V is 1 under make V=1
@@ -76,19 +64,10 @@ NAMES = [
     ("q'&touch CANARY5&'", "ok"),             # breaks out of naive single quotes
     ("d\"&touch CANARY6&\"", "ok"),           # ... and out of naive double quotes
     ("amp&touch CANARY7", "ok"),
-    # KNOWN BUG: a folder (here an include dir) whose name ends in '&' is an
-    # input, and its empty rule "root/amp&:" is a grouped target to make 4.3:
-    # "grouped targets must provide a recipe. Stop." A backslash does not help
-    # ("amp\&:" too), but a blank before the colon does: "root/amp& :" matches
-    # the file amp&. Fix: write the empty rules (and any target that may end in
-    # '&') as add_target() then " :".
-    ("amp&", "ok", {"inc": "KNOWN BUG: a target ending in '&' reads as a grouped target"}),
-    # KNOWN BUG: gen/makefile.c add_target() does not escape '|', so make reads
-    # "root/pipe|touch\ CANARY8.c" as prerequisite "root/pipe" plus an order-only
-    # one; make then stops: "No rule to make target '.../root/pipe'". Fix: add
-    # '|' to the characters add_target() escapes with a backslash (make 4.3
-    # reads "a\|b" as the file a|b).
-    ("pipe|touch CANARY8", "ok", {"*": "KNOWN BUG: '|' not escaped in prerequisites"}),
+    # An include dir ending in '&': its empty rule is written "path :" so that
+    # make does not read a grouped target.
+    ("amp&", "ok"),
+    ("pipe|touch CANARY8", "ok"),             # '|' escaped: not an order-only bar
     ("redir>CANARY9", "ok"),
     ("-lead", "ok"),
     ("--help", "ok"),
@@ -97,15 +76,9 @@ NAMES = [
     ("*", "ok"),
     ("q?m", "ok"),
     ("br[a]ck", "ok"),
-    # KNOWN BUG: add_target() writes '%' as "\%" everywhere, but make 4.3 keeps
-    # the backslash in the prerequisites of an ordinary rule: "No rule to make
-    # target '.../root/pc\%t.c', needed by 'warmup.mk'". "\%" is right only in
-    # a target (there a bare '%' would make a pattern rule). Fix: give
-    # add_target() a flag, escaping '%' for targets (the empty rules) and not
-    # for prerequisites ($(KW_SELF)'s list); checked by hand: prerequisite
-    # "p%t" with rule "p\%t:" works, the file present or deleted.
-    ("pc%t", "ok", {"*": "KNOWN BUG: '%' written as '\\%' in prerequisites"}),
-    ("%", "ok", {"*": "KNOWN BUG: '%' written as '\\%' in prerequisites"}),
+    # '%' is escaped in targets (the empty rules), left bare in prerequisites.
+    ("pc%t", "ok"),
+    ("%", "ok"),
     ("~tilde", "ok"),
     ("{a,b}", "ok"),
     ("!bang", "ok"),
@@ -133,15 +106,11 @@ def write(path, text):
 
 # Each case: one unit with the hostile name in one place.
 cases = []
-skipped = []
 for i, entry in enumerate(NAMES):
     name, verdict = entry[0], entry[1]
-    bugs = entry[2] if len(entry) > 2 else {}
+    verdicts = entry[2] if len(entry) > 2 else {}
     for f_id, place in enumerate(PLACES):
-        note = bugs.get(place, bugs.get("*"))
-        if note and not KNOWN_BUGS:
-            skipped.append("%s %r (%s)" % (place, name, note))
-            continue
+        verdict = verdicts.get(place, entry[1])
         if place == "hdr" and ("\"" in name or "\n" in name):
             continue    # #include "..." cannot spell it
         u = {"i": i, "name": name, "verdict": verdict, "place": place, "id": f_id,
@@ -228,8 +197,13 @@ for n, u in enumerate(cases):
     if got != u["verdict"]:
         bad.append("%s: %s, expected %s: %s" % (what, got, u["verdict"], err.strip()))
     elif got == "refused":
-        # One error naming it (a name with a newline spans lines of that error).
-        if u["name"] not in err or err.count("kwarm: ") != 1 or not err.startswith("kwarm: "):
+        # One error naming it: from gen ("kwarm: error: ... 'NAME' ...") or
+        # from the spec loader at the name's position ("FILE:L:C: ..."),
+        # which shows control characters escaped.
+        shown = u["name"].encode("unicode_escape").decode("ascii")
+        located = err.startswith(spec + ":") and err.count("\n") == 1
+        if (u["name"] not in err and shown not in err) or not (
+                located or (err.count("kwarm: ") == 1 and err.startswith("kwarm: "))):
             bad.append("%s: the refusal does not name it once: %r" % (what, err))
         written = [os.path.join(dp, f) for dp, _, fs in os.walk(scratch) for f in fs]
         if os.path.exists(mk) or written:
@@ -252,8 +226,6 @@ with open(os.path.join(T, "classes.txt"), "w") as f:
 with open(os.path.join(T, "counts.txt"), "w") as f:
     f.write("%d %d %d %d\n" % (len(accepted), len(cases) - len(accepted),
                                len(classes), len(NAMES)))
-with open(os.path.join(T, "skipped.txt"), "w") as f:
-    f.write("".join(s + "\n" for s in skipped))
 with open(os.path.join(T, "edits.txt"), "wb") as f:
     # The file of each accepted case whose path holds the name (NUL-separated).
     f.write(b"".join(os.path.join(R, u["edit"]).encode() + b"\0" for u in accepted))
@@ -270,7 +242,6 @@ PY
 
 read -r n_ok n_refused n_classes n_names < counts.txt
 . ./env.sh
-while read -r s; do echo "skipped, $s"; done < skipped.txt
 
 # Expected bytes of every class into bins$1/<class>.callable: the stand-in run
 # directly on the recorded argv (cwd root, no shell), then the callable built by
@@ -366,7 +337,7 @@ for cls in '"C$(shell touch CANARY50)"' '"C;touch CANARY51"' '"C x"' '"C`touch C
 	spec_with "$cls" "$l2" > "names/c$n.yaml"
 	set +e; "$KWARM" gen "names/c$n.yaml" -o names/c.mk --cache names/cache --out names/out 2> names/err; rc=$?; set -e
 	[ "$rc" = 2 ] || fail "class name $cls: exit $rc, expected 2"
-	grep -q "names/c$n.yaml:8:11: .*class name" names/err || { cat names/err; fail "class name $cls: message"; }
+	grep -Eq "names/c$n.yaml:8:11: .*(class name|control characters)" names/err || { cat names/err; fail "class name $cls: message"; }
 	[ ! -e names/c.mk ] && [ ! -e names/cache ] && [ ! -e names/out ] || fail "class name $cls: wrote something"
 done
 for cn in '"c$(shell touch CANARY53)"' '"c d"' '"c;touch CANARY54"' '"c/d"'; do
@@ -385,14 +356,8 @@ pass "hostile class and callable names are refused by the spec, with their posit
 
 # Free-text spec words that reach the Makefile: an incore's name (in recipes),
 # function_name (in comments). A newline in them must not end a Makefile line.
-# KNOWN BUG: both are accepted and written raw: an incore name
-# "x\nkw-pwn: ;touch CANARY60 #\nwarmup: kw-pwn" adds a rule that make -k runs
-# (command injection), and a newline in function_name ends the comment line the
-# same way (it also corrupts the pack description). Fix: refuse control
-# characters in incore names, function_name, config_name, runtime and role names
-# in src/spec.c, and/or have makefile_write() check unit labels with
-# unsafe_for_make() as it checks argv words.
-if [ "$known_words" = 1 ]; then
+# The spec refuses control characters in every string, so neither can.
+if true; then
 	printf 'int w;\n' > root/w.c
 	for f in 'incores: [{func_id: 0, source: w.c, core_type: a, name: "x\nkw-pwn: ;touch CANARY60 #\nwarmup: kw-pwn #"}]' \
 		 'incores: [{func_id: 0, source: w.c, core_type: a}]'; do
@@ -408,6 +373,4 @@ if [ "$known_words" = 1 ]; then
 		[ "$rc" = 2 ] || fail "a newline in a spec word reaching the Makefile was accepted"
 	done
 	pass "spec words with newlines are refused"
-else
-	echo "skipped, KNOWN BUG: newlines in an incore name or function_name inject Makefile lines"
 fi

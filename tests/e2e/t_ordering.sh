@@ -26,8 +26,11 @@ r=$(heavy_rank)
 grep -q "TestQwen3Decode/incore 'fused_attention_aiv' (aiv)" cache1/durations.log || fail "no stable id for the heavy unit"
 pass "first run records every unit's duration by a stable identity"
 
+# The second run's record: the ids the first run wrote, with the workload's
+# costs (measured times under a loaded machine could reorder the light units).
 mkdir cache2
-cp cache1/durations.log cache2/
+awk -F '\t' '{ s = 1.2 } /fused_attention_aiv/ { s = 8.4 } /orchestration/ { s = 6.6 }
+	{ printf "%s\t%s\n", s, $2 }' cache1/durations.log > cache2/durations.log
 "$KWARM" gen q/spec.yaml -o b.mk --cache "$T/cache2" --out "$T/out2"
 "$KWARM" gen q/spec.yaml -o b2.mk --cache "$T/cache2" --out "$T/out2"
 sed "s#$T/b2.mk#$T/b.mk#" b2.mk | cmp - b.mk || fail "same record, different Makefiles"

@@ -82,18 +82,18 @@ $(KW_SELF): @KWARM@ \
     $(KW_DESCS)
 	$(KW_Q)$(KW_KWARM) gen @TMP@/minimal/spec.yaml -o @TMP@/a.mk --cache @TMP@/cache --out @TMP@/out
 
-@KWARM@:
-@TMP@/minimal/spec.yaml:
-@TMP@/minimal/kernels/orchestration/minimal_orch.cpp:
-@TMP@/minimal/include/kernel.h:
-@TMP@/minimal/include:
-@TMP@/minimal/kernels/orchestration:
-/usr/bin/g++:
-@TMP@/minimal/kernels/aiv/vec_add.cpp:
-@TMP@/minimal/kernels/aiv:
-@TMP@/minimal/kernels/aiv/vec_scale.cpp:
-@TMP@/minimal/kernels/aic/mat_mul.cpp:
-@TMP@/minimal/kernels/aic:
+@KWARM@ :
+@TMP@/minimal/spec.yaml :
+@TMP@/minimal/kernels/orchestration/minimal_orch.cpp :
+@TMP@/minimal/include/kernel.h :
+@TMP@/minimal/include :
+@TMP@/minimal/kernels/orchestration :
+/usr/bin/g++ :
+@TMP@/minimal/kernels/aiv/vec_add.cpp :
+@TMP@/minimal/kernels/aiv :
+@TMP@/minimal/kernels/aiv/vec_scale.cpp :
+@TMP@/minimal/kernels/aic/mat_mul.cpp :
+@TMP@/minimal/kernels/aic :
 $(KW_DESCS):
 kw-force:
 
