@@ -1,8 +1,10 @@
 #include "check.h"
+#include "buf.h"
 #include "path.h"
 #include "util.h"
 
 #include <stdlib.h>
+#include <unistd.h>
 
 int check_passed, check_failed;
 
@@ -47,6 +49,48 @@ char *check_tmpdir(const char *name)
 	if (mkdir_p(dir))
 		die("cannot create '%s'", dir);
 	return dir;
+}
+
+/* Per captured fd: where it went before, and the file it goes to now. */
+static int capture_saved[3] = { -1, -1, -1 };
+static FILE *capture_file[3];
+
+void check_capture_begin(int fd)
+{
+	if (fd < 1 || fd > 2 || capture_file[fd])
+		die("cannot capture fd %d twice", fd);
+	fflush(NULL);
+	capture_file[fd] = tmpfile();
+	capture_saved[fd] = dup(fd);
+	if (!capture_file[fd] || capture_saved[fd] < 0 ||
+	    dup2(fileno(capture_file[fd]), fd) < 0)
+		die("cannot capture fd %d", fd);
+}
+
+char *check_capture_end(int fd)
+{
+	struct buf text = BUF_INIT;
+	char chunk[4096];
+	ssize_t n;
+	int in;
+
+	if (fd < 1 || fd > 2 || !capture_file[fd])
+		die("fd %d is not captured", fd);
+	fflush(NULL);
+	if (dup2(capture_saved[fd], fd) < 0)
+		die("cannot restore fd %d", fd);
+	close(capture_saved[fd]);
+	capture_saved[fd] = -1;
+	in = fileno(capture_file[fd]);
+	if (lseek(in, 0, SEEK_SET) < 0)
+		die("cannot rewind the capture of fd %d", fd);
+	while ((n = read(in, chunk, sizeof(chunk))) > 0)
+		buf_add(&text, chunk, (size_t)n);
+	if (n < 0)
+		die("cannot read the capture of fd %d", fd);
+	fclose(capture_file[fd]);
+	capture_file[fd] = NULL;
+	return buf_detach(&text);
 }
 
 int check_done(void)

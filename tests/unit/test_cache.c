@@ -12,36 +12,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static char *err_path;
-static int saved_stderr = -1;
-
-static void capture_stderr(void)
-{
-	int fd = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0666);
-
-	fflush(stderr);
-	saved_stderr = dup(2);
-	if (fd < 0 || saved_stderr < 0 || dup2(fd, 2) < 0)
-		die("cannot redirect stderr");
-	close(fd);
-}
-
-/* Restore stderr and return what was written meanwhile (caller frees). */
-static char *captured_stderr(void)
-{
-	char *text;
-	size_t len;
-
-	fflush(stderr);
-	if (dup2(saved_stderr, 2) < 0)
-		die("cannot restore stderr");
-	close(saved_stderr);
-	saved_stderr = -1;
-	if (read_file_all(err_path, &text, &len))
-		die("cannot read '%s'", err_path);
-	return text;
-}
-
 static void write_file(const char *path, const void *data, size_t len)
 {
 	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0666);
@@ -101,9 +71,9 @@ static int check_reported(const struct cache *c, const char *key, const char *wa
 	char *msg;
 	int ret;
 
-	capture_stderr();
+	check_capture_begin(2);
 	ret = cache_unit_check(c, key, 1);
-	msg = captured_stderr();
+	msg = check_capture_end(2);
 	if (want) {
 		CHECK(strstr(msg, "kwarm: error: cache entry '") != NULL);
 		CHECK(strstr(msg, "' is corrupt: ") != NULL);
@@ -161,10 +131,10 @@ static void test_init_paths(const char *tmp)
 	p = xstrfmt("%s/plainfile", tmp);
 	write_file(p, "x", 1);
 	sub = xstrfmt("%s/plainfile/cache", tmp);
-	capture_stderr();
+	check_capture_begin(2);
 	CHECK_INT(cache_init(&c, sub), -1);
 	free(p);
-	p = captured_stderr();
+	p = check_capture_end(2);
 	CHECK(starts_with(p, "kwarm: error: ") && strstr(p, "/plainfile/cache") != NULL);
 	cache_release(&c);
 	free(p);
@@ -181,9 +151,9 @@ static void test_store_read(const struct cache *c)
 
 	make_key("store", key);
 	CHECK_INT(cache_unit_check(c, key, 1), 0);	/* absent */
-	capture_stderr();
+	check_capture_begin(2);
 	CHECK_INT(cache_unit_read(c, key, &out), -1);
-	msg = captured_stderr();
+	msg = check_capture_end(2);
 	CHECK(strstr(msg, "kwarm: error: cache entry '") && strstr(msg, "' is missing"));
 	free(msg);
 
@@ -222,14 +192,14 @@ static void test_store_read(const struct cache *c)
 
 	/* A temp file that is not there: reported, nothing published. */
 	make_key("no-temp", key);
-	capture_stderr();
+	check_capture_begin(2);
 	{
 		char *missing = xstrfmt("%s/tmp/never-written", c->dir);
 
 		CHECK_INT(cache_unit_store(c, key, missing, "x"), -1);
 		free(missing);
 	}
-	msg = captured_stderr();
+	msg = check_capture_end(2);
 	CHECK(strstr(msg, "kwarm: error: cannot read compiled output '") != NULL);
 	free(msg);
 	CHECK_INT(cache_unit_check(c, key, 0), 0);
@@ -254,14 +224,14 @@ static void test_corrupt(const struct cache *c)
 	write_file(apath, bytes, len);
 	free(bytes);
 	CHECK_INT(check_reported(c, key, "artifact SHA-256 differs from its manifest"), -1);
-	capture_stderr();
+	check_capture_begin(2);
 	CHECK_INT(cache_unit_check(c, key, 0), -1);	/* silent without report */
-	msg = captured_stderr();
+	msg = check_capture_end(2);
 	CHECK_STR(msg, "");
 	free(msg);
-	capture_stderr();
+	check_capture_begin(2);
 	CHECK_INT(cache_unit_read(c, key, &out), -1);
-	msg = captured_stderr();
+	msg = check_capture_end(2);
 	CHECK(strstr(msg, "corrupt") != NULL);
 	CHECK_INT(out.len, 0);	/* nothing handed out */
 	free(msg);
@@ -270,9 +240,9 @@ static void test_corrupt(const struct cache *c)
 	CHECK_INT(store(c, key, "0123456789", 10, "trunc"), 0);
 	write_file(apath, "01234", 5);
 	CHECK_INT(check_reported(c, key, "artifact size differs from its manifest"), -1);
-	capture_stderr();
+	check_capture_begin(2);
 	CHECK_INT(cache_unit_read(c, key, &out), -1);
-	free(captured_stderr());
+	free(check_capture_end(2));
 	CHECK_INT(out.len, 0);
 
 	/* Artifact missing, manifest present. */
@@ -438,7 +408,6 @@ int main(void)
 
 	if (!abs)
 		die("cannot resolve '%s'", tmp);
-	err_path = path_join(abs, "stderr.txt");
 	test_init_paths(abs);
 	dir = path_join(abs, "c");
 	if (cache_init(&c, dir))
@@ -449,7 +418,6 @@ int main(void)
 	test_scratch(&c);
 	cache_release(&c);
 	free(dir);
-	free(err_path);
 	free(abs);
 	free(tmp);
 	return check_done();

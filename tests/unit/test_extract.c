@@ -52,22 +52,13 @@ static void sh(const char *cmd)
 static int extract(const char *image, const char *out, char **msg)
 {
 	char *in = xstrfmt("%s/%s", dir, image), *to = xstrfmt("%s/%s", dir, out);
-	char *log = xstrfmt("%s/stderr.txt", dir);
-	size_t len;
-	int saved = dup(2), fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644), ret;
+	int ret;
 
-	if (saved < 0 || fd < 0 || dup2(fd, 2) < 0)
-		die("cannot redirect stderr: %s", strerror(errno));
-	close(fd);
+	check_capture_begin(2);
 	ret = extract_text(in, to, "incore 'k' (aiv)");
-	fflush(stderr);
-	dup2(saved, 2);
-	close(saved);
-	if (read_file_all(log, msg, &len))
-		die("cannot read '%s'", log);
+	*msg = check_capture_end(2);
 	free(in);
 	free(to);
-	free(log);
 	return ret;
 }
 

@@ -33,22 +33,11 @@ static uint32_t r32(const char *img, size_t off)
  * and the captured text in *msg (caller frees). */
 static int captured(const struct layout_callable *c, struct buf *out, uint64_t *size, char **msg)
 {
-	char *path = xstrfmt("%s/stderr", tmpdir);
-	int fd = open(path, O_CREAT | O_TRUNC | O_RDWR, 0600), saved = dup(2), ret;
-	size_t len;
+	int ret;
 
-	if (fd < 0 || saved < 0)
-		die("cannot capture stderr");
-	fflush(stderr);
-	dup2(fd, 2);
+	check_capture_begin(2);
 	ret = out ? layout_build(c, out) : layout_check(c, size);
-	fflush(stderr);
-	dup2(saved, 2);
-	close(saved);
-	close(fd);
-	if (read_file_all(path, msg, &len))
-		die("cannot read '%s'", path);
-	free(path);
+	*msg = check_capture_end(2);
 	return ret;
 }
 

@@ -11,40 +11,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* Messages (stderr) and the "packed" line (stdout) are looked at. */
-static char *out_text_path;
-static int saved_fds[3] = { -1, -1, -1 };
-
-static void capture(int fd)
-{
-	char *path = xstrfmt("%s.%d", out_text_path, fd);
-	int f = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0666);
-
-	fflush(NULL);
-	saved_fds[fd] = dup(fd);
-	if (f < 0 || saved_fds[fd] < 0 || dup2(f, fd) < 0)
-		die("cannot redirect fd %d", fd);
-	close(f);
-	free(path);
-}
-
-/* Restore fd and return what was written meanwhile (caller frees). */
-static char *captured(int fd)
-{
-	char *path = xstrfmt("%s.%d", out_text_path, fd), *text;
-	size_t len;
-
-	fflush(NULL);
-	if (dup2(saved_fds[fd], fd) < 0)
-		die("cannot restore fd %d", fd);
-	close(saved_fds[fd]);
-	saved_fds[fd] = -1;
-	if (read_file_all(path, &text, &len))
-		die("cannot read '%s'", path);
-	free(path);
-	return text;
-}
-
 static void write_file(const char *path, const void *data, size_t len)
 {
 	char *dir = path_dirname(path);
@@ -230,7 +196,6 @@ int main(void)
 
 	if (!abs)
 		die("cannot resolve '%s'", tmp);
-	out_text_path = path_join(abs, "captured");
 	cache_dir = path_join(abs, "cache");
 	descs_path = path_join(abs, "warmup.mk.packs");
 	if (cache_init(&c, cache_dir))
@@ -253,9 +218,9 @@ int main(void)
 	write_file(stamp_other, "", 0);	/* another output's stamp: never touched */
 	want = expected_image(sig, 2, "entry", "cfg", orch, sizeof(orch), ch, 2, &want_len);
 	CHECK_INT(want_len, 9953);
-	capture(1);
+	check_capture_begin(1);
 	CHECK_INT(pack_run(&c, NULL, ckey, ref(ckey), out, stamp), 0);
-	msg = captured(1);
+	msg = check_capture_end(1);
 	want_msg = xstrfmt("kwarm: packed class TestX, callable y: %s (2 incores, 9953 bytes)\n", out);
 	CHECK_STR(msg, want_msg);
 	free(msg);
@@ -268,9 +233,9 @@ int main(void)
 	CHECK_INT(want[5201], 384 >> 8);
 
 	/* Packing the same key again: same bytes, same stamp. */
-	capture(1);
+	check_capture_begin(1);
 	CHECK_INT(pack_run(&c, NULL, ckey, ref(ckey), out, stamp), 0);
-	free(captured(1));
+	free(check_capture_end(1));
 	CHECK(same_file(out, want, want_len));
 	CHECK(exists(stamp));
 
@@ -279,9 +244,9 @@ int main(void)
 	save_desc(&c, text, ckey2);
 	free(text);
 	stamp2 = xstrfmt("%s/out/.kwarm/y.callable.%s", abs, ckey2);
-	capture(1);
+	check_capture_begin(1);
 	CHECK_INT(pack_run(&c, NULL, ckey2, ref(ckey2), out, stamp2), 0);
-	free(captured(1));
+	free(check_capture_end(1));
 	CHECK(!exists(stamp));
 	CHECK(exists(stamp2));
 	CHECK(exists(stamp_other));
@@ -303,11 +268,11 @@ int main(void)
 	free(text);
 	bad_out = xstrfmt("%s/out/bad.callable", abs);
 	bad_stamp = xstrfmt("%s/out/.kwarm/bad.callable.%s", abs, ckey3);
-	capture(1);
-	capture(2);
+	check_capture_begin(1);
+	check_capture_begin(2);
 	CHECK_INT(pack_run(&c, NULL, ckey3, ref(ckey3), bad_out, bad_stamp), -1);
-	msg = captured(2);
-	free(captured(1));
+	msg = check_capture_end(2);
+	free(check_capture_end(1));
 	CHECK(strstr(msg, "is corrupt") != NULL);
 	CHECK(strstr(msg, "kwarm: error: cannot pack class TestX, callable y: incore 'second' ")
 	      != NULL);
@@ -317,11 +282,11 @@ int main(void)
 	/* Nor over an existing output: its bytes and stamp stay. */
 	free(bad_stamp);
 	bad_stamp = xstrfmt("%s/out/.kwarm/y.callable.%s", abs, ckey3);
-	capture(1);
-	capture(2);
+	check_capture_begin(1);
+	check_capture_begin(2);
 	CHECK_INT(pack_run(&c, NULL, ckey3, ref(ckey3), out, bad_stamp), -1);
-	free(captured(2));
-	free(captured(1));
+	free(check_capture_end(2));
+	free(check_capture_end(1));
 	CHECK(same_file(out, want2, want2_len));
 	CHECK(exists(stamp2));
 	CHECK(!exists(bad_stamp));
@@ -334,9 +299,9 @@ int main(void)
 		text = desc_text("cfg", kgone, ka, kb);
 		save_desc(&c, text, ckey3);
 		free(text);
-		capture(2);
+		check_capture_begin(2);
 		CHECK_INT(pack_run(&c, NULL, ckey3, ref(ckey3), bad_out, bad_stamp), -1);
-		msg = captured(2);
+		msg = check_capture_end(2);
 		CHECK(strstr(msg, "orchestration 'kernels/orch.cpp' is not in the cache") != NULL);
 		free(msg);
 		CHECK(!exists(bad_out));
@@ -347,26 +312,26 @@ int main(void)
 	digest_bytes_hex("something else", 14, cwrong);
 	save_desc_as(text, cwrong);
 	free(text);
-	capture(2);
+	check_capture_begin(2);
 	CHECK_INT(pack_run(&c, NULL, cwrong, ref(cwrong), bad_out, bad_stamp), -1);
-	msg = captured(2);
+	msg = check_capture_end(2);
 	CHECK(strstr(msg, "does not match it; run make again") != NULL);
 	free(msg);
 	CHECK(!exists(bad_out));
 
 	/* A well-named description that does not parse is refused too. */
 	save_desc(&c, "kwarm-pack 1\nlayout 1\nwhat class T\nbogus line\n", cwrong);
-	capture(2);
+	check_capture_begin(2);
 	CHECK_INT(pack_run(&c, NULL, cwrong, ref(cwrong), bad_out, bad_stamp), -1);
-	msg = captured(2);
+	msg = check_capture_end(2);
 	CHECK(strstr(msg, "does not match it") != NULL);
 	free(msg);
 
 	/* No description at all. */
 	digest_bytes_hex("no description", 14, cwrong);
-	capture(2);
+	check_capture_begin(2);
 	CHECK_INT(pack_run(&c, NULL, cwrong, ref(cwrong), bad_out, bad_stamp), -1);
-	msg = captured(2);
+	msg = check_capture_end(2);
 	CHECK(strstr(msg, "cannot read callable description") != NULL);
 	free(msg);
 	CHECK(!exists(bad_out));
@@ -382,7 +347,6 @@ int main(void)
 	free(bad_stamp);
 	cache_release(&c);
 	free(cache_dir);
-	free(out_text_path);
 	free(abs);
 	free(tmp);
 	return check_done();

@@ -15,8 +15,6 @@
 #include <unistd.h>
 
 static char *tmpdir;
-static int saved_stderr = -1;
-static char *capture_path;
 
 /* A fresh empty folder for one test. Caller frees. */
 static char *fresh_dir(const char *name)
@@ -89,29 +87,6 @@ static int exists(const char *path)
 	struct stat st;
 
 	return !lstat(path, &st);
-}
-
-/* Send stderr to a file until capture_end(), which returns what was written. */
-static void capture_begin(void)
-{
-	int fd;
-
-	fflush(stderr);
-	fd = open(capture_path, O_CREAT | O_TRUNC | O_WRONLY, 0600);
-	saved_stderr = dup(2);
-	if (fd < 0 || saved_stderr < 0)
-		die("cannot capture stderr");
-	dup2(fd, 2);
-	close(fd);
-}
-
-static char *capture_end(void)
-{
-	fflush(stderr);
-	dup2(saved_stderr, 2);
-	close(saved_stderr);
-	saved_stderr = -1;
-	return file_text(capture_path);
 }
 
 static void test_bytes(void)
@@ -188,9 +163,9 @@ static void test_failing_commit(void)
 
 	/* rename(2) of a file over a folder fails: nothing may remain. */
 	CHECK_INT(mkdir(final, 0777), 0);
-	capture_begin();
+	check_capture_begin(2);
 	CHECK_INT(publish_bytes(final, "data", 4), -1);
-	msg = capture_end();
+	msg = check_capture_end(2);
 	CHECK(starts_with(msg, "kwarm: error: cannot rename '"));
 	CHECK(strstr(msg, final) != NULL);
 	free(msg);
@@ -204,9 +179,9 @@ static void test_failing_commit(void)
 	{
 		struct publish p;
 
-		capture_begin();
+		check_capture_begin(2);
 		CHECK_INT(publish_begin(&p, final), -1);
-		msg = capture_end();
+		msg = check_capture_end(2);
 		CHECK(starts_with(msg, "kwarm: error: cannot create '"));
 		CHECK(strstr(msg, "No such file") != NULL);
 		CHECK(p.tmp == NULL && p.final == NULL && p.fd == -1);
@@ -263,9 +238,9 @@ static void test_rename(void)
 	CHECK_INT(mkdir(final, 0777), 0);
 	fd = open(tmp, O_CREAT | O_WRONLY, 0644);
 	CHECK(fd >= 0 && !close(fd));
-	capture_begin();
+	check_capture_begin(2);
 	CHECK_INT(publish_rename(tmp, final), -1);
-	msg = capture_end();
+	msg = check_capture_end(2);
 	CHECK(starts_with(msg, "kwarm: error: cannot rename '"));
 	free(msg);
 	check_listing(dir, "adir final.o");
@@ -498,9 +473,9 @@ static void test_registry_full(void)
 		CHECK(slots[i] >= 0);
 		free(path);
 	}
-	capture_begin();
+	check_capture_begin(2);
 	extra = publish_register_temp("one-too-many");
-	msg = capture_end();
+	msg = check_capture_end(2);
 	CHECK_INT(extra, -1);
 	CHECK(starts_with(msg, "kwarm: error: cannot register temp 'one-too-many'"));
 	free(msg);
@@ -518,7 +493,6 @@ int main(int argc, char **argv)
 		return keeps_ignored_child();
 	umask(022);
 	tmpdir = check_tmpdir("publish");
-	capture_path = xstrfmt("%s/stderr", tmpdir);
 	test_bytes();
 	test_begin_abort();
 	test_failing_commit();
@@ -529,7 +503,6 @@ int main(int argc, char **argv)
 	test_keeps_ignored_signal();
 	test_exit_cleanup();
 	test_registry_full();
-	free(capture_path);
 	free(tmpdir);
 	return check_done();
 }

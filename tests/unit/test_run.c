@@ -9,37 +9,6 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-/* Where stderr goes while a test looks at the messages. */
-static char *err_path;
-static int saved_stderr = -1;
-
-static void capture_stderr(void)
-{
-	int fd = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0666);
-
-	fflush(stderr);
-	saved_stderr = dup(2);
-	if (fd < 0 || saved_stderr < 0 || dup2(fd, 2) < 0)
-		die("cannot redirect stderr");
-	close(fd);
-}
-
-/* Restore stderr and return what was written meanwhile (caller frees). */
-static char *captured_stderr(void)
-{
-	char *text;
-	size_t len;
-
-	fflush(stderr);
-	if (dup2(saved_stderr, 2) < 0)
-		die("cannot restore stderr");
-	close(saved_stderr);
-	saved_stderr = -1;
-	if (read_file_all(err_path, &text, &len))
-		die("cannot read '%s'", err_path);
-	return text;
-}
-
 static int sh(const char *script, const char *dir, struct buf *out, struct run_result *res)
 {
 	const char *argv[] = { "sh", "-c", script, NULL };
@@ -146,26 +115,26 @@ static void test_cannot_run(const char *tmp)
 	struct run_result res = { 7, 7 };
 	char *dir = path_join(tmp, "no-such-folder"), *msg;
 
-	capture_stderr();
+	check_capture_begin(2);
 	CHECK_INT(run_capture(missing, NULL, &out, &res), -1);
-	msg = captured_stderr();
+	msg = check_capture_end(2);
 	CHECK(strstr(msg, "kwarm: error: cannot run 'kwarm-test-no-such-program'") != NULL);
 	CHECK(strstr(msg, "No such file or directory") != NULL);
 	CHECK_INT(out.len, 0);
 	CHECK_INT(res.exited, 7);	/* untouched */
 	free(msg);
 
-	capture_stderr();
+	check_capture_begin(2);
 	CHECK_INT(run_capture(plain, dir, &out, &res), -1);
-	msg = captured_stderr();
+	msg = check_capture_end(2);
 	CHECK(strstr(msg, "cannot run 'true' in ") != NULL);
 	CHECK(strstr(msg, dir) != NULL);
 	free(msg);
 
 	/* A program that is there and fails is not "cannot run". */
-	capture_stderr();
+	check_capture_begin(2);
 	CHECK_INT(sh("exit 127", NULL, &out, &res), 0);
-	msg = captured_stderr();
+	msg = check_capture_end(2);
 	CHECK_STR(msg, "");
 	CHECK_INT(res.exited, 1);
 	CHECK_INT(res.status, 127);
@@ -231,13 +200,11 @@ int main(void)
 
 	if (!abs)
 		die("cannot resolve '%s'", tmp);
-	err_path = path_join(abs, "stderr.txt");
 	test_output_order();
 	test_cwd(abs);
 	test_status();
 	test_cannot_run(abs);
 	test_no_fd_leak();
-	free(err_path);
 	free(abs);
 	free(tmp);
 	return check_done();

@@ -39,23 +39,11 @@ static void mkdir_in_tmp(const char *rel)
 /* spec_load of path with stderr captured into *err (caller frees). */
 static int load_captured(struct spec *spec, const char *path, char **err)
 {
-	char *capture = path_join(tmp, "stderr.txt");
-	int fd = open(capture, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-	int saved = dup(2), ret;
-	size_t len;
+	int ret;
 
-	if (fd < 0 || saved < 0)
-		die("cannot capture stderr: %s", strerror(errno));
-	fflush(stderr);
-	dup2(fd, 2);
+	check_capture_begin(2);
 	ret = spec_load(spec, path);
-	fflush(stderr);
-	dup2(saved, 2);
-	close(saved);
-	close(fd);
-	if (read_file_all(capture, err, &len))
-		die("cannot read '%s': %s", capture, strerror(errno));
-	free(capture);
+	*err = check_capture_end(2);
 	return ret;
 }
 

@@ -33,31 +33,20 @@ static double now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* Load path with stderr sent to capture; its text is returned (caller frees). */
-static char *load_captured(const char *path, const char *capture, int *ret, double *seconds)
+/* Load path with stderr captured; its text is returned (caller frees). */
+static char *load_captured(const char *path, int *ret, double *seconds)
 {
-	int fd = open(capture, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-	int saved = dup(2);
 	struct spec spec;
 	char *text;
-	size_t len;
 	double start;
 
-	if (fd < 0 || saved < 0)
-		die("cannot capture stderr in '%s': %s", capture, strerror(errno));
-	fflush(stderr);
-	dup2(fd, 2);
+	check_capture_begin(2);
 	start = now();
 	*ret = spec_load(&spec, path);
 	*seconds = now() - start;
-	fflush(stderr);
-	dup2(saved, 2);
-	close(saved);
-	close(fd);
+	text = check_capture_end(2);
 	if (!*ret)
 		spec_release(&spec);
-	if (read_file_all(capture, &text, &len))
-		die("cannot read '%s': %s", capture, strerror(errno));
 	return text;
 }
 
@@ -65,7 +54,6 @@ int main(void)
 {
 	const char *src = getenv("KWARM_TEST_SRC");
 	char *tmp = check_tmpdir("test_spec_bad");
-	char *capture = xstrfmt("%s/stderr", tmp);
 	char *dir = xstrfmt("%s/tests/specs/bad", src ? src : ".");
 	struct strvec names;
 	struct dirent *de;
@@ -111,7 +99,7 @@ int main(void)
 			/* One line, newline-terminated, naming this very file. */
 			CHECK(len > 0 && expected[len - 1] == '\n' && strchr(expected, '\n') == expected + len - 1);
 			CHECK(starts_with(expected, yaml_path) && expected[strlen(yaml_path)] == ':');
-			got = load_captured(name, capture, &ret, &seconds);
+			got = load_captured(name, &ret, &seconds);
 			if (!check_int_at(ret, -1, __FILE__, __LINE__, name) ||
 			    !check_str_at(got, expected, __FILE__, __LINE__, name))
 				fprintf(stderr, "  (case '%s')\n", name);
@@ -135,7 +123,6 @@ int main(void)
 
 	strvec_release(&names);
 	free(dir);
-	free(capture);
 	free(tmp);
 	return check_done();
 }

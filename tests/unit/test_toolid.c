@@ -16,25 +16,15 @@ static void put_exec(const char *path, const char *text)
 		die("cannot write '%s'", path);
 }
 
-/* Run toolid_get with stderr sent to a file; *msg gets what was printed. */
-static int toolid_quiet(struct closure_cache *cc, const char *program, const char *errfile,
+/* Run toolid_get with stderr captured; *msg gets what was printed. */
+static int toolid_quiet(struct closure_cache *cc, const char *program,
 			char **msg, char hex[DIGEST_HEX_SIZE])
 {
-	int saved = dup(2), fd = open(errfile, O_WRONLY | O_CREAT | O_TRUNC, 0666);
-	size_t len;
 	int ret;
 
-	if (saved < 0 || fd < 0)
-		die("cannot redirect stderr");
-	fflush(stderr);
-	dup2(fd, 2);
-	close(fd);
+	check_capture_begin(2);
 	ret = toolid_get(cc, program, NULL, hex);
-	fflush(stderr);
-	dup2(saved, 2);
-	close(saved);
-	if (read_file_all(errfile, msg, &len))
-		die("cannot read '%s'", errfile);
+	*msg = check_capture_end(2);
 	return ret;
 }
 
@@ -42,7 +32,7 @@ int main(void)
 {
 	char *dir = check_tmpdir("toolid"), *bin = xstrfmt("%s/bin", dir);
 	char *cc_path = xstrfmt("%s/mycc", bin), *link = xstrfmt("%s/cc-link", bin);
-	char *marker = xstrfmt("%s/ran", dir), *errfile = xstrfmt("%s/stderr", dir);
+	char *marker = xstrfmt("%s/ran", dir);
 	char *script = xstrfmt("#!/bin/sh\ntouch '%s'\n", marker);
 	char *script2 = xstrfmt("#!/bin/sh\ntouch '%s' # v2\n", marker);
 	char *path_env = xstrfmt("%s:/usr/bin:/bin", bin), *missing = xstrfmt("%s/nocc", bin);
@@ -97,10 +87,10 @@ int main(void)
 	CHECK_STR(h2, h1);
 
 	/* Errors name the compiler. */
-	CHECK_INT(toolid_quiet(&cc, "kwarm-no-such-compiler", errfile, &msg, h2), -1);
+	CHECK_INT(toolid_quiet(&cc, "kwarm-no-such-compiler", &msg, h2), -1);
 	CHECK_STR(msg, "kwarm: error: compiler 'kwarm-no-such-compiler' not found in PATH\n");
 	free(msg);
-	CHECK_INT(toolid_quiet(&cc, missing, errfile, &msg, h2), -1);
+	CHECK_INT(toolid_quiet(&cc, missing, &msg, h2), -1);
 	want = xstrfmt("kwarm: error: cannot read compiler '%s': No such file or directory\n", missing);
 	CHECK_STR(msg, want);
 	free(want);
@@ -112,7 +102,6 @@ int main(void)
 	free(cc_path);
 	free(link);
 	free(marker);
-	free(errfile);
 	free(script);
 	free(script2);
 	free(path_env);

@@ -9,36 +9,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static char *err_path;
-static int saved_stderr = -1;
-
-static void capture_stderr(void)
-{
-	int fd = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0666);
-
-	fflush(stderr);
-	saved_stderr = dup(2);
-	if (fd < 0 || saved_stderr < 0 || dup2(fd, 2) < 0)
-		die("cannot redirect stderr");
-	close(fd);
-}
-
-/* Restore stderr and return what was written meanwhile (caller frees). */
-static char *captured_stderr(void)
-{
-	char *text;
-	size_t len;
-
-	fflush(stderr);
-	if (dup2(saved_stderr, 2) < 0)
-		die("cannot restore stderr");
-	close(saved_stderr);
-	saved_stderr = -1;
-	if (read_file_all(err_path, &text, &len))
-		die("cannot read '%s'", err_path);
-	return text;
-}
-
 static void put(const char *root, const char *rel, const char *text, mode_t mode)
 {
 	char *path = path_join(root, rel), *dir = path_dirname(path);
@@ -289,9 +259,9 @@ static void test_errors(const struct fixture *f)
 	set_command(&uc, f, "a5sim");
 	free(uc.argv.v[0]);
 	uc.argv.v[0] = xstrdup("kwarm-test-no-such-compiler");
-	capture_stderr();
+	check_capture_begin(2);
 	CHECK_INT(key_of(&uc, hex), -1);
-	msg = captured_stderr();
+	msg = check_capture_end(2);
 	CHECK(starts_with(msg, "kwarm: error: "));
 	CHECK(strstr(msg, "kwarm-test-no-such-compiler") != NULL);
 	free(msg);
@@ -301,9 +271,9 @@ static void test_errors(const struct fixture *f)
 	set_command(&uc, f, "a5sim");
 	free(uc.argv.v[uc.argv.nr - 1]);
 	uc.argv.v[uc.argv.nr - 1] = xstrdup("src/missing.cpp");
-	capture_stderr();
+	check_capture_begin(2);
 	CHECK_INT(key_of(&uc, hex), -1);
-	msg = captured_stderr();
+	msg = check_capture_end(2);
 	CHECK(starts_with(msg, "kwarm: error: "));
 	CHECK(strstr(msg, "src/missing.cpp") != NULL);
 	free(msg);
@@ -327,7 +297,6 @@ int main(void)
 
 	if (!abs)
 		die("cannot resolve '%s'", tmp);
-	err_path = path_join(abs, "stderr.txt");
 	tools = path_join(abs, "tools");
 	make_fixture(&f, abs, "root", tools);
 	make_fixture(&copy, abs, "copy", tools);
@@ -345,7 +314,6 @@ int main(void)
 	free(copy.cc);
 	free(copy.ld);
 	free(tools);
-	free(err_path);
 	free(abs);
 	free(tmp);
 	return check_done();
