@@ -1,0 +1,174 @@
+/* Unit tests of filehash: the digest is the file's SHA-256, read once while
+ * the file's stamp holds (reads counts the misses), read again after any
+ * change stat can see, and a missing file is an error with errno set. */
+#include "check.h"
+#include "digest.h"
+#include "filehash.h"
+#include "path.h"
+#include "util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static void write_text(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0666);
+
+	if (fd < 0 || write_all(fd, text, strlen(text)) || close(fd))
+		die("cannot write '%s'", path);
+}
+
+static void set_mtime(const char *path, time_t sec, long nsec)
+{
+	struct timespec ts[2] = { { sec, nsec }, { sec, nsec } };
+
+	if (utimensat(AT_FDCWD, path, ts, 0))
+		die("cannot set the times of '%s'", path);
+}
+
+/* The SHA-256 of text, as the digest module says. */
+static void want_hex(const char *text, char hex[DIGEST_HEX_SIZE])
+{
+	digest_bytes_hex(text, strlen(text), hex);
+}
+
+int main(void)
+{
+	char *dir = check_tmpdir("filehash");
+	char *a = path_join(dir, "a.h"), *b = path_join(dir, "b.h");
+	char *link = path_join(dir, "link.h"), *missing = path_join(dir, "missing.h");
+	char hex[DIGEST_HEX_SIZE], want[DIGEST_HEX_SIZE];
+	struct filehash fh;
+	uint64_t size = 0;
+
+	write_text(a, "#define A 1\n");
+	write_text(b, "");
+	set_mtime(a, 1000000000, 5);
+	filehash_init(&fh);
+	CHECK_INT(fh.reads, 0);
+
+	/* First look reads the file. */
+	CHECK_INT(filehash_get(&fh, a, hex, &size), 0);
+	want_hex("#define A 1\n", want);
+	CHECK_STR(hex, want);
+	CHECK_INT(size, 12);
+	CHECK_INT(fh.reads, 1);
+
+	/* Again: the memo answers, nothing is read (size may be NULL). */
+	memset(hex, 0, sizeof(hex));
+	CHECK_INT(filehash_get(&fh, a, hex, NULL), 0);
+	CHECK_STR(hex, want);
+	CHECK_INT(fh.reads, 1);
+	size = 0;
+	CHECK_INT(filehash_get(&fh, a, hex, &size), 0);
+	CHECK_INT(size, 12);
+	CHECK_INT(fh.reads, 1);
+
+	/* An empty file. */
+	CHECK_INT(filehash_get(&fh, b, hex, &size), 0);
+	want_hex("", want);
+	CHECK_STR(hex, want);
+	CHECK_INT(size, 0);
+	CHECK_INT(fh.reads, 2);
+
+	/* A size change: read again, the new digest. */
+	write_text(a, "#define A 22\n");
+	set_mtime(a, 1000000000, 5);
+	CHECK_INT(filehash_get(&fh, a, hex, &size), 0);
+	want_hex("#define A 22\n", want);
+	CHECK_STR(hex, want);
+	CHECK_INT(size, 13);
+	CHECK_INT(fh.reads, 3);
+	CHECK_INT(filehash_get(&fh, a, hex, NULL), 0);
+	CHECK_INT(fh.reads, 3);
+
+	/* Same size, same mtime put back, other content: the ctime still moved
+	 * (a rewrite cannot hide), so it is read again. */
+	{
+		struct stat before, after;
+
+		CHECK_INT(stat(a, &before), 0);
+		write_text(a, "#define A 33\n");
+		set_mtime(a, 1000000000, 5);
+		CHECK_INT(stat(a, &after), 0);
+		if (before.st_ctim.tv_sec == after.st_ctim.tv_sec &&
+		    before.st_ctim.tv_nsec == after.st_ctim.tv_nsec) {
+			/* A clock too coarse to tell; change the mtime instead. */
+			set_mtime(a, 1000000001, 0);
+		}
+	}
+	CHECK_INT(filehash_get(&fh, a, hex, NULL), 0);
+	want_hex("#define A 33\n", want);
+	CHECK_STR(hex, want);
+	CHECK_INT(fh.reads, 4);
+
+	/* Only an mtime change: read again, same digest. */
+	set_mtime(a, 1200000000, 0);
+	CHECK_INT(filehash_get(&fh, a, hex, NULL), 0);
+	CHECK_STR(hex, want);
+	CHECK_INT(fh.reads, 5);
+
+	/* A symlink is followed; it is its own memo entry (path as given). */
+	CHECK_INT(symlink("a.h", link), 0);
+	CHECK_INT(filehash_get(&fh, link, hex, &size), 0);
+	CHECK_STR(hex, want);
+	CHECK_INT(size, 13);
+	CHECK_INT(fh.reads, 6);
+	CHECK_INT(filehash_get(&fh, link, hex, NULL), 0);
+	CHECK_INT(fh.reads, 6);
+
+	/* Missing: -1 with ENOENT, nothing counted as read. */
+	errno = 0;
+	CHECK_INT(filehash_get(&fh, missing, hex, &size), -1);
+	CHECK_INT(errno, ENOENT);
+	CHECK_INT(fh.reads, 6);
+	/* A file removed after being remembered is missing too, not served stale. */
+	CHECK_INT(unlink(b), 0);
+	errno = 0;
+	CHECK_INT(filehash_get(&fh, b, hex, NULL), -1);
+	CHECK_INT(errno, ENOENT);
+	/* A folder cannot be hashed. */
+	errno = 0;
+	CHECK_INT(filehash_get(&fh, dir, hex, NULL), -1);
+	CHECK(errno != 0);
+
+	filehash_release(&fh);
+	CHECK_INT(fh.reads, 0);
+	/* After release and init it starts over. */
+	filehash_init(&fh);
+	CHECK_INT(filehash_get(&fh, a, hex, NULL), 0);
+	CHECK_INT(fh.reads, 1);
+	filehash_release(&fh);
+
+	/* filestamp_equal tells apart every field. */
+	{
+		struct filestamp x = { 1, 2, 3, 4, 5 }, y;
+
+		y = x;
+		CHECK(filestamp_equal(&x, &y));
+		y.dev = 9;
+		CHECK(!filestamp_equal(&x, &y));
+		y = x;
+		y.ino = 9;
+		CHECK(!filestamp_equal(&x, &y));
+		y = x;
+		y.size = 9;
+		CHECK(!filestamp_equal(&x, &y));
+		y = x;
+		y.mtime_ns = 9;
+		CHECK(!filestamp_equal(&x, &y));
+		y = x;
+		y.ctime_ns = 9;
+		CHECK(!filestamp_equal(&x, &y));
+	}
+
+	free(a);
+	free(b);
+	free(link);
+	free(missing);
+	free(dir);
+	return check_done();
+}
