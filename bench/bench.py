@@ -9,14 +9,20 @@ import platform
 import re
 import shlex
 import shutil
+import signal
 import subprocess
 import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import distccd  # noqa: E402
 import workloads as wl  # noqa: E402
 
 RECIPE = "\t$(KW_Q)$(KW_KWARM) compile "
+# The modelled farm: DISTCC_HOSTS='localhost/FARM_LOCAL farm/FARM_REMOTE'.
+FARM_REMOTE, FARM_LOCAL = 8, 1
+DISTCC_VARS = ("DISTCC_HOSTS", "DISTCC_FALLBACK", "DISTCC_DIR", "DISTCC_VERBOSE",
+               "DISTCC_SAVE_TEMPS", "DISTCC_SKIP_LOCAL_RETRY")
 
 
 def log(msg):
@@ -30,7 +36,7 @@ class Bench:
         self.standin = os.path.abspath(args.standin)
         self.scratch = args.scratch
         self.env = dict(os.environ)
-        for k in ("MAKEFLAGS", "MAKELEVEL", "MFLAGS", "KWARM_CACHE", "STANDIN_LOG"):
+        for k in ("MAKEFLAGS", "MAKELEVEL", "MFLAGS", "KWARM_CACHE", "STANDIN_LOG", "FARM_SLOTS") + DISTCC_VARS:
             self.env.pop(k, None)
         self.env["STANDIN_SCALE"] = repr(args.scale)
         self.ninja = shutil.which("ninja")
@@ -72,8 +78,8 @@ class Bench:
         spec = w.write(os.path.join(d, "src"), comp)
         return d, spec
 
-    def gen(self, spec, mk, cache, out):
-        return self.run([self.kwarm, "gen", spec, "-o", mk, "--cache", cache, "--out", out],
+    def gen(self, spec, mk, cache, out, extra=()):
+        return self.run([self.kwarm, "gen", spec, "-o", mk, "--cache", cache, "--out", out] + list(extra),
                         log_name=mk + ".gen.log")
 
     def commands(self, w, mk):
@@ -97,16 +103,17 @@ class Bench:
 
     # ---- the schedulers
 
-    def kwarm_cold(self, spec, n, durations=None):
+    def kwarm_cold(self, spec, n, durations=None, gen_args=()):
         """gen + make -jN warmup with a fresh cache; returns (seconds, cache).
-        durations: a durations.log to seed the fresh cache with."""
+        durations: a durations.log to seed the fresh cache with; gen_args:
+        more arguments of kwarm gen."""
         d = self.fresh("kwarm-j%d" % n)
         cache, out, mk = os.path.join(d, "cache"), os.path.join(d, "out"), os.path.join(d, "warmup.mk")
         if durations:
             os.makedirs(cache)
             shutil.copy(durations, os.path.join(cache, "durations.log"))
         t0 = time.monotonic()
-        self.gen(spec, mk, cache, out)
+        self.gen(spec, mk, cache, out, gen_args)
         self.run(["make", "-f", mk, "-j%d" % n, "warmup"], log_name=os.path.join(d, "make.log"))
         return time.monotonic() - t0, cache
 
@@ -192,6 +199,119 @@ class Bench:
                    "%.2f" % row["ninja"] if ninja else "n/a"))
             rows.append(row)
         return rows
+
+    # ---- compile farms
+
+    def farm(self, w, ns, slots, record=True):
+        """The two-step form (stand-in -c through bench/farm_launcher.sh
+        holding one of `slots` farm slots, stand-in link run locally): cold
+        makespan / LB over min(N, slots) slots, first run and with a record,
+        and the most compiles seen running at once; one row per N. Without
+        record, no second run (kw+rec shows n/a)."""
+        log("farm %s: %d units, %d slots, N = %s" % (w.name, len(w.units()), slots,
+                                                     ", ".join(map(str, ns))))
+        launcher = os.path.join(self.a.src, "bench", "farm_launcher.sh")
+        comp = {"orch": self.standin, "aiv": self.standin, "aic": self.standin,
+                "flags": ["-O2", "-fPIC", "-c"], "launcher": [launcher], "link": [self.standin]}
+        _, spec = self.setup(w, comp)
+        rows = []
+        for n in ns:
+            used = min(n, slots)
+            lb = w.lower_bound(used, self.a.scale)
+            first, cache, peak = self.farm_cold(w, spec, n, slots)
+            rec = os.path.join(cache, "durations.log")
+            row = {"workload": w.name, "n": n, "slots": used, "lb": lb, "wall": first,
+                   "kwarm": first / lb, "kwarm_rec": None, "recorded": os.path.exists(rec), "peak": peak}
+            if record:
+                second, _, peak2 = self.farm_cold(w, spec, n, slots, rec if row["recorded"] else None)
+                row["kwarm_rec"], row["peak"] = second / lb, max(peak, peak2)
+            log("  N=%d (%d slots) LB %.2f s: kwarm %.2f s = %.2f LB, with record %s LB, peak %d compiles"
+                % (n, used, lb, first, row["kwarm"],
+                   "%.2f" % row["kwarm_rec"] if record else "n/a", row["peak"]))
+            rows.append(row)
+        return rows
+
+    def farm_cold(self, w, spec, n, slots, durations=None):
+        """One cold farm run at -jN; returns (seconds, cache, peak compiles)."""
+        d = self.fresh("farm-slots-j%d" % n)
+        fifo, slog = os.path.join(d, "slots"), os.path.join(d, "standin.log")
+        os.mkfifo(fifo)
+        fd = os.open(fifo, os.O_RDWR)
+        try:
+            os.write(fd, b"s" * slots)
+            self.env["FARM_SLOTS"], self.env["STANDIN_LOG"] = fifo, slog
+            dt, cache = self.kwarm_cold(spec, n, durations)
+            os.set_blocking(fd, False)
+            try:
+                back = len(os.read(fd, 65536))
+            except BlockingIOError:
+                back = 0
+        finally:
+            del self.env["FARM_SLOTS"], self.env["STANDIN_LOG"]
+            os.close(fd)
+        if back != slots:
+            raise SystemExit("bench: the farm launcher gave back %d of its %d slots (%s)" % (back, slots, d))
+        starts, peak = compile_spans(slog)
+        if starts != len(w.units()):
+            raise SystemExit("bench: %s: %d compiles ran, the workload has %d units"
+                             % (slog, starts, len(w.units())))
+        return dt, cache, peak
+
+    def distcc_real(self):
+        """examples/distcc cold, through a private distccd on 127.0.0.1 at
+        N = `distcc -j` and locally at -j2 without a launcher. Returns a dict;
+        {"na": reason} when distcc is missing or cannot run."""
+        ex = os.path.join(self.a.src, "examples", "distcc")
+        tools = {t: shutil.which(t) for t in ("distcc", "distccd", "g++")}
+        if not os.path.isdir(ex):
+            return {"na": "no examples/distcc"}
+        missing = [t for t, p in tools.items() if not p]
+        if missing:
+            return {"na": "%s not installed%s" % (", ".join(missing),
+                                                 " (Debian: apt-get install distcc)" if "g++" not in missing else "")}
+        d = self.fresh("distcc")
+        shutil.copytree(ex, os.path.join(d, "src"), ignore=shutil.ignore_patterns(".kwarm"))
+        spec = os.path.join(d, "src", "spec.yaml")
+        daemon = distccd.Distccd(tools["distccd"], 4)
+        log("real distcc: starting a private distccd")
+        try:
+            daemon.start()
+        except distccd.StartError as e:
+            return {"na": str(e)}
+        saved = {k: self.env.pop(k, None) for k in DISTCC_VARS}
+        res = {"hosts": daemon.hosts()}
+        try:
+            self.env.update(DISTCC_HOSTS=daemon.hosts(), DISTCC_FALLBACK="0",
+                            DISTCC_DIR=os.path.join(d, "distcc-client"))
+            os.makedirs(self.env["DISTCC_DIR"])
+            j = subprocess.run([tools["distcc"], "-j"], env=self.env, capture_output=True, text=True)
+            try:
+                res["n"] = int(j.stdout.split()[0])
+            except (IndexError, ValueError):
+                return {"na": "'distcc -j' printed %r" % (j.stdout.strip() or j.stderr.strip())}
+            farm, local, ok = [], [], []
+            for _ in range(self.a.reps):
+                dt, cache = self.kwarm_cold(spec, 2)
+                local.append(dt)
+                before = daemon.compiles()
+                try:
+                    dt, cache = self.kwarm_cold(spec, res["n"], gen_args=["--launcher", "distcc"])
+                except SystemExit as e:
+                    return {"na": "the warm-up through distcc failed: %s" % str(e).splitlines()[0]}
+                farm.append(dt)
+                ok.append(daemon.compiles() - before)
+            mk = os.path.join(os.path.dirname(cache), "warmup.mk")
+            res.update(farm=min(farm), local=min(local), compile_ok=min(ok), reps=self.a.reps,
+                       units=sum(1 for line in open(mk) if line.startswith(RECIPE)))
+            log("  distcc -j%d %.2f s (COMPILE_OK %d/%d), local -j2 %.2f s"
+                % (res["n"], res["farm"], res["compile_ok"], res["units"], res["local"]))
+            return res
+        finally:
+            for k, v in saved.items():
+                self.env.pop(k, None)
+                if v is not None:
+                    self.env[k] = v
+            daemon.stop(keep_log=os.path.join(d, "distccd.log"))
 
     def cached(self):
         """Fully cached re-runs (fresh out folder, warm cache)."""
@@ -317,6 +437,22 @@ class Bench:
         return rows
 
 
+def compile_spans(path):
+    """(compiles started, most running at once) from a STANDIN_LOG: the
+    lines of sources (.cpp), not of links, whose input is an object."""
+    events = []
+    with open(path) as f:
+        for line in f:
+            what, ns, _, src = line.rstrip("\n").split(" ", 3)
+            if src.endswith(".cpp"):
+                events.append((int(ns), 0 if what == "end" else 1))
+    running = peak = 0
+    for _, up in sorted(events):
+        running += 1 if up else -1
+        peak = max(peak, running)
+    return sum(up for _, up in events), peak
+
+
 def machine(scale):
     def first(argv):
         try:
@@ -339,50 +475,86 @@ def machine(scale):
             % (datetime.datetime.now().strftime("%Y-%m-%d %H:%M"), scale, scale)]
 
 
-def table(b, head, spans, cached, over, scale_rows):
+def table(b, head, spans, farm, cached, over, scale_rows):
+    """The one table; a section whose figures are None is left out."""
     t = list(head) + [""]
     f2 = lambda x: "%.2f" % x if x is not None else "n/a"  # noqa: E731
-    t.append("cold makespan / LB(N)   LB = max(longest unit, total work / N) x scale")
-    t.append("%-10s %2s %7s | %6s %8s | %6s %6s %6s %6s" %
-             ("workload", "N", "LB s", "kwarm", "kw+rec", "serial", "pool", "xargs", "ninja"))
-    for r in spans:
-        t.append("%-10s %2d %7.2f | %6s %8s | %6s %6s %6s %6s" %
-                 (r["workload"], r["n"], r["lb"], f2(r["kwarm"]),
-                  f2(r["kwarm_rec"]) + ("" if r["recorded"] else "*"),
-                  f2(r["serial"]), f2(r["pool"]), f2(r["xargs"]), f2(r["ninja"])))
-    if any(not r["recorded"] for r in spans):
-        t.append("  * no durations.log was written by the first run: the second run had no record")
-    t.append("")
-    t.append("fully cached re-run of qwen (warm cache, fresh out folder), best of %d" % b.a.reps)
-    t.append("  kwarm gen + make -j8, stand-in qwen (38 units)          %7.3f s" % cached["kwarm_standin"])
-    if "ninja_noop" in cached:
-        t.append("  ninja -j8 no-op, same 38 commands                      %7.3f s   kwarm/ninja %.1fx"
-                 % (cached["ninja_noop"], cached["kwarm_standin"] / max(cached["ninja_noop"], 1e-6)))
-    if "kwarm_real" in cached:
-        t.append("  kwarm gen + make -j8, examples/qwen3_decode, g++ (%d)   %7.3f s"
-                 % (cached["real_units"], cached["kwarm_real"]))
-    if "ccache" in cached:
-        c = cached["ccache"]
-        t.append("  same %d g++ compiles as ccache hits, pool of 8          %7.3f s   kwarm/ccache %.2fx"
-                 % (c["compiles"] // b.a.reps, c["seconds"], cached["kwarm_real"] / c["seconds"]))
-        t.append("    (ccache: -c instead of -shared, ccache refuses links as uncacheable; %d/%d hits)"
-                 % (c["hits"], c["compiles"]))
-    t.append("")
-    t.append("per-unit overhead: %d tiny real compiles (cc -O0 -c), -j2, best of %d"
-             % (over["units"], b.a.reps))
-    t.append("  kwarm gen + make -j2 warmup %7.2f s   plain Makefile %7.2f s   ratio %.3f"
-             % (over["kwarm"], over["plain"], over["kwarm"] / over["plain"]))
-    t.append("")
-    t.append("generator and make at scale (classes of 1 orchestration + 9 incores, one shared header)")
-    t.append("  %7s %8s %8s %10s %9s" % ("units", "gen s", "gen MB", "make -q s", "mk MB"))
-    for r in scale_rows:
-        t.append("  %7d %8.3f %8.1f %10.3f %9.1f" % (r["units"], r["gen"], r["mb"], r["noop"], r["mk_mb"]))
-    for a, z in zip(scale_rows, scale_rows[1:]):
-        f = z["units"] / a["units"]
-        t.append("  growth %dk -> %dk (x%g units): gen x%.1f, memory x%.1f, make -q x%.1f"
-                 % (a["units"] // 1000, z["units"] // 1000, f, z["gen"] / a["gen"], z["mb"] / a["mb"],
-                    z["noop"] / a["noop"]))
+    if spans is not None:
+        t.append("cold makespan / LB(N)   LB = max(longest unit, total work / N) x scale")
+        t.append("%-10s %2s %7s | %6s %8s | %6s %6s %6s %6s" %
+                 ("workload", "N", "LB s", "kwarm", "kw+rec", "serial", "pool", "xargs", "ninja"))
+        for r in spans:
+            t.append("%-10s %2d %7.2f | %6s %8s | %6s %6s %6s %6s" %
+                     (r["workload"], r["n"], r["lb"], f2(r["kwarm"]),
+                      f2(r["kwarm_rec"]) + ("" if r["recorded"] else "*"),
+                      f2(r["serial"]), f2(r["pool"]), f2(r["xargs"]), f2(r["ninja"])))
+        if any(not r["recorded"] for r in spans):
+            t.append("  * no durations.log was written by the first run: the second run had no record")
+        t.append("")
+    if farm is not None:
+        farm_section(t, f2, farm)
+    if cached is not None:
+        t.append("fully cached re-run of qwen (warm cache, fresh out folder), best of %d" % b.a.reps)
+        t.append("  kwarm gen + make -j8, stand-in qwen (38 units)          %7.3f s" % cached["kwarm_standin"])
+        if "ninja_noop" in cached:
+            t.append("  ninja -j8 no-op, same 38 commands                      %7.3f s   kwarm/ninja %.1fx"
+                     % (cached["ninja_noop"], cached["kwarm_standin"] / max(cached["ninja_noop"], 1e-6)))
+        if "kwarm_real" in cached:
+            t.append("  kwarm gen + make -j8, examples/qwen3_decode, g++ (%d)   %7.3f s"
+                     % (cached["real_units"], cached["kwarm_real"]))
+        if "ccache" in cached:
+            c = cached["ccache"]
+            t.append("  same %d g++ compiles as ccache hits, pool of 8          %7.3f s   kwarm/ccache %.2fx"
+                     % (c["compiles"] // b.a.reps, c["seconds"], cached["kwarm_real"] / c["seconds"]))
+            t.append("    (ccache: -c instead of -shared, ccache refuses links as uncacheable; %d/%d hits)"
+                     % (c["hits"], c["compiles"]))
+        t.append("")
+    if over is not None:
+        t.append("per-unit overhead: %d tiny real compiles (cc -O0 -c), -j2, best of %d"
+                 % (over["units"], b.a.reps))
+        t.append("  kwarm gen + make -j2 warmup %7.2f s   plain Makefile %7.2f s   ratio %.3f"
+                 % (over["kwarm"], over["plain"], over["kwarm"] / over["plain"]))
+        t.append("")
+    if scale_rows is not None:
+        t.append("generator and make at scale (classes of 1 orchestration + 9 incores, one shared header)")
+        t.append("  %7s %8s %8s %10s %9s" % ("units", "gen s", "gen MB", "make -q s", "mk MB"))
+        for r in scale_rows:
+            t.append("  %7d %8.3f %8.1f %10.3f %9.1f" % (r["units"], r["gen"], r["mb"], r["noop"], r["mk_mb"]))
+        for a, z in zip(scale_rows, scale_rows[1:]):
+            f = z["units"] / a["units"]
+            t.append("  growth %dk -> %dk (x%g units): gen x%.1f, memory x%.1f, make -q x%.1f"
+                     % (a["units"] // 1000, z["units"] // 1000, f, z["gen"] / a["gen"], z["mb"] / a["mb"],
+                        z["noop"] / a["noop"]))
     return "\n".join(t) + "\n"
+
+
+def farm_section(t, f2, farm):
+    rows, real = farm["rows"], farm["distcc"]
+    t.append("compile farm: two-step form (stand-in -c through bench/farm_launcher.sh, stand-in link run locally)")
+    t.append("  the launcher holds one of S + L = %d + %d slots per compile, like distcc with"
+             " DISTCC_HOSTS='localhost/%d farm/%d'" % (FARM_REMOTE, FARM_LOCAL, FARM_LOCAL, FARM_REMOTE))
+    t.append("  N = S + L = %d (what `distcc -j` prints); LB over min(N, S + L) slots: past S + L jobs queue"
+             % (FARM_REMOTE + FARM_LOCAL))
+    t.append("%-10s %2s %5s %7s %7s | %6s %8s | %4s" %
+             ("workload", "N", "slots", "LB s", "wall s", "kwarm", "kw+rec", "peak"))
+    for r in rows:
+        t.append("%-10s %2d %5d %7.2f %7.2f | %6s %8s | %4d" %
+                 (r["workload"], r["n"], r["slots"], r["lb"], r["wall"], f2(r["kwarm"]),
+                  f2(r["kwarm_rec"]) + ("" if r["recorded"] else "*"), r["peak"]))
+    t.append("  wall s: the first run (kwarm); peak: most compiles running at once (stand-in log)%s"
+             % ("; kw+rec n/a: not run in --smoke" if any(r["kwarm_rec"] is None for r in rows) else ""))
+    if any(not r["recorded"] for r in rows):
+        t.append("  * no durations.log was written by the first run: the second run had no record")
+    if "na" in real:
+        t.append("real distcc, examples/distcc: n/a (%s)" % real["na"])
+    else:
+        t.append("real distcc, examples/distcc (%d units, g++ -c through distcc, link local), cold, best of %d:"
+                 % (real["units"], real["reps"]))
+        t.append("  private distccd on 127.0.0.1, DISTCC_HOSTS=%s, DISTCC_FALLBACK=0" % real["hosts"])
+        t.append("  kwarm gen --launcher distcc + make -j%d (distcc -j) %7.3f s   distccd COMPILE_OK %d/%d"
+                 % (real["n"], real["farm"], real["compile_ok"], real["units"]))
+        t.append("  kwarm gen + make -j2, local, no launcher          %7.3f s" % real["local"])
+    t.append("")
 
 
 def main():
@@ -392,9 +564,11 @@ def main():
     ap.add_argument("--scale", type=float, default=0.1, help="stand-in time factor (default 0.1)")
     ap.add_argument("--quick", action="store_true", help="smaller deepseek and suite, no 100k units")
     ap.add_argument("--smoke", action="store_true", help="qwen at N=2 only, tiny sizes (for the tests)")
-    ap.add_argument("--output", help="also write the table here (default bench/results/latest.txt)")
+    ap.add_argument("--output", help="also write the table here (default bench/results/latest.txt,"
+                    " with --only X latest-X.txt)")
     ap.add_argument("--scratch", help="work folder (default: a fresh temporary one, removed after)")
     ap.add_argument("--keep", action="store_true", help="keep the work folder")
+    ap.add_argument("--only", choices=["farm"], help="run one section only (with --quick/--smoke sizes)")
     ap.add_argument("--kwarm", default=os.environ.get("KWARM", os.path.join(src, "build", "kwarm")))
     ap.add_argument("--standin", default=os.environ.get("STANDIN", os.path.join(src, "build", "kwarm-standin")))
     a = ap.parse_args()
@@ -412,32 +586,48 @@ def main():
     b = Bench(a)
     head = machine(a.scale)
     mode = "smoke" if a.smoke else "quick" if a.quick else "full"
-    head.append("command: bench/run.sh --scale %g%s" % (a.scale, "" if mode == "full" else " --" + mode))
+    head.append("command: bench/run.sh --scale %g%s%s" % (a.scale, "" if mode == "full" else " --" + mode,
+                                                         " --only " + a.only if a.only else ""))
+    # A signal ends the run through the finally blocks: the scratch folder
+    # is removed and a private distccd stopped.
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, lambda signum, frame: sys.exit(128 + signum))
     t0 = time.monotonic()
+    spans = farm = cached = over = scale_rows = None
+    every = not a.only
+    shrink = 4 if a.quick else 1
     try:
-        spans = []
-        if a.smoke:
-            spans += b.makespans(wl.qwen(), [2])
-        else:
-            for w in (wl.qwen(), wl.qwen(late=True), wl.qwen_pair()):
-                spans += b.makespans(w, [2, 3, 8])
-            shrink = 4 if a.quick else 1
-            spans += b.makespans(wl.deepseek(368 // shrink), [8])
-            spans += b.makespans(wl.suite(shrink), [8])
-        log("cached re-runs")
-        cached = b.cached()
-        n_tiny = 40 if a.smoke else 300 if a.quick else 1000
-        log("per-unit overhead: %d tiny compiles" % n_tiny)
-        over = b.overhead(n_tiny)
-        sizes = [1000] if a.smoke else [1000, 10000] if a.quick else [1000, 10000, 100000]
-        scale_rows = b.scale(sizes)
+        if every:
+            spans = []
+            if a.smoke:
+                spans += b.makespans(wl.qwen(), [2])
+            else:
+                for w in (wl.qwen(), wl.qwen(late=True), wl.qwen_pair()):
+                    spans += b.makespans(w, [2, 3, 8])
+                spans += b.makespans(wl.deepseek(368 // shrink), [8])
+                spans += b.makespans(wl.suite(shrink), [8])
+        if every or a.only == "farm":
+            slots = FARM_REMOTE + FARM_LOCAL
+            ns = [2, slots, 2 * slots]
+            rows = b.farm(wl.qwen(), ns, slots, record=not a.smoke)
+            if not a.smoke:
+                rows += b.farm(wl.deepseek(368 // shrink), ns, slots)
+            farm = {"rows": rows, "distcc": b.distcc_real()}
+        if every:
+            log("cached re-runs")
+            cached = b.cached()
+            n_tiny = 40 if a.smoke else 300 if a.quick else 1000
+            log("per-unit overhead: %d tiny compiles" % n_tiny)
+            over = b.overhead(n_tiny)
+            sizes = [1000] if a.smoke else [1000, 10000] if a.quick else [1000, 10000, 100000]
+            scale_rows = b.scale(sizes)
     finally:
         if made_scratch and not a.keep:
             shutil.rmtree(a.scratch, ignore_errors=True)
     head.append("wall time of this run: %.0f s" % (time.monotonic() - t0))
-    text = table(b, head, spans, cached, over, scale_rows)
+    text = table(b, head, spans, farm, cached, over, scale_rows)
     sys.stdout.write(text)
-    out = a.output or os.path.join(here, "results", "latest.txt")
+    out = a.output or os.path.join(here, "results", "latest%s.txt" % ("-" + a.only if a.only else ""))
     os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
     with open(out, "w") as f:
         f.write(text)

@@ -73,7 +73,9 @@ class Workload:
     def write(self, root, compilers):
         """Write spec.yaml and every source under root; returns the spec path.
         compilers: {"orch": argv0, "aiv": argv0, "aic": argv0}; extra flags
-        (e.g. ["-c"] for real compiles) come from compilers["flags"]."""
+        (e.g. ["-c"] for real compiles) come from compilers["flags"], and
+        every role gets compilers["launcher"] and compilers["link"] (argv
+        lists: the two-step form of a compile farm) where given."""
         os.makedirs(os.path.join(root, "include"), exist_ok=True)
         with open(os.path.join(root, "include", "common.h"), "w") as f:
             f.write("/* shared by every source */\n#define KW_COMMON 1\n")
@@ -96,8 +98,10 @@ class Workload:
         y = ["version: 1", "platform: a5sim", "root: .", "", "toolchains:"]
 
         def chain(role):
-            return "{compiler: %s, flags: [%s], include_dirs: [include]}" % (
-                compilers[role], ", ".join(flags + [ROLE_FLAG[role]]))
+            extra = "".join(", %s: [%s]" % (k, ", ".join(compilers[k]))
+                            for k in ("launcher", "link") if compilers.get(k))
+            return "{compiler: %s, flags: [%s], include_dirs: [include]%s}" % (
+                compilers[role], ", ".join(flags + [ROLE_FLAG[role]]), extra)
         y.append("  orchestration: " + chain("orch"))
         y.append("  incore:")
         y.append("    aiv: " + chain("aiv"))
