@@ -86,7 +86,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "kwarm: unknown command '%s'; see 'kwarm --help'\n", argv[1]);
 		return 2;
 	}
-	for (int i = 2; i < argc && strcmp(argv[i], "--"); i++) {
+	/* Options come before operands: stop at the first word that is not one,
+	 * so that 'kwarm exec make -h' runs make -h. */
+	for (int i = 2; i < argc && argv[i][0] == '-' && strcmp(argv[i], "--"); i++) {
 		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
 			fputs(cmd->usage, stdout);
 			return 0;
