@@ -1,0 +1,657 @@
+/* Unit tests of cachemaint on small real caches: scan's counts, bytes and
+ * temps; verify finding a flipped byte, a truncated artifact and an artifact
+ * without manifest (and --repair removing them, busy entries skipped); prune
+ * by age and by size (least recently used first), the grace period, held
+ * locks skipped, stale locks, temps of dead processes and old temps removed,
+ * the legacy packs/ folder; sizes and pids. A lock is held by a forked child,
+ * sequenced through pipes. */
+#include "cache.h"
+#include "cachemaint.h"
+#include "check.h"
+#include "path.h"
+#include "util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static char *tmpdir;
+
+static void write_bytes(const char *path, const void *data, size_t len)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0666);
+
+	if (fd < 0 || write_all(fd, data, len) || close(fd))
+		die("cannot write '%s'", path);
+}
+
+static int exists(const char *path)
+{
+	struct stat st;
+
+	return !lstat(path, &st);
+}
+
+static uint64_t file_size(const char *path)
+{
+	struct stat st;
+
+	if (stat(path, &st))
+		die("cannot stat '%s'", path);
+	return (uint64_t)st.st_size;
+}
+
+static double now_unix(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void set_times(const char *path, double atime, double mtime)
+{
+	struct timespec ts[2] = {
+		{ (time_t)atime, (long)((atime - (double)(time_t)atime) * 1e9) },
+		{ (time_t)mtime, (long)((mtime - (double)(time_t)mtime) * 1e9) },
+	};
+
+	if (utimensat(AT_FDCWD, path, ts, AT_SYMLINK_NOFOLLOW))
+		die("cannot set the times of '%s': %s", path, strerror(errno));
+}
+
+static void make_key(const char *seed, char key[DIGEST_HEX_SIZE])
+{
+	digest_bytes_hex(seed, strlen(seed), key);
+}
+
+/* A fresh cache folder tmpdir/name. */
+static void fresh_cache(struct cache *c, const char *name)
+{
+	char *dir = path_join(tmpdir, name);
+
+	if (cache_init(c, dir))
+		die("cannot set up '%s'", dir);
+	free(dir);
+}
+
+/* Store len bytes of fill as entry key; returns the entry's bytes (artifact + manifest). */
+static uint64_t store(const struct cache *c, const char *key, size_t len, char fill)
+{
+	char *tmp = xstrfmt("%s/tmp/src.%.8s", c->dir, key), *data = xmalloc(len ? len : 1);
+	char *m = cache_unit_path(c, key, ".m");
+	uint64_t bytes;
+
+	memset(data, fill, len);
+	write_bytes(tmp, data, len);
+	if (cache_unit_store(c, key, tmp, "unit 'x'"))
+		die("cannot store");
+	unlink(tmp);
+	bytes = len + file_size(m);
+	free(m);
+	free(tmp);
+	free(data);
+	return bytes;
+}
+
+/* Make entry key last used at t (manifest and artifact). */
+static void age_entry(const struct cache *c, const char *key, double t)
+{
+	char *m = cache_unit_path(c, key, ".m"), *a = cache_unit_path(c, key, "");
+
+	set_times(a, t, t);
+	set_times(m, t, t);
+	free(m);
+	free(a);
+}
+
+static int entry_present(const struct cache *c, const char *key)
+{
+	char *m = cache_unit_path(c, key, ".m"), *a = cache_unit_path(c, key, "");
+	int ret = exists(m) || exists(a);
+
+	free(m);
+	free(a);
+	return ret;
+}
+
+/* A pid that is surely not running: a child's, reaped. */
+static long dead_pid(void)
+{
+	pid_t pid = fork();
+	int status;
+
+	if (pid < 0)
+		die("fork: %s", strerror(errno));
+	if (!pid)
+		_exit(0);
+	if (waitpid(pid, &status, 0) != pid)
+		die("waitpid: %s", strerror(errno));
+	return (long)pid;
+}
+
+/* A child process holding entry key's lock until holder_release. */
+struct holder {
+	pid_t pid;
+	int go;		/* write end: a byte lets the child go */
+};
+
+static void holder_start(struct holder *h, const struct cache *c, const char *key)
+{
+	int ready[2], go[2];
+	char byte;
+
+	if (pipe(ready) || pipe(go))
+		die("pipe: %s", strerror(errno));
+	h->pid = fork();
+	if (h->pid < 0)
+		die("fork: %s", strerror(errno));
+	if (!h->pid) {
+		int fd;
+
+		close(ready[0]);
+		close(go[1]);
+		fd = cache_lock_unit(c, key);
+		if (fd < 0)
+			_exit(2);
+		byte = 'L';
+		if (write(ready[1], &byte, 1) != 1)
+			_exit(3);
+		/* Hold the lock until the parent says so (or dies: EOF). */
+		(void)!read(go[0], &byte, 1);
+		_exit(0);
+	}
+	close(ready[1]);
+	close(go[0]);
+	h->go = go[1];
+	if (read(ready[0], &byte, 1) != 1 || byte != 'L')
+		die("the lock holder did not take the lock");
+	close(ready[0]);
+}
+
+static void holder_release(struct holder *h)
+{
+	int status;
+
+	(void)!write(h->go, "x", 1);
+	close(h->go);
+	if (waitpid(h->pid, &status, 0) != h->pid)
+		die("waitpid: %s", strerror(errno));
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
+static void test_scan(void)
+{
+	struct cache c;
+	struct cache_scan s;
+	char k1[DIGEST_HEX_SIZE], k2[DIGEST_HEX_SIZE], k3[DIGEST_HEX_SIZE];
+	char *p, *unknown;
+	uint64_t b1, b2;
+	long dead = dead_pid();
+	int fd;
+
+	fresh_cache(&c, "scan");
+	make_key("one", k1);
+	make_key("two", k2);
+	make_key("three", k3);
+	b1 = store(&c, k1, 100, 'a');
+	b2 = store(&c, k2, 0, 'b');
+	/* k3: only a lock (a compile that never published). */
+	fd = cache_lock_unit(&c, k3);
+	CHECK(fd >= 0);
+	cache_unlock(fd);
+	/* A lock on k1 too. */
+	fd = cache_lock_unit(&c, k1);
+	cache_unlock(fd);
+
+	/* Temps of each kind, and files that are none of kwarm's. */
+	unknown = cache_unit_path(&c, k1, "");
+	p = xstrfmt("%s.tmp.%ld.0123abcd", unknown, dead);
+	write_bytes(p, "x", 1);
+	free(p);
+	free(unknown);
+	p = xstrfmt("%s/tmp/0123456789abcdef.%ld.3", c.dir, dead);
+	CHECK_INT(mkdir(p, 0777), 0);
+	free(p);
+	p = xstrfmt("%s/tmp/probe.%ld", c.dir, dead);
+	write_bytes(p, "", 0);
+	free(p);
+	unknown = xstrfmt("%s/tmp/somebody-elses", c.dir);
+	write_bytes(unknown, "", 0);
+	free(unknown);
+	unknown = cache_unit_path(&c, k2, ".old");
+	write_bytes(unknown, "", 0);
+	free(unknown);
+
+	cache_scan_init(&s);
+	CHECK_INT(cache_scan_run(&s, &c), 0);
+	CHECK_INT(s.nr_units, 3);
+	CHECK_INT(s.nr_temps, 3);
+	CHECK_INT(s.nr_unknown, 2);
+	for (size_t i = 1; i < s.nr_units; i++)
+		CHECK(strcmp(s.units[i - 1].key, s.units[i].key) < 0);
+	for (size_t i = 0; i < s.nr_units; i++) {
+		struct cache_unit_entry *u = &s.units[i];
+
+		if (!strcmp(u->key, k1)) {
+			CHECK(u->artifact && u->manifest && u->lock);
+			CHECK_INT(u->bytes, b1);
+			CHECK(u->last_use > now_unix() - 600);
+		} else if (!strcmp(u->key, k2)) {
+			CHECK(u->artifact && u->manifest && !u->lock);
+			CHECK_INT(u->bytes, b2);
+		} else {
+			CHECK_STR(u->key, k3);
+			CHECK(!u->artifact && !u->manifest && u->lock);
+			CHECK_INT(u->bytes, 0);
+		}
+	}
+	{
+		int kinds[3] = { 0, 0, 0 };
+
+		for (size_t i = 0; i < s.nr_temps; i++) {
+			kinds[s.temps[i].kind]++;
+			CHECK_INT(s.temps[i].pid, dead);
+		}
+		CHECK_INT(kinds[CACHE_TEMP_PUBLISH], 1);
+		CHECK_INT(kinds[CACHE_TEMP_SCRATCH], 1);
+		CHECK_INT(kinds[CACHE_TEMP_PROBE], 1);
+	}
+	/* A second run starts over. */
+	CHECK_INT(cache_scan_run(&s, &c), 0);
+	CHECK_INT(s.nr_units, 3);
+	cache_scan_release(&s);
+	CHECK(s.units == NULL && s.nr_units == 0);
+
+	/* An empty folder with no units/ at all: nothing, no error. */
+	{
+		struct cache bare = { NULL };
+
+		bare.dir = path_join(tmpdir, "no-such-cache");
+		CHECK_INT(cache_scan_run(&s, &bare), 0);
+		CHECK_INT(s.nr_units + s.nr_temps + s.nr_unknown, 0);
+		free(bare.dir);
+	}
+	cache_scan_release(&s);
+	cache_release(&c);
+}
+
+static int verify(const struct cache *c, int repair, struct cache_verify_result *r, char **msg)
+{
+	int ret;
+
+	check_capture_begin(2);
+	ret = cache_verify(c, repair, r);
+	*msg = check_capture_end(2);
+	return ret;
+}
+
+static void test_verify(void)
+{
+	struct cache c;
+	struct cache_verify_result r;
+	char good[DIGEST_HEX_SIZE], flipped[DIGEST_HEX_SIZE], cut[DIGEST_HEX_SIZE];
+	char bare[DIGEST_HEX_SIZE], held[DIGEST_HEX_SIZE];
+	char *p, *msg, *dead_temp, *live_temp;
+	struct holder h;
+	struct stat before, after;
+	double old = now_unix() - 5 * 86400;
+
+	fresh_cache(&c, "verify");
+	make_key("good", good);
+	make_key("flipped", flipped);
+	make_key("cut", cut);
+	make_key("bare", bare);
+	make_key("held", held);
+	store(&c, good, 64, 'g');
+	store(&c, flipped, 64, 'f');
+	store(&c, cut, 64, 'c');
+	store(&c, bare, 64, 'b');
+	store(&c, held, 64, 'h');
+
+	/* One byte flipped, same size. */
+	p = cache_unit_path(&c, flipped, "");
+	write_bytes(p, "fffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffF", 64);
+	free(p);
+	/* Truncated. */
+	p = cache_unit_path(&c, cut, "");
+	CHECK_INT(truncate(p, 10), 0);
+	free(p);
+	/* Manifest gone: half-published. */
+	p = cache_unit_path(&c, bare, ".m");
+	CHECK_INT(unlink(p), 0);
+	free(p);
+	/* A temp of a dead process, and one of a live one (this). */
+	dead_temp = xstrfmt("%s/tmp/probe.%ld", c.dir, dead_pid());
+	write_bytes(dead_temp, "", 0);
+	live_temp = xstrfmt("%s/tmp/probe.%ld", c.dir, (long)getpid());
+	write_bytes(live_temp, "", 0);
+	/* The good entry used long ago: verify must not make it look used. */
+	age_entry(&c, good, old);
+	p = cache_unit_path(&c, good, ".m");
+	CHECK_INT(stat(p, &before), 0);
+
+	holder_start(&h, &c, held);
+	CHECK_INT(verify(&c, 0, &r, &msg), 0);
+	holder_release(&h);
+	CHECK_INT(r.checked, 4);
+	CHECK_INT(r.busy, 1);
+	CHECK_INT(r.bad, 4);	/* flipped, cut, bare, the dead temp */
+	CHECK_INT(r.removed, 0);
+	CHECK(strstr(msg, flipped) != NULL);
+	CHECK(strstr(msg, cut) != NULL);
+	CHECK(strstr(msg, "artifact without manifest (half-published)") != NULL);
+	CHECK(strstr(msg, dead_temp) != NULL);
+	CHECK(strstr(msg, live_temp) == NULL);
+	CHECK(strstr(msg, good) == NULL);
+	CHECK(strstr(msg, held) == NULL);
+	/* Nothing removed without repair. */
+	CHECK(entry_present(&c, flipped) && entry_present(&c, cut) && entry_present(&c, bare));
+	CHECK(exists(dead_temp));
+	free(msg);
+	CHECK_INT(stat(p, &after), 0);
+	CHECK_INT(after.st_atim.tv_sec, before.st_atim.tv_sec);
+	CHECK_INT(after.st_mtim.tv_sec, before.st_mtim.tv_sec);
+	free(p);
+
+	/* Repair: the bad ones go, the good and the held stay. */
+	CHECK_INT(verify(&c, 1, &r, &msg), 0);
+	free(msg);
+	CHECK_INT(r.checked, 5);
+	CHECK_INT(r.busy, 0);
+	CHECK_INT(r.bad, 4);
+	CHECK_INT(r.removed, 4);
+	CHECK(!entry_present(&c, flipped));
+	CHECK(!entry_present(&c, cut));
+	CHECK(!entry_present(&c, bare));
+	CHECK(!exists(dead_temp));
+	CHECK(exists(live_temp));
+	CHECK_INT(cache_unit_check(&c, good, 0), 1);
+	CHECK_INT(cache_unit_check(&c, held, 0), 1);
+
+	/* Now all is well. */
+	CHECK_INT(verify(&c, 0, &r, &msg), 0);
+	CHECK_STR(msg, "");
+	free(msg);
+	CHECK_INT(r.checked, 2);
+	CHECK_INT(r.bad, 0);
+
+	unlink(live_temp);
+	free(dead_temp);
+	free(live_temp);
+	cache_release(&c);
+}
+
+static int prune(const struct cache *c, double max_age, uint64_t max_size,
+		 struct cache_prune_result *r)
+{
+	struct cache_prune_options o = { max_age, max_size, now_unix() };
+
+	return cache_prune(c, &o, r);
+}
+
+static void test_prune_age(void)
+{
+	struct cache c;
+	struct cache_prune_result r;
+	char old[DIGEST_HEX_SIZE], hours[DIGEST_HEX_SIZE], recent[DIGEST_HEX_SIZE];
+	char read_recently[DIGEST_HEX_SIZE];
+	double now = now_unix();
+	uint64_t b_old, b_hours, total;
+	char *m;
+
+	fresh_cache(&c, "age");
+	make_key("old", old);
+	make_key("hours", hours);
+	make_key("recent", recent);
+	make_key("read recently", read_recently);
+	b_old = store(&c, old, 1000, 'o');
+	b_hours = store(&c, hours, 1000, 'h');
+	total = store(&c, recent, 1000, 'r');
+	total += store(&c, read_recently, 1000, 'x');
+	age_entry(&c, old, now - 10 * 86400);
+	age_entry(&c, hours, now - 2 * 3600);
+	age_entry(&c, recent, now - 600);
+	/* Written long ago, but its manifest was read (atime) a minute ago. */
+	age_entry(&c, read_recently, now - 10 * 86400);
+	m = cache_unit_path(&c, read_recently, ".m");
+	set_times(m, now - 60, now - 10 * 86400);
+	free(m);
+
+	/* No limits: nothing goes. */
+	CHECK_INT(prune(&c, -1, 0, &r), 0);
+	CHECK_INT(r.units, 0);
+	CHECK_INT(r.total_after, total + b_old + b_hours);
+
+	/* Older than a day: only the 10-day one. */
+	CHECK_INT(prune(&c, 86400, 0, &r), 0);
+	CHECK_INT(r.units, 1);
+	CHECK_INT(r.bytes, b_old);
+	CHECK(!entry_present(&c, old));
+	CHECK(entry_present(&c, hours));
+	/* Its lock went with it. */
+	m = cache_unit_path(&c, old, ".lock");
+	CHECK(!exists(m));
+	free(m);
+
+	/* max_age 0: everything older than the grace hour, not the 10-minute one. */
+	CHECK_INT(prune(&c, 0, 0, &r), 0);
+	CHECK_INT(r.units, 1);
+	CHECK_INT(r.bytes, b_hours);
+	CHECK(!entry_present(&c, hours));
+	CHECK(entry_present(&c, recent));
+	CHECK(entry_present(&c, read_recently));
+	CHECK_INT(r.total_after, total);
+	cache_release(&c);
+}
+
+static void test_prune_size(void)
+{
+	struct cache c;
+	struct cache_prune_result r;
+	char k[5][DIGEST_HEX_SIZE];
+	uint64_t b[5], total = 0;
+	double now = now_unix();
+	struct holder h;
+
+	fresh_cache(&c, "size");
+	for (int i = 0; i < 5; i++) {
+		char seed[16];
+
+		snprintf(seed, sizeof(seed), "size%d", i);
+		make_key(seed, k[i]);
+		b[i] = store(&c, k[i], 1000, (char)('0' + i));
+		total += b[i];
+	}
+	/* Use order, oldest first: k[3], k[1], k[0], k[2]; k[4] within the grace. */
+	age_entry(&c, k[3], now - 40 * 86400);
+	age_entry(&c, k[1], now - 30 * 86400);
+	age_entry(&c, k[0], now - 20 * 86400);
+	age_entry(&c, k[2], now - 10 * 86400);
+	age_entry(&c, k[4], now - 60);
+
+	/* Room for all but one: the least recently used goes. */
+	CHECK_INT(prune(&c, -1, total - 1, &r), 0);
+	CHECK_INT(r.units, 1);
+	CHECK(!entry_present(&c, k[3]));
+	CHECK_INT(r.total_after, total - b[3]);
+	total -= b[3];
+
+	/* Under the limit: nothing. */
+	CHECK_INT(prune(&c, -1, total, &r), 0);
+	CHECK_INT(r.units, 0);
+
+	/* The next in line is held by a compile: skipped, the one after goes. */
+	holder_start(&h, &c, k[1]);
+	CHECK_INT(prune(&c, -1, total - 1, &r), 0);
+	holder_release(&h);
+	CHECK_INT(r.busy, 1);
+	CHECK_INT(r.units, 1);
+	CHECK(entry_present(&c, k[1]));
+	CHECK(!entry_present(&c, k[0]));
+	total -= b[0];
+	CHECK_INT(r.total_after, total);
+
+	/* A limit of one byte: all but the one used within the grace hour. */
+	CHECK_INT(prune(&c, -1, 1, &r), 0);
+	CHECK_INT(r.units, 2);
+	CHECK(!entry_present(&c, k[1]));
+	CHECK(!entry_present(&c, k[2]));
+	CHECK(entry_present(&c, k[4]));
+	CHECK_INT(r.total_after, b[4]);
+	CHECK_INT(cache_unit_check(&c, k[4], 0), 1);
+	cache_release(&c);
+}
+
+static void test_prune_leftovers(void)
+{
+	struct cache c;
+	struct cache_prune_result r;
+	char stale[DIGEST_HEX_SIZE], held[DIGEST_HEX_SIZE], kept[DIGEST_HEX_SIZE];
+	char *stale_lock, *held_lock, *pub, *scratch, *inner, *probe, *live, *old_live;
+	char *packs, *pack_file;
+	long dead = dead_pid();
+	struct holder h;
+	double now = now_unix();
+	int fd;
+
+	fresh_cache(&c, "leftovers");
+	make_key("stale", stale);
+	make_key("held lock", held);
+	make_key("kept", kept);
+	store(&c, kept, 10, 'k');
+	fd = cache_lock_unit(&c, stale);
+	cache_unlock(fd);
+	fd = cache_lock_unit(&c, held);
+	cache_unlock(fd);
+	stale_lock = cache_unit_path(&c, stale, ".lock");
+	held_lock = cache_unit_path(&c, held, ".lock");
+
+	inner = cache_unit_path(&c, kept, "");
+	pub = xstrfmt("%s.tmp.%ld.89abcdef", inner, dead);
+	free(inner);
+	write_bytes(pub, "half", 4);
+	scratch = xstrfmt("%s/tmp/fedcba9876543210.%ld.1", c.dir, dead);
+	inner = xstrfmt("%s/sub/obj.o", scratch);
+	CHECK_INT(mkdir_p(scratch), 0);
+	{
+		char *sub = xstrfmt("%s/sub", scratch);
+
+		CHECK_INT(mkdir_p(sub), 0);
+		free(sub);
+	}
+	write_bytes(inner, "o", 1);
+	probe = xstrfmt("%s/tmp/probe.%ld", c.dir, dead);
+	write_bytes(probe, "", 0);
+	/* Temps of a live process: kept while fresh, removed when over a day old. */
+	live = xstrfmt("%s/tmp/0000000000000000.%ld.1", c.dir, (long)getpid());
+	CHECK_INT(mkdir(live, 0777), 0);
+	old_live = xstrfmt("%s/tmp/probe.%ld", c.dir, (long)getpid());
+	write_bytes(old_live, "", 0);
+	set_times(old_live, now - 2 * 86400, now - 2 * 86400);
+	/* An older kwarm's packs/. */
+	packs = path_join(c.dir, "packs");
+	pack_file = xstrfmt("%s/ab/desc", packs);
+	{
+		char *sub = path_join(packs, "ab");
+
+		CHECK_INT(mkdir_p(sub), 0);
+		free(sub);
+	}
+	write_bytes(pack_file, "d", 1);
+
+	holder_start(&h, &c, held);
+	CHECK_INT(prune(&c, -1, 0, &r), 0);
+	holder_release(&h);
+	CHECK_INT(r.units, 0);
+	CHECK_INT(r.locks, 1);
+	CHECK_INT(r.busy, 1);
+	CHECK(!exists(stale_lock));
+	CHECK(exists(held_lock));
+	CHECK_INT(r.temps, 4);	/* publish temp, scratch tree, probe, the old live probe */
+	CHECK(!exists(pub));
+	CHECK(!exists(scratch));
+	CHECK(!exists(probe));
+	CHECK(!exists(old_live));
+	CHECK(exists(live));
+	CHECK_INT(r.legacy_packs, 1);
+	CHECK(!exists(packs));
+	CHECK_INT(cache_unit_check(&c, kept, 0), 1);
+
+	/* Again: the held lock (free now) is stale too; no packs/ left to remove. */
+	CHECK_INT(prune(&c, -1, 0, &r), 0);
+	CHECK_INT(r.locks, 1);
+	CHECK(!exists(held_lock));
+	CHECK_INT(r.legacy_packs, 0);
+	CHECK_INT(r.temps, 0);
+
+	rmdir(live);
+	free(stale_lock);
+	free(held_lock);
+	free(pub);
+	free(scratch);
+	free(inner);
+	free(probe);
+	free(live);
+	free(old_live);
+	free(packs);
+	free(pack_file);
+	cache_release(&c);
+}
+
+static void test_parse_size(void)
+{
+	static const struct { const char *s; uint64_t want; } good[] = {
+		{ "0", 0 }, { "123", 123 }, { "123B", 123 }, { "1K", 1024 }, { "1k", 1024 },
+		{ "500M", 500ull << 20 }, { "2G", 2ull << 30 }, { "2GB", 2ull << 30 },
+		{ "2GiB", 2ull << 30 }, { "1T", 1ull << 40 },
+		{ "16777215T", 16777215ull << 40 },
+	};
+	static const char *const bad[] = {
+		"", "K", "-1", "1.5G", "1X", "1 G", "1GG", "1iB", "1Bi", "17179869184G",
+		"18446744073709551616", "99999999999999999999",
+	};
+	uint64_t v;
+
+	for (size_t i = 0; i < ARRAY_SIZE(good); i++) {
+		v = 7;
+		if (!CHECK_INT(cache_parse_size(good[i].s, &v), 0))
+			fprintf(stderr, "  for \"%s\"\n", good[i].s);
+		CHECK(v == good[i].want);
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+		v = 7;
+		if (!CHECK_INT(cache_parse_size(bad[i], &v), -1))
+			fprintf(stderr, "  for \"%s\"\n", bad[i]);
+		CHECK(v == 7);
+	}
+}
+
+static void test_pid_alive(void)
+{
+	CHECK(cache_pid_alive((long)getpid()));
+	CHECK(cache_pid_alive(1));	/* EPERM or ours: either way alive */
+	CHECK(!cache_pid_alive(dead_pid()));
+	CHECK(!cache_pid_alive(0));
+	CHECK(!cache_pid_alive(-5));
+	CHECK(!cache_pid_alive(1L << 40));
+}
+
+int main(void)
+{
+	tmpdir = check_tmpdir("cachemaint");
+	test_scan();
+	test_verify();
+	test_prune_age();
+	test_prune_size();
+	test_prune_leftovers();
+	test_parse_size();
+	test_pid_alive();
+	free(tmpdir);
+	return check_done();
+}
