@@ -274,13 +274,14 @@ class Bench:
         spec = os.path.join(d, "src", "spec.yaml")
         daemon = distccd.Distccd(tools["distccd"], 4)
         log("real distcc: starting a private distccd")
-        try:
-            daemon.start()
-        except distccd.StartError as e:
-            return {"na": str(e)}
         saved = {k: self.env.pop(k, None) for k in DISTCC_VARS}
-        res = {"hosts": daemon.hosts()}
         try:
+            # Inside the try: a signal while it starts still stops it.
+            try:
+                daemon.start()
+            except distccd.StartError as e:
+                return {"na": str(e)}
+            res = {"hosts": daemon.hosts()}
             self.env.update(DISTCC_HOSTS=daemon.hosts(), DISTCC_FALLBACK="0",
                             DISTCC_DIR=os.path.join(d, "distcc-client"))
             os.makedirs(self.env["DISTCC_DIR"])
@@ -297,7 +298,9 @@ class Bench:
                 try:
                     dt, cache = self.kwarm_cold(spec, res["n"], gen_args=["--launcher", "distcc"])
                 except SystemExit as e:
-                    return {"na": "the warm-up through distcc failed: %s" % str(e).splitlines()[0]}
+                    if not isinstance(e.code, str):  # a signal, not a failed command
+                        raise
+                    return {"na": "the warm-up through distcc failed: %s" % e.code.splitlines()[0]}
                 farm.append(dt)
                 ok.append(daemon.compiles() - before)
             mk = os.path.join(os.path.dirname(cache), "warmup.mk")
