@@ -1,0 +1,380 @@
+/* Unit tests of runstate: a run's folder, start and trace (its exact slice
+ * format, kept across joins, moved to trace.prev.json by a new run), ended
+ * runs removed, the newest run found again, job slots, the done counter under
+ * the lock from concurrent processes, events, and the total from the unit
+ * list, the cache's manifests and the goals. */
+#include "buf.h"
+#include "check.h"
+#include "path.h"
+#include "runstate.h"
+#include "util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static char *tmpdir;
+
+static void put(const char *path, const char *text)
+{
+	char *dir = path_dirname(path);
+	int fd;
+
+	if (mkdir_p(dir))
+		die("cannot create '%s'", dir);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0666);
+	if (fd < 0 || write_all(fd, text, strlen(text)) || close(fd))
+		die("cannot write '%s'", path);
+	free(dir);
+}
+
+/* put() of dir/name. */
+static void put_in(const char *dir, const char *name, const char *text)
+{
+	char *path = path_join(dir, name);
+
+	put(path, text);
+	free(path);
+}
+
+static char *slurp(const char *path)
+{
+	char *text;
+	size_t len;
+
+	if (read_file_all(path, &text, &len))
+		return NULL;
+	return text;
+}
+
+static int exists(const char *path)
+{
+	return !access(path, F_OK);
+}
+
+static long dead_pid(void)
+{
+	pid_t pid = fork();
+
+	if (pid < 0)
+		die("fork: %s", strerror(errno));
+	if (!pid)
+		_exit(0);
+	waitpid(pid, NULL, 0);
+	return (long)pid;
+}
+
+static void test_open_and_trace(void)
+{
+	char *kw = path_join(tmpdir, "kw/.kwarm"), *trace = path_join(kw, "trace.json");
+	char *prev = path_join(kw, "trace.prev.json"), *text, *want, *start, *dead_run, *live_run;
+	struct runstate rs, rs2;
+	struct runstate_slice sl;
+
+	/* Leftovers of earlier runs: one whose make is gone, one alive (pid 1). */
+	dead_run = xstrfmt("%s/run/%ld@100.00", kw, dead_pid());
+	live_run = xstrfmt("%s/run/1@100.00", kw);
+	put_in(dead_run, "events", "x\n");
+	put(trace, "[\nold trace");
+	CHECK_INT(mkdir_p(live_run), 0);
+
+	runstate_open(&rs, kw, "/no/units");
+	CHECK(rs.tag[0] != '\0');
+	CHECK(strchr(rs.tag, '@') != NULL);
+	CHECK_INT(rs.pid, atoi(rs.tag));
+	want = xstrfmt("%s/run/%s", kw, rs.tag);
+	CHECK_STR(rs.dir, want);
+	free(want);
+	CHECK_INT(rs.slot, -1);
+	CHECK(rs.start > 0 && rs.start <= runstate_now());
+	start = path_join(rs.dir, "start");
+	text = slurp(start);
+	CHECK(text && strtod(text, NULL) == rs.start);
+	free(text);
+	free(start);
+	/* A new run: the old trace kept as the previous one, ended runs gone. */
+	text = slurp(prev);
+	CHECK_STR(text, "[\nold trace");
+	free(text);
+	CHECK(!exists(dead_run));
+	CHECK(exists(live_run));
+	text = slurp(trace);
+	want = xstrfmt("[\n{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":0,"
+		       "\"args\":{\"name\":\"kwarm warm-up (make %d)\"}}", rs.pid, rs.pid);
+	CHECK_STR(text, want);
+	free(text);
+
+	/* A slice, exactly. */
+	memset(&sl, 0, sizeof(sl));
+	sl.name = "incore \"q\" (aiv)";
+	sl.cat = "compile";
+	sl.t0 = rs.start + 1.25;
+	sl.t1 = rs.start + 1.75;
+	sl.key = "k1";
+	sl.owners = "TestA,TestB";
+	sl.cache = "miss";
+	sl.status = "built";
+	runstate_trace(&rs, &sl);
+	{
+		char *slice = xstrfmt(",\n{\"name\":\"incore \\\"q\\\" (aiv)\",\"cat\":\"compile\",\"ph\":\"X\","
+				      "\"ts\":1250000,\"dur\":500000,\"pid\":%d,\"tid\":4096,"
+				      "\"args\":{\"unit\":\"incore \\\"q\\\" (aiv)\",\"classes\":[\"TestA\",\"TestB\"],"
+				      "\"key\":\"k1\",\"cache\":\"miss\",\"status\":\"built\"}}", rs.pid);
+		char *whole = xstrfmt("%s%s", want, slice);
+
+		text = slurp(trace);
+		CHECK_STR(text, whole);
+		free(text);
+		free(whole);
+		free(slice);
+	}
+	free(want);
+
+	/* Joining the same run (another step of it) keeps the trace and the start;
+	 * its slot shows as the tid; no cache field for a pack; t1 < t0 is 0 long. */
+	runstate_open(&rs2, kw, "/no/units");
+	CHECK_STR(rs2.tag, rs.tag);
+	CHECK(rs2.start == rs.start);
+	runstate_take_slot(&rs2);
+	CHECK_INT(rs2.slot, 0);
+	sl.name = "pack TestA";
+	sl.cat = "pack";
+	sl.cache = NULL;
+	sl.owners = "TestA";
+	sl.status = "packed";
+	sl.t0 = rs.start + 2;
+	sl.t1 = rs.start + 1;
+	runstate_trace(&rs2, &sl);
+	text = slurp(trace);
+	CHECK(text && strstr(text, "\"cat\":\"compile\"") != NULL);
+	want = xstrfmt(",\n{\"name\":\"pack TestA\",\"cat\":\"pack\",\"ph\":\"X\",\"ts\":2000000,\"dur\":0,"
+		       "\"pid\":%d,\"tid\":0,\"args\":{\"unit\":\"pack TestA\",\"classes\":[\"TestA\"],"
+		       "\"key\":\"k1\",\"status\":\"packed\"}}", rs.pid);
+	CHECK(text && strlen(text) > strlen(want) && !strcmp(text + strlen(text) - strlen(want), want));
+	free(want);
+	free(text);
+	runstate_release(&rs2);
+	CHECK_INT(rs2.slot, -1);
+	CHECK(rs2.dir == NULL);
+
+	/* runstate_open_last finds this run again, creating nothing. */
+	runstate_open_last(&rs2, kw, "/no/units");
+	CHECK_STR(rs2.tag, rs.tag);
+	CHECK(rs2.start == rs.start);
+	runstate_release(&rs2);
+	runstate_release(&rs);
+
+	free(dead_run);
+	free(live_run);
+	free(trace);
+	free(prev);
+	free(kw);
+}
+
+static void test_open_last(void)
+{
+	char *kw = path_join(tmpdir, "last"), *a = path_join(kw, "run/11@1.00");
+	char *b = path_join(kw, "run/22@2.00");
+	struct timespec ta[2] = { { 2000, 0 }, { 2000, 0 } }, tb[2] = { { 1000, 0 }, { 1000, 0 } };
+	struct runstate rs;
+	double before = runstate_now();
+
+	/* No runs at all: "none", now. */
+	runstate_open_last(&rs, kw, "/u");
+	CHECK_STR(rs.tag, "none");
+	CHECK(rs.start >= before);
+	CHECK(!exists(kw));
+	runstate_release(&rs);
+
+	put_in(a, "start", "1111.5\n");
+	put_in(b, "start", "2222.5\n");
+	CHECK_INT(utimensat(AT_FDCWD, a, ta, 0), 0);
+	CHECK_INT(utimensat(AT_FDCWD, b, tb, 0), 0);
+	/* The newest folder, not the greatest name. */
+	runstate_open_last(&rs, kw, "/u");
+	CHECK_STR(rs.tag, "11@1.00");
+	CHECK_INT(rs.pid, 11);
+	CHECK(rs.start == 1111.5);
+	runstate_release(&rs);
+	free(a);
+	free(b);
+	free(kw);
+}
+
+static void test_slots(void)
+{
+	char *kw = path_join(tmpdir, "slots");
+	struct runstate r1, r2, r3;
+
+	runstate_open(&r1, kw, "/u");
+	runstate_open(&r2, kw, "/u");
+	runstate_open(&r3, kw, "/u");
+	runstate_take_slot(&r1);
+	runstate_take_slot(&r2);
+	CHECK_INT(r1.slot, 0);
+	CHECK_INT(r2.slot, 1);
+	/* Taking again keeps the slot held. */
+	runstate_take_slot(&r1);
+	CHECK_INT(r1.slot, 0);
+	/* A slot given back is the lowest free one again. */
+	runstate_release(&r1);
+	runstate_take_slot(&r3);
+	CHECK_INT(r3.slot, 0);
+	runstate_release(&r2);
+	runstate_release(&r3);
+	free(kw);
+}
+
+static void test_counters(void)
+{
+	char *kw = path_join(tmpdir, "counters"), *events, *text;
+	struct runstate rs;
+	enum { CHILDREN = 4, BUMPS = 25 };
+	pid_t pids[CHILDREN];
+	int lock, fd;
+
+	runstate_open(&rs, kw, "/u");
+	lock = runstate_lock(&rs);
+	CHECK(lock >= 0);
+	/* Held: nobody else can take it. */
+	{
+		char *path = path_join(kw, "state.lock");
+
+		fd = open(path, O_RDWR);
+		CHECK(fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) == -1 && errno == EWOULDBLOCK);
+		close(fd);
+		free(path);
+	}
+	CHECK_INT(runstate_bump_done(&rs), 1);
+	CHECK_INT(runstate_bump_done(&rs), 2);
+	runstate_add_event(&rs, "unit a built 1.000 A l\n");
+	runstate_unlock(lock);
+
+	/* Processes bumping at once under the lock lose no count. */
+	for (int i = 0; i < CHILDREN; i++) {
+		pids[i] = fork();
+		if (pids[i] < 0)
+			die("fork: %s", strerror(errno));
+		if (!pids[i]) {
+			for (int j = 0; j < BUMPS; j++) {
+				int l = runstate_lock(&rs);
+				char line[64];
+
+				if (l < 0)
+					_exit(2);
+				runstate_bump_done(&rs);
+				snprintf(line, sizeof(line), "unit c%d built %d.000 A l\n", i, j);
+				runstate_add_event(&rs, line);
+				runstate_unlock(l);
+			}
+			_exit(0);
+		}
+	}
+	for (int i = 0; i < CHILDREN; i++) {
+		int status;
+
+		CHECK(waitpid(pids[i], &status, 0) == pids[i] && WIFEXITED(status) &&
+		      WEXITSTATUS(status) == 0);
+	}
+	lock = runstate_lock(&rs);
+	CHECK_INT(runstate_bump_done(&rs), 2 + CHILDREN * BUMPS + 1);
+	runstate_unlock(lock);
+	events = path_join(rs.dir, "events");
+	text = slurp(events);
+	{
+		size_t lines = 0;
+
+		for (const char *p = text ? text : ""; *p; p++)
+			lines += *p == '\n';
+		CHECK_INT(lines, 1 + CHILDREN * BUMPS);
+	}
+	CHECK(text && starts_with(text, "unit a built 1.000 A l\nunit c"));
+	free(text);
+	free(events);
+	runstate_release(&rs);
+	free(kw);
+}
+
+static void test_total(void)
+{
+	char *kw = path_join(tmpdir, "total/.kwarm"), *units = path_join(tmpdir, "total/w.mk.units");
+	char *cache = path_join(tmpdir, "total/cache"), *total_file;
+	char k[4][65], *text;
+	struct runstate rs;
+	struct buf list = BUF_INIT;
+
+	for (int i = 0; i < 4; i++) {
+		memset(k[i], (char)('a' + i), 64);
+		k[i][64] = '\0';
+	}
+	buf_adds(&list, "kwarm-units 1\nclass TestA\nclass TestB\nclass TestC\n");
+	buf_addf(&list, "unit %s TestA,TestB orchestration 'o.cpp'\n", k[0]);
+	buf_addf(&list, "unit %s TestA incore 'a' (aiv)\n", k[1]);
+	buf_addf(&list, "unit %s TestB incore 'b' (aiv)\n", k[2]);
+	buf_addf(&list, "unit %s TestC incore 'c' (aiv)\n", k[3]);
+	put(units, list.s);
+	/* k[2] is in the cache already. */
+	text = xstrfmt("%s/units/cc/%s.m", cache, k[2]);
+	put(text, "kwarm-manifest 1\n");
+	free(text);
+
+	runstate_open(&rs, kw, units);
+	total_file = path_join(rs.dir, "total");
+	{
+		static const struct { const char *goals; int want; } cases[] = {
+			{ "", 3 }, { "warmup", 3 }, { "all warmup-TestA", 3 },
+			{ "warmup-TestA", 2 }, { " warmup-TestB\t", 1 }, { "warmup-TestB warmup-TestC", 2 },
+			{ "warmup-TestZ", 0 }, { "warmup-", 3 },
+		};
+
+		for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+			int lock = runstate_lock(&rs);
+
+			unlink(total_file);
+			if (!CHECK_INT(runstate_total(&rs, cache, cases[i].goals), cases[i].want))
+				fprintf(stderr, "  goals \"%s\"\n", cases[i].goals);
+			runstate_unlock(lock);
+		}
+	}
+	/* The first caller fixes it: later ones read it, whatever they pass. */
+	unlink(total_file);
+	CHECK_INT(runstate_total(&rs, cache, "warmup-TestB"), 1);
+	CHECK_INT(runstate_total(&rs, "/elsewhere", ""), 1);
+	text = slurp(total_file);
+	CHECK_STR(text, "1\n");
+	free(text);
+	runstate_release(&rs);
+
+	/* No unit list: 0, silently. */
+	runstate_open(&rs, kw, "/no/such/list");
+	unlink(total_file);
+	check_capture_begin(2);
+	CHECK_INT(runstate_total(&rs, cache, ""), 0);
+	text = check_capture_end(2);
+	CHECK_STR(text, "");
+	free(text);
+	runstate_release(&rs);
+
+	buf_release(&list);
+	free(total_file);
+	free(kw);
+	free(units);
+	free(cache);
+}
+
+int main(void)
+{
+	tmpdir = check_tmpdir("runstate");
+	test_open_and_trace();
+	test_open_last();
+	test_slots();
+	test_counters();
+	test_total();
+	free(tmpdir);
+	return check_done();
+}
