@@ -1,0 +1,181 @@
+/* Unit tests of summary: summary.json after unit and pack events (counts,
+ * seconds, per-class status built/cached/failed/pending, failed unit labels
+ * escaped), the failed classes and the status counts, and no file without a
+ * unit list. */
+#include "buf.h"
+#include "check.h"
+#include "path.h"
+#include "runstate.h"
+#include "summary.h"
+#include "util.h"
+
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+static char *tmpdir;
+
+static void put(const char *path, const char *text)
+{
+	char *dir = path_dirname(path);
+	int fd;
+
+	if (mkdir_p(dir))
+		die("cannot create '%s'", dir);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0666);
+	if (fd < 0 || write_all(fd, text, strlen(text)) || close(fd))
+		die("cannot write '%s'", path);
+	free(dir);
+}
+
+/* runstate_add_event of a formatted line. */
+__attribute__((format(printf, 2, 3)))
+static void event(const struct runstate *rs, const char *fmt, ...)
+{
+	va_list ap;
+	char *text = NULL;
+
+	va_start(ap, fmt);
+	if (vasprintf(&text, fmt, ap) < 0)
+		die("out of memory");
+	va_end(ap);
+	runstate_add_event(rs, text);
+	free(text);
+}
+
+/* CHECK that text holds want, showing text when not. */
+static void check_has(const char *text, const char *want)
+{
+	if (!CHECK(text && strstr(text, want) != NULL))
+		fprintf(stderr, "  lacks: %s\n  in: %s\n", want, text ? text : "(null)");
+}
+
+int main(void)
+{
+	char *kw, *units, *json, *text, *stamp[4], k[4][65], ck[4][65];
+	struct runstate rs;
+	struct buf list = BUF_INIT;
+	struct strvec failed;
+	int counts[4], lock;
+	size_t len;
+
+	tmpdir = check_tmpdir("summary");
+	kw = path_join(tmpdir, "out/.kwarm");
+	units = path_join(tmpdir, "w.mk.units");
+	json = path_join(kw, SUMMARY_FILE);
+	for (int i = 0; i < 4; i++) {
+		memset(k[i], (char)('a' + i), 64);
+		k[i][64] = '\0';
+		memset(ck[i], (char)('0' + i), 64);
+		ck[i][64] = '\0';
+		stamp[i] = xstrfmt("%s/Test%c.callable.%s", kw, 'A' + i, ck[i]);
+	}
+	buf_adds(&list, "kwarm-units 1\nclass TestA\nclass TestB\nclass TestC\nclass TestD\n");
+	for (int i = 0; i < 4; i++)
+		buf_addf(&list, "callable %s Test%c %s\n", ck[i], 'A' + i, stamp[i]);
+	buf_addf(&list, "unit %s TestA,TestB orchestration 'o.cpp'\n", k[0]);
+	buf_addf(&list, "unit %s TestA incore \"x\" (aiv)\n", k[1]);
+	buf_addf(&list, "unit %s TestB incore 'b' (aiv)\n", k[2]);
+	buf_addf(&list, "unit %s TestD incore 'd' (aiv)\n", k[3]);
+	put(units, list.s);
+	/* TestC's callable is packed and current: cached. TestD: not reached. */
+	put(stamp[2], "");
+
+	runstate_open(&rs, kw, units);
+	lock = runstate_lock(&rs);
+
+	/* Before any event: every class cached or pending. */
+	summary_counts(&rs, counts);
+	CHECK_INT(counts[0], 0);
+	CHECK_INT(counts[1], 1);
+	CHECK_INT(counts[2], 0);
+	CHECK_INT(counts[3], 3);
+
+	event(&rs, "unit %s built 2.500 TestA,TestB orchestration 'o.cpp'\n", k[0]);
+	event(&rs, "unit %s failed 1.000 TestA incore \"x\" (aiv)\n", k[1]);
+	event(&rs, "unit %s cached 0.100 TestB incore 'b' (aiv)\n", k[2]);
+	event(&rs, "pack %s packed 0.750 TestB\n", ck[1]);
+	/* Garbage and unknown classes are ignored. */
+	event(&rs, "nonsense line\n");
+	event(&rs, "unit %s built 9.000 TestZ incore 'z' (aiv)\n", k[3]);
+	event(&rs, "pack %s failed 1.000 TestZ\n", ck[3]);
+
+	CHECK_INT(summary_write(&rs), 0);
+	CHECK_INT(read_file_all(json, &text, &len), 0);
+	{
+		char *head = xstrfmt("{\"version\": 1, \"run\": \"%s\", \"started\": %.3f, \"updated\": ",
+				     rs.tag, rs.start);
+
+		CHECK(starts_with(text, head));
+		free(head);
+	}
+	/* The built unit of a shared class counts for both; TestZ's counts overall only. */
+	check_has(text, "\n \"units\": {\"built\": 2, \"cached\": 1, \"failed\": 1, \"compile_seconds\": 11.500},\n");
+	check_has(text, "\n  {\"name\": \"TestA\", \"status\": \"failed\", \"units\": 2, \"units_built\": 1, "
+			"\"units_cached\": 0, \"units_failed\": 1, \"compile_seconds\": 2.500, "
+			"\"pack_seconds\": 0.000, \"failed_units\": [\"incore \\\"x\\\" (aiv)\"]},");
+	check_has(text, "\n  {\"name\": \"TestB\", \"status\": \"built\", \"units\": 2, \"units_built\": 1, "
+			"\"units_cached\": 1, \"units_failed\": 0, \"compile_seconds\": 2.500, "
+			"\"pack_seconds\": 0.750, \"failed_units\": []},");
+	check_has(text, "\n  {\"name\": \"TestC\", \"status\": \"cached\", \"units\": 0, ");
+	check_has(text, "\n  {\"name\": \"TestD\", \"status\": \"pending\", \"units\": 1, \"units_built\": 0, ");
+	/* TestD last, then the end of the list and of the object. */
+	CHECK(text && len >= 8 && !strcmp(text + len - 8, "[]}\n ]}\n"));
+	CHECK(strstr(text, "TestZ") == NULL);
+	free(text);
+
+	strvec_init(&failed);
+	summary_failed_classes(&rs, &failed);
+	CHECK_INT(failed.nr, 1);
+	CHECK_STR(failed.nr ? failed.v[0] : NULL, "TestA");
+	strvec_release(&failed);
+	summary_counts(&rs, counts);
+	CHECK_INT(counts[0], 1);	/* built: TestB */
+	CHECK_INT(counts[1], 1);	/* cached: TestC */
+	CHECK_INT(counts[2], 1);	/* failed: TestA */
+	CHECK_INT(counts[3], 1);	/* pending: TestD */
+
+	/* A failed pack fails its class even after a packed one. */
+	event(&rs, "pack %s failed 0.250 TestB\n", ck[1]);
+	CHECK_INT(summary_write(&rs), 0);
+	CHECK_INT(read_file_all(json, &text, &len), 0);
+	check_has(text, "{\"name\": \"TestB\", \"status\": \"failed\", ");
+	check_has(text, "\"pack_seconds\": 1.000, \"failed_units\": []}");
+	free(text);
+	strvec_init(&failed);
+	summary_failed_classes(&rs, &failed);
+	CHECK_INT(failed.nr, 2);
+	strvec_release(&failed);
+	runstate_unlock(lock);
+	runstate_release(&rs);
+
+	/* Without a unit list: -1, the file left alone, nothing printed. */
+	runstate_open(&rs, kw, "/no/such/list");
+	put(json, "old");
+	check_capture_begin(2);
+	CHECK_INT(summary_write(&rs), -1);
+	strvec_init(&failed);
+	summary_failed_classes(&rs, &failed);
+	CHECK_INT(failed.nr, 0);
+	strvec_release(&failed);
+	summary_counts(&rs, counts);
+	CHECK_INT(counts[0] + counts[1] + counts[2] + counts[3], 0);
+	text = check_capture_end(2);
+	CHECK_STR(text, "");
+	free(text);
+	CHECK_INT(read_file_all(json, &text, &len), 0);
+	CHECK_STR(text, "old");
+	free(text);
+	runstate_release(&rs);
+
+	for (int i = 0; i < 4; i++)
+		free(stamp[i]);
+	buf_release(&list);
+	free(json);
+	free(units);
+	free(kw);
+	free(tmpdir);
+	return check_done();
+}
