@@ -151,7 +151,9 @@ int main(void)
 	runstate_unlock(lock);
 	runstate_release(&rs);
 
-	/* Without a unit list: -1, the file left alone, nothing printed. */
+	/* Without a unit list: -1, the file left alone, nothing printed. (Under
+	 * LeakSanitizer these calls report the unitlist_load leak on a read
+	 * error: see the BUG in test_unitlist.c.) */
 	runstate_open(&rs, kw, "/no/such/list");
 	put(json, "old");
 	check_capture_begin(2);

@@ -144,7 +144,8 @@ static void check_bad(const char *text, size_t lineno)
 	struct unitlist ul;
 
 	write_text(path, text, strlen(text));
-	CHECK_INT(load_quiet(&ul, path, &msg), -1);
+	if (!CHECK_INT(load_quiet(&ul, path, &msg), -1))
+		unitlist_release(&ul);
 	want = xstrfmt("kwarm: error: '%s' line %zu is not a unit list line; run 'kwarm gen' again\n",
 		       path, lineno);
 	CHECK_STR(msg, want);
@@ -164,6 +165,12 @@ static void test_errors(void)
 	CHECK_INT(load_quiet(&ul, path, &msg), -1);
 	CHECK(starts_with(msg, "kwarm: error: cannot read '"));
 	CHECK(strstr(msg, "missing.units': No such file or directory") != NULL);
+	/* BUG: unitlist_load (src/unitlist.c) calls unitlist_init, which
+	 * allocates the classes vector, then returns -1 on a read error without
+	 * unitlist_release: the vector leaks (every runstate_total and summary
+	 * call without a unit list leaks it; LeakSanitizer reports it). On -1 the
+	 * list must be released, as after a bad line. */
+	CHECK(ul.classes.v == NULL);
 	free(msg);
 	free(path);
 
