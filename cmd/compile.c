@@ -176,21 +176,78 @@ static void warn_uncached_once(const struct compile_opts *o, const char *why)
 }
 
 /* Publish into the cache, or when that is not possible, into the private store. */
-static int store_result(const struct compile_opts *o, const struct cache *cache,
-			const char *final, char *why)
-{
-	struct cache priv = { NULL };
-	int ret;
+/* The temp files of one attempt, beside the entry they become: a rename
+ * publishes the last one. Registered, so a signal removes them. */
+struct attempt {
+	char *obj, *linked, *text;
+	int slots[3];
+};
 
-	if (cache && !cache_unit_store(cache, o->key, final, o->label))
-		return 0;
-	if (!o->private_dir)
-		return -1;
-	warn_uncached_once(o, why ? why : "it cannot store results");
-	ret = cache_init(&priv, o->private_dir);
-	if (!ret)
-		ret = cache_unit_store(&priv, o->key, final, o->label);
-	cache_release(&priv);
+static void attempt_init(struct attempt *a, const struct cache *home, const char *key)
+{
+	char *entry = cache_unit_path(home, key, "");
+	char *dir = path_dirname(entry);
+	long pid = (long)getpid();
+
+	mkdir_p(dir);
+	a->obj = xstrfmt("%s.tmp.%ld.00000a00", entry, pid);
+	a->linked = xstrfmt("%s.tmp.%ld.00000a01", entry, pid);
+	a->text = xstrfmt("%s.tmp.%ld.00000a02", entry, pid);
+	a->slots[0] = publish_register_temp(a->obj);
+	a->slots[1] = publish_register_temp(a->linked);
+	a->slots[2] = publish_register_temp(a->text);
+	free(dir);
+	free(entry);
+}
+
+static void attempt_release(struct attempt *a)
+{
+	char *files[] = { a->obj, a->linked, a->text };
+
+	for (size_t i = 0; i < ARRAY_SIZE(files); i++) {
+		if (!files[i])
+			continue;
+		unlink(files[i]);
+		publish_unregister_temp(a->slots[i]);
+		free(files[i]);
+	}
+	memset(a, 0, sizeof(*a));
+}
+
+/* Compile, link and extract into a's files; *final is the one to publish. */
+static int run_steps(struct compile_opts *o, struct attempt *a, struct buf *output,
+		     const char **final)
+{
+	struct strvec argv, link;
+	int ret = -1;
+
+	strvec_init(&argv);
+	strvec_init(&link);
+	strvec_pushv(&argv, &o->launcher);
+	for (size_t i = 0; i < o->uc.argv.nr; i++)
+		strvec_push(&argv, strcmp(o->uc.argv.v[i], UNITKEY_OUT) ? o->uc.argv.v[i] : a->obj);
+	if (run_step("compile", &argv, o, output) || check_output(a->obj, "compile", o, output))
+		goto out;
+	*final = a->obj;
+	if (o->uc.link.nr) {
+		strvec_pushv(&link, &o->uc.link);
+		strvec_push(&link, "-o");
+		strvec_push(&link, a->linked);
+		strvec_push(&link, a->obj);
+		if (run_step("link", &link, o, output) ||
+		    check_output(a->linked, "link", o, output))
+			goto out;
+		*final = a->linked;
+	}
+	if (o->uc.extract_text) {
+		if (extract_text(*final, a->text, o->label))
+			goto out;
+		*final = a->text;
+	}
+	ret = 0;
+out:
+	strvec_release(&argv);
+	strvec_release(&link);
 	return ret;
 }
 
@@ -198,16 +255,21 @@ static int compile_unit(struct compile_opts *o, const struct cache *cache, char 
 {
 	char key_before[DIGEST_HEX_SIZE], key_after[DIGEST_HEX_SIZE];
 	struct closure_cache cc;
-	struct strvec argv, link;
 	struct buf output = BUF_INIT;
-	char *scratch = NULL, *obj = NULL, *linked = NULL, *text = NULL;
-	const char *final;
+	struct cache priv = { NULL };
+	const struct cache *home = cache;
+	struct attempt a = { NULL, NULL, NULL, { -1, -1, -1 } };
+	char *tools = NULL;
+	const char *final = NULL;
 	double start = now_seconds();
-	int slot = -1, ret = -1;
+	int ret = -1;
 
-	strvec_init(&argv);
-	strvec_init(&link);
 	closure_cache_init(&cc);
+	if (cache) {
+		/* Compiler identities outlive this process: no 1 MB hash per compile. */
+		tools = path_join(cache->dir, "tools");
+		cc.tool_memo_dir = tools;
+	}
 	if (unitkey_compute(&cc, &o->uc, key_before, NULL, NULL))
 		goto out;
 	if (strcmp(key_before, o->key)) {
@@ -215,42 +277,26 @@ static int compile_unit(struct compile_opts *o, const struct cache *cache, char 
 		      "not compiled: run make again", o->label, o->key, key_before);
 		goto out;
 	}
-	{
-		/* Compile beside the private store when there is one: a full or
-		 * unwritable cache disk must not stop the compile itself. */
-		struct cache scratch_home = { NULL };
-
-		if (o->private_dir && !cache_init(&scratch_home, o->private_dir))
-			scratch = cache_scratch_dir(&scratch_home, o->key);
-		else if (cache)
-			scratch = cache_scratch_dir(cache, o->key);
-		cache_release(&scratch_home);
-		if (!scratch)
+	if (!home) {
+		if (!o->private_dir || cache_init(&priv, o->private_dir))
 			goto out;
+		warn_uncached_once(o, why ? why : "it cannot be used");
+		home = &priv;
 	}
-	slot = publish_register_temp(scratch);
-	obj = path_join(scratch, "out");
-	strvec_pushv(&argv, &o->launcher);
-	for (size_t i = 0; i < o->uc.argv.nr; i++)
-		strvec_push(&argv, strcmp(o->uc.argv.v[i], UNITKEY_OUT) ? o->uc.argv.v[i] : obj);
-	if (run_step("compile", &argv, o, &output) || check_output(obj, "compile", o, &output))
-		goto out;
-	final = obj;
-	if (o->uc.link.nr) {
-		linked = path_join(scratch, "linked");
-		strvec_pushv(&link, &o->uc.link);
-		strvec_push(&link, "-o");
-		strvec_push(&link, linked);
-		strvec_push(&link, obj);
-		if (run_step("link", &link, o, &output) || check_output(linked, "link", o, &output))
+	/* The outputs go beside the entry, so that a rename publishes them. */
+	attempt_init(&a, home, o->key);
+	if (run_steps(o, &a, &output, &final)) {
+		/* A full cache disk fails the compile itself: once more, privately. */
+		if (home != cache || !o->private_dir || !cache_fs_full(cache) ||
+		    cache_init(&priv, o->private_dir))
 			goto out;
-		final = linked;
-	}
-	if (o->uc.extract_text) {
-		text = path_join(scratch, "text");
-		if (extract_text(final, text, o->label))
+		warn_uncached_once(o, "its disk is full");
+		attempt_release(&a);
+		buf_reset(&output);
+		home = &priv;
+		attempt_init(&a, home, o->key);
+		if (run_steps(o, &a, &output, &final))
 			goto out;
-		final = text;
 	}
 	/* A file edited while the compiler ran must not be cached under the old key. */
 	closure_cache_forget_files(&cc);
@@ -261,17 +307,33 @@ static int compile_unit(struct compile_opts *o, const struct cache *cache, char 
 		      "run make again", o->label);
 		goto out;
 	}
-	if (store_result(o, cache, final, why))
-		goto out;
+	if (cache_unit_adopt(home, o->key, final, o->label)) {
+		/* The cache took the compile but not its manifest: keep the result
+		 * privately (its artifact, if renamed, is untrusted without one). */
+		const char *left = access(final, F_OK) ? NULL : final;
+		char *artifact = cache_unit_path(home, o->key, "");
+		int kept;
+
+		if (home != cache || !o->private_dir || cache_init(&priv, o->private_dir)) {
+			free(artifact);
+			goto out;
+		}
+		warn_uncached_once(o, "it cannot store results");
+		kept = cache_unit_store(&priv, o->key, left ? left : artifact, o->label);
+		cache_unit_remove(cache, o->key);
+		free(artifact);
+		if (kept)
+			goto out;
+	}
 	if (output.len) {
 		char *head = xstrfmt("kwarm: %s: compiler output:", o->label);
 
 		print_block(head, &output);
 		free(head);
 	}
-	if (cache && o->id)
+	if (home == cache && o->id)
 		durations_record(cache->dir, o->id, now_seconds() - start);
-	if (cache)
+	if (home == cache)
 		cachelog_event(cache->dir, "miss", o->key, now_seconds() - start);
 	if (!o->state) {
 		printf("kwarm: built %s (%.2f s)\n", o->label, now_seconds() - start);
@@ -279,23 +341,11 @@ static int compile_unit(struct compile_opts *o, const struct cache *cache, char 
 	}
 	ret = 0;
 out:
-	if (scratch) {
-		unlink(obj);
-		if (linked)
-			unlink(linked);
-		if (text)
-			unlink(text);
-		rmdir(scratch);
-		publish_unregister_temp(slot);
-	}
+	attempt_release(&a);
+	cache_release(&priv);
 	closure_cache_release(&cc);
-	strvec_release(&argv);
-	strvec_release(&link);
 	buf_release(&output);
-	free(scratch);
-	free(obj);
-	free(linked);
-	free(text);
+	free(tools);
 	return ret;
 }
 

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 int cache_probe(const struct cache *c, char **why)
@@ -284,6 +285,56 @@ out:
 	return ret;
 }
 
+int cache_unit_adopt(const struct cache *c, const char *key, const char *tmp_path,
+		     const char *label)
+{
+	char *apath = cache_unit_path(c, key, ""), *mpath = cache_unit_path(c, key, ".m");
+	char hex[DIGEST_HEX_SIZE];
+	struct buf man = BUF_INIT;
+	uint64_t size;
+	int fd, ret = -1;
+
+	if (digest_file_hex(tmp_path, hex, &size)) {
+		error("cannot read compiled output '%s': %s", tmp_path, strerror(errno));
+		goto out;
+	}
+	fd = open(tmp_path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || fsync(fd)) {
+		error("cannot fsync '%s': %s", tmp_path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		goto out;
+	}
+	close(fd);
+	/* A stale manifest must never vouch for the new artifact mid-way. */
+	if (unlink(mpath) && errno != ENOENT) {
+		error("cannot remove '%s': %s", mpath, strerror(errno));
+		goto out;
+	}
+	if (rename(tmp_path, apath)) {
+		error("cannot rename '%s' to '%s': %s", tmp_path, apath, strerror(errno));
+		goto out;
+	}
+	/* The manifest lives in the same folder: its publication's folder fsync
+	 * makes both renames durable. */
+	buf_addf(&man, "%s\nkey %s\nsize %llu\nsha256 %s\nunit %s\n", CACHE_MANIFEST_MAGIC,
+		 key, (unsigned long long)size, hex, label);
+	ret = publish_bytes(mpath, man.s, man.len);
+out:
+	buf_release(&man);
+	free(apath);
+	free(mpath);
+	return ret;
+}
+
+int cache_fs_full(const struct cache *c)
+{
+	struct statvfs st;
+
+	/* Under 1 MiB left for us counts as full: a compile there just failed. */
+	return !statvfs(c->dir, &st) && (uint64_t)st.f_bavail * st.f_frsize < (1u << 20);
+}
+
 int cache_unit_remove(const struct cache *c, const char *key)
 {
 	char *mpath = cache_unit_path(c, key, ".m"), *apath = cache_unit_path(c, key, "");
@@ -298,26 +349,3 @@ int cache_unit_remove(const struct cache *c, const char *key)
 	return ret;
 }
 
-char *cache_scratch_dir(const struct cache *c, const char *key)
-{
-	char *tmp = path_join(c->dir, "tmp"), *dir = NULL;
-
-	if (mkdir_p(tmp)) {
-		error("cannot create cache folder '%s': %s", tmp, strerror(errno));
-		goto out;
-	}
-	for (int attempt = 0; attempt < 100; attempt++) {
-		dir = xstrfmt("%s/%.16s.%ld.%d", tmp, key, (long)getpid(), attempt);
-		if (!mkdir(dir, 0777))
-			goto out;
-		if (errno != EEXIST) {
-			error("cannot create scratch folder '%s': %s", dir, strerror(errno));
-			break;
-		}
-		free(dir);
-		dir = NULL;
-	}
-out:
-	free(tmp);
-	return dir;
-}

@@ -5,7 +5,9 @@
  *   units/<k0k1>/<key>        the artifact bytes of unit <key>
  *   units/<k0k1>/<key>.m      its manifest, published last (the make target)
  *   units/<k0k1>/<key>.lock   flock(2) here decides who compiles a missing entry
- *   tmp/                      compile scratch folders (same filesystem: rename works)
+ *   units/<k0k1>/<key>.tmp.*  a compile's outputs, renamed into place when done
+ *   tools/                    compiler identities, reused while a compiler's stat holds
+ *   tmp/                      probes of whether the cache can be written
  *
  * A manifest is text:
  *
@@ -50,11 +52,16 @@ int cache_unit_check(const struct cache *c, const char *key, int report);
  * 0 or -1 after reporting; tmp_path is left as it was either way. */
 int cache_unit_store(const struct cache *c, const char *key, const char *tmp_path,
 		     const char *label);
+/* Publish the finished file tmp_path, which lies in the entry's own folder, by
+ * renaming it; then its manifest. 0, or -1 after reporting (tmp_path is left
+ * where it was when the rename did not happen). */
+int cache_unit_adopt(const struct cache *c, const char *key, const char *tmp_path,
+		     const char *label);
+/* True when the cache's filesystem is (nearly) full. */
+int cache_fs_full(const struct cache *c);
 /* Read a verified entry into out; -1 after reporting when absent or corrupt. */
 int cache_unit_read(const struct cache *c, const char *key, struct buf *out);
 /* Remove an entry's manifest and artifact (a corrupt one, say); 0 or -1. */
 int cache_unit_remove(const struct cache *c, const char *key);
-/* A fresh scratch folder under tmp/ (caller removes it, then frees). */
-char *cache_scratch_dir(const struct cache *c, const char *key);
 
 #endif

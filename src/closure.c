@@ -44,6 +44,7 @@ void closure_cache_init(struct closure_cache *cc)
 	hashmap_init(&cc->tools);
 	filehash_init(&cc->files);
 	cc->reads = 0;
+	cc->tool_memo_dir = NULL;
 }
 
 static void scan_clear(struct scan *s)

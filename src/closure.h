@@ -21,6 +21,7 @@ struct closure_cache {
 	struct hashmap tools;	/* program as given -> its resolution and identity (private to toolid.c) */
 	struct filehash files;	/* digests of files that are not scanned (compilers) */
 	unsigned long reads;	/* files read and scanned so far (the memo's misses) */
+	const char *tool_memo_dir;	/* where toolid keeps identities across processes, or NULL */
 };
 
 struct closure_file {

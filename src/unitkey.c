@@ -84,6 +84,20 @@ static void add_named_files(const char *root, const char *word, struct digest *d
 	}
 }
 
+/* A tool named by a relative path runs from root, as the compile does. */
+static int tool_identity(struct closure_cache *cc, const char *root, const char *program,
+			 char **resolved, char hex[DIGEST_HEX_SIZE])
+{
+	char *joined = NULL;
+	int ret;
+
+	if (strchr(program, '/') && program[0] != '/')
+		program = joined = path_join(root, program);
+	ret = toolid_get(cc, program, resolved, hex);
+	free(joined);
+	return ret;
+}
+
 int unitkey_compute(struct closure_cache *cc, const struct unit_command *uc,
 		    char hex[DIGEST_HEX_SIZE], struct closure *closure_out,
 		    struct strvec *tools_out)
@@ -109,7 +123,7 @@ int unitkey_compute(struct closure_cache *cc, const struct unit_command *uc,
 	digest_init(&d);
 	digest_add_str(&d, "schema", UNITKEY_SCHEMA);
 	digest_add_str(&d, "platform", uc->platform);
-	if (toolid_get(cc, uc->argv.v[0], &resolved, tool_hex))
+	if (tool_identity(cc, uc->root, uc->argv.v[0], &resolved, tool_hex))
 		goto fail_digest;
 	digest_add_str(&d, "compiler", tool_hex);
 	if (tools_out)
@@ -127,7 +141,7 @@ int unitkey_compute(struct closure_cache *cc, const struct unit_command *uc,
 	closure_digest(&closure, &d);
 	digest_add_u64(&d, "linkc", uc->link.nr);
 	if (uc->link.nr) {
-		if (toolid_get(cc, uc->link.v[0], &resolved, tool_hex))
+		if (tool_identity(cc, uc->root, uc->link.v[0], &resolved, tool_hex))
 			goto fail_digest;
 		digest_add_str(&d, "linker", tool_hex);
 		if (tools_out)

@@ -107,10 +107,19 @@ int unitlist_load(struct unitlist *ul, const char *path)
 	int ret = 0;
 
 	unitlist_init(ul);
-	if (read_file_all(path, &text, &len))
-		return error("cannot read '%s': %s", path, strerror(errno));
-	for (line = text; *line && !ret; line = nl + 1, n++) {
+	if (read_file_all(path, &text, &len)) {
+		ret = error("cannot read '%s': %s", path, strerror(errno));
+		unitlist_release(ul);
+		return ret;
+	}
+	for (line = text; !ret; line = nl + 1, n++) {
 		nl = strchr(line, '\n');
+		/* The header line must be there and whole; a torn last line is not. */
+		if (!nl && (n == 0 || *line)) {
+			ret = error("'%s' line %zu is not a unit list line; run 'kwarm gen' again",
+				    path, n + 1);
+			break;
+		}
 		if (!nl)
 			break;
 		*nl = '\0';

@@ -259,13 +259,12 @@ static int control_char(const char *s)
 	return 0;
 }
 
-/* Report the control character in the string node, showing the value escaped. */
-static int control_error(struct yamltree *t, yaml_node_t *node, const char *what)
+/* s with control characters shown as \n, \t, \r or \xNN; caller frees. */
+static char *escaped(const char *s)
 {
 	struct buf shown = BUF_INIT;
-	int ret;
 
-	for (const unsigned char *p = (const unsigned char *)yamltree_text(node); *p; p++) {
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
 		if (*p == '\n')
 			buf_adds(&shown, "\\n");
 		else if (*p == '\t')
@@ -277,9 +276,28 @@ static int control_error(struct yamltree *t, yaml_node_t *node, const char *what
 		else
 			buf_addch(&shown, (char)*p);
 	}
-	ret = yamltree_error(t, node, "%s must not contain control characters: \"%s\"", what,
-			     buf_str(&shown));
-	buf_release(&shown);
+	return buf_detach(&shown);
+}
+
+/* Report the control character in the string node, showing the value escaped. */
+static int control_error(struct yamltree *t, yaml_node_t *node, const char *what)
+{
+	char *shown = escaped(yamltree_text(node));
+	int ret = yamltree_error(t, node, "%s must not contain control characters: \"%s\"",
+				 what, shown);
+
+	free(shown);
+	return ret;
+}
+
+/* A key error, the key shown escaped (it may hold a newline). */
+static int key_error(struct yamltree *t, yaml_node_t *key, const char *what, const char *where)
+{
+	char *shown = escaped(yamltree_text(key));
+	int ret = yamltree_error(t, key, "%s '%s'%s%s", what, shown, where ? " " : "",
+				 where ? where : "");
+
+	free(shown);
 	return ret;
 }
 
@@ -389,7 +407,7 @@ int yamltree_unique_keys(struct yamltree *t, yaml_node_t *map)
 			break;
 		}
 		if (hashmap_put(&seen, yamltree_text(key), key)) {
-			ret = yamltree_error(t, key, "duplicate key '%s'", yamltree_text(key));
+			ret = key_error(t, key, "duplicate key", NULL);
 			break;
 		}
 	}
@@ -414,9 +432,9 @@ int yamltree_fields(struct yamltree *t, yaml_node_t *map, const char *where,
 			if (!strcmp(fields[i].key, yamltree_text(key)))
 				break;
 		if (i == nr)
-			return yamltree_error(t, key, "unknown key '%s' %s", yamltree_text(key), where);
+			return key_error(t, key, "unknown key", where);
 		if (fields[i].value)
-			return yamltree_error(t, key, "duplicate key '%s'", yamltree_text(key));
+			return key_error(t, key, "duplicate key", NULL);
 		fields[i].key_node = key;
 		fields[i].value = yamltree_node(t, p->value);
 	}

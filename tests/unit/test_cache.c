@@ -378,28 +378,6 @@ static void test_lock(const struct cache *c)
 	free(lpath);
 }
 
-static void test_scratch(const struct cache *c)
-{
-	char key[DIGEST_HEX_SIZE];
-	char *a, *b, *tmpdir = xstrfmt("%s/tmp/", c->dir);
-
-	make_key("scratch", key);
-	a = cache_scratch_dir(c, key);
-	b = cache_scratch_dir(c, key);
-	CHECK(a && b);
-	if (a && b) {
-		CHECK(strcmp(a, b) != 0);
-		CHECK(is_dir(a));
-		CHECK(is_dir(b));
-		CHECK(starts_with(a, tmpdir));
-		CHECK(!strncmp(a + strlen(tmpdir), key, 16));
-		CHECK_INT(rmdir(a), 0);
-		CHECK_INT(rmdir(b), 0);
-	}
-	free(a);
-	free(b);
-	free(tmpdir);
-}
 
 int main(void)
 {
@@ -415,7 +393,6 @@ int main(void)
 	test_store_read(&c);
 	test_corrupt(&c);
 	test_lock(&c);
-	test_scratch(&c);
 	cache_release(&c);
 	free(dir);
 	free(abs);
