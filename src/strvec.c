@@ -41,17 +41,10 @@ void strvec_push(struct strvec *sv, const char *s)
 void strvec_pushf(struct strvec *sv, const char *fmt, ...)
 {
 	va_list ap;
-	int n;
-	char *p;
 
 	va_start(ap, fmt);
-	n = vsnprintf(NULL, 0, fmt, ap);
+	strvec_push_nodup(sv, xstrvfmt(fmt, ap));
 	va_end(ap);
-	p = xmalloc((size_t)n + 1);
-	va_start(ap, fmt);
-	vsnprintf(p, (size_t)n + 1, fmt, ap);
-	va_end(ap);
-	strvec_push_nodup(sv, p);
 }
 
 void strvec_pushv(struct strvec *sv, const struct strvec *other)

@@ -30,6 +30,7 @@ void *xrealloc(void *p, size_t n);
 char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
 char *xstrfmt(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+char *xstrvfmt(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
 
 /* Grow *p (of *alloc elements of size sz) so that it holds at least n. */
 #define ALLOC_GROW(p, n, alloc) \
