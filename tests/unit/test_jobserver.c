@@ -281,45 +281,84 @@ static void test_fifo(const char *dir)
 	free(mf);
 }
 
+/*
+ * A pipe pool for a forked child, with tokens already in it, and a second
+ * pipe on which the child says it is ready (so the parent waits on that, not
+ * on a guess).
+ */
+struct child_pool {
+	int p[2], sync[2];
+	char *mf;
+};
+
+static void child_pool_open(struct child_pool *cp, const char *tokens)
+{
+	CHECK(!pipe(cp->p));
+	CHECK(!pipe(cp->sync));
+	if (*tokens)
+		CHECK(!write_all(cp->p[1], tokens, strlen(tokens)));
+	cp->mf = pipe_flags(cp->p[0], cp->p[1]);
+}
+
+/* In the child: tell the parent it is ready. */
+static int child_pool_ready(struct child_pool *cp)
+{
+	return write(cp->sync[1], "r", 1) == 1 ? 0 : -1;
+}
+
+/* In the parent: wait until the child is ready. */
+static void child_pool_wait_ready(struct child_pool *cp)
+{
+	char c;
+
+	CHECK(read(cp->sync[0], &c, 1) == 1);
+}
+
+/* Check that the pool holds exactly want, then close and free it. */
+static void child_pool_close(struct child_pool *cp, const char *want)
+{
+	char *back = drain(cp->p[0]);
+
+	CHECK_STR(back, want);
+	free(back);
+	free(cp->mf);
+	close(cp->p[0]);
+	close(cp->p[1]);
+	close(cp->sync[0]);
+	close(cp->sync[1]);
+}
+
 /* In a child: block for a token that the parent writes after "ready". */
 static void test_wakeup(void)
 {
-	int p[2], sync[2], status;
-	char *mf, *back, c;
+	struct child_pool cp;
+	int status;
 	pid_t pid;
 
-	CHECK(!pipe(p));
-	CHECK(!pipe(sync));
-	mf = pipe_flags(p[0], p[1]);
+	child_pool_open(&cp, "");
 	pid = fork();
 	if (pid == 0) {
 		struct jobserver js;
 		int ret;
+		char c;
 
 		jobserver_init(&js);
-		if (jobserver_connect(&js, mf))
+		if (jobserver_connect(&js, cp.mf))
 			_exit(100);
 		jobserver_catch_signals(&js);
-		if (write(sync[1], "r", 1) != 1)
+		if (child_pool_ready(&cp))
 			_exit(101);
 		ret = jobserver_acquire(&js);
 		c = js.nr_held ? js.held[0] : 0;
 		jobserver_disconnect(&js);
 		_exit(ret == 0 ? (unsigned char)c : 102);
 	}
-	CHECK(read(sync[0], &c, 1) == 1);
-	CHECK(!write_all(p[1], "z", 1));
+	child_pool_wait_ready(&cp);
+	CHECK(!write_all(cp.p[1], "z", 1));
 	CHECK(waitpid(pid, &status, 0) == pid);
 	CHECK(WIFEXITED(status));
 	CHECK_INT(WEXITSTATUS(status), 'z');
-	back = drain(p[0]);
-	CHECK_STR(back, "z");
-	free(back);
-	free(mf);
-	close(p[0]);
-	close(p[1]);
-	close(sync[0]);
-	close(sync[1]);
+	child_pool_close(&cp, "z");
 }
 
 /*
@@ -329,25 +368,22 @@ static void test_wakeup(void)
  */
 static void test_signal(void)
 {
-	int p[2], sync[2], status;
-	char *mf, *back, c;
+	struct child_pool cp;
+	int status;
 	pid_t pid;
 
-	CHECK(!pipe(p));
-	CHECK(!pipe(sync));
-	CHECK(!write_all(p[1], "t", 1));
-	mf = pipe_flags(p[0], p[1]);
+	child_pool_open(&cp, "t");
 	pid = fork();
 	if (pid == 0) {
 		struct jobserver js;
 		int sig;
 
 		jobserver_init(&js);
-		if (jobserver_connect(&js, mf) || jobserver_catch_signals(&js))
+		if (jobserver_connect(&js, cp.mf) || jobserver_catch_signals(&js))
 			_exit(100);
 		if (jobserver_acquire(&js) != 0)
 			_exit(101);
-		if (write(sync[1], "r", 1) != 1)
+		if (child_pool_ready(&cp))
 			_exit(102);
 		if (jobserver_acquire(&js) != -1)
 			_exit(103);
@@ -358,21 +394,14 @@ static void test_signal(void)
 		jobserver_reraise(sig);
 		_exit(105);
 	}
-	CHECK(read(sync[0], &c, 1) == 1);
-	CHECK_INT(pending(p[0]), 0);
+	child_pool_wait_ready(&cp);
+	CHECK_INT(pending(cp.p[0]), 0);
 	CHECK(!kill(pid, SIGTERM));
 	CHECK(waitpid(pid, &status, 0) == pid);
 	CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM);
 	if (WIFEXITED(status))
 		fprintf(stderr, "signal child exited %d\n", WEXITSTATUS(status));
-	back = drain(p[0]);
-	CHECK_STR(back, "t");
-	free(back);
-	free(mf);
-	close(p[0]);
-	close(p[1]);
-	close(sync[0]);
-	close(sync[1]);
+	child_pool_close(&cp, "t");
 }
 
 /* An inherited SIG_IGN stays: the handler is not installed over it. */
