@@ -291,13 +291,24 @@ struct child_pool {
 	char *mf;
 };
 
-static void child_pool_open(struct child_pool *cp, const char *tokens)
+/* Open the pool with tokens in it, and fork: 0 in the child, as fork(). */
+static pid_t child_pool_fork(struct child_pool *cp, const char *tokens)
 {
 	CHECK(!pipe(cp->p));
 	CHECK(!pipe(cp->sync));
 	if (*tokens)
 		CHECK(!write_all(cp->p[1], tokens, strlen(tokens)));
 	cp->mf = pipe_flags(cp->p[0], cp->p[1]);
+	return fork();
+}
+
+/* In the child: connect js to the pool and catch signals. */
+static int child_pool_connect(struct child_pool *cp, struct jobserver *js)
+{
+	jobserver_init(js);
+	if (jobserver_connect(js, cp->mf))
+		return -1;
+	return jobserver_catch_signals(js);
 }
 
 /* In the child: tell the parent it is ready. */
@@ -333,19 +344,15 @@ static void test_wakeup(void)
 {
 	struct child_pool cp;
 	int status;
-	pid_t pid;
+	pid_t pid = child_pool_fork(&cp, "");
 
-	child_pool_open(&cp, "");
-	pid = fork();
 	if (pid == 0) {
 		struct jobserver js;
 		int ret;
 		char c;
 
-		jobserver_init(&js);
-		if (jobserver_connect(&js, cp.mf))
+		if (child_pool_connect(&cp, &js))
 			_exit(100);
-		jobserver_catch_signals(&js);
 		if (child_pool_ready(&cp))
 			_exit(101);
 		ret = jobserver_acquire(&js);
@@ -370,16 +377,13 @@ static void test_signal(void)
 {
 	struct child_pool cp;
 	int status;
-	pid_t pid;
+	pid_t pid = child_pool_fork(&cp, "t");
 
-	child_pool_open(&cp, "t");
-	pid = fork();
 	if (pid == 0) {
 		struct jobserver js;
 		int sig;
 
-		jobserver_init(&js);
-		if (jobserver_connect(&js, cp.mf) || jobserver_catch_signals(&js))
+		if (child_pool_connect(&cp, &js))
 			_exit(100);
 		if (jobserver_acquire(&js) != 0)
 			_exit(101);
