@@ -253,7 +253,7 @@ out:
 
 static int compile_unit(struct compile_opts *o, const struct cache *cache, char *why)
 {
-	char key_before[DIGEST_HEX_SIZE], key_after[DIGEST_HEX_SIZE];
+	char key_now[DIGEST_HEX_SIZE];
 	struct closure_cache cc;
 	struct buf output = BUF_INIT;
 	struct cache priv = { NULL };
@@ -269,13 +269,6 @@ static int compile_unit(struct compile_opts *o, const struct cache *cache, char 
 		/* Compiler identities outlive this process: no 1 MB hash per compile. */
 		tools = path_join(cache->dir, "tools");
 		cc.tool_memo_dir = tools;
-	}
-	if (unitkey_compute(&cc, &o->uc, key_before, NULL, NULL))
-		goto out;
-	if (strcmp(key_before, o->key)) {
-		error("%s: its inputs changed after the Makefile was made (key %.12s, now %.12s); "
-		      "not compiled: run make again", o->label, o->key, key_before);
-		goto out;
 	}
 	if (!home) {
 		if (!o->private_dir || cache_init(&priv, o->private_dir))
@@ -298,11 +291,12 @@ static int compile_unit(struct compile_opts *o, const struct cache *cache, char 
 		if (run_steps(o, &a, &output, &final))
 			goto out;
 	}
-	/* A file edited while the compiler ran must not be cached under the old key. */
-	closure_cache_forget_files(&cc);
-	if (unitkey_compute(&cc, &o->uc, key_after, NULL, NULL))
+	/* The key from the files as they are now, after the compile: if a file
+	 * changed since the Makefile was made (edited mid-build), the result is
+	 * not what the key names and is never cached under it. */
+	if (unitkey_compute(&cc, &o->uc, key_now, NULL, NULL))
 		goto out;
-	if (strcmp(key_after, key_before)) {
+	if (strcmp(key_now, o->key)) {
 		error("%s: an input changed while it compiled; the result is not cached: "
 		      "run make again", o->label);
 		goto out;

@@ -56,8 +56,7 @@ static void scan_clear(struct scan *s)
 	s->nr = s->alloc = 0;
 }
 
-/* Free the scans, probes and file digests, leaving the maps released. */
-static void release_files(struct closure_cache *cc)
+void closure_cache_release(struct closure_cache *cc)
 {
 	for (size_t i = 0; i < cc->scans.nr; i++) {
 		scan_clear(cc->scans.entries[i].value);
@@ -66,23 +65,10 @@ static void release_files(struct closure_cache *cc)
 	hashmap_release(&cc->scans);
 	hashmap_release(&cc->probes);
 	filehash_release(&cc->files);
-}
-
-void closure_cache_release(struct closure_cache *cc)
-{
-	release_files(cc);
 	for (size_t i = 0; i < cc->tools.nr; i++)
 		free(cc->tools.entries[i].value);
 	hashmap_release(&cc->tools);
 	cc->reads = 0;
-}
-
-void closure_cache_forget_files(struct closure_cache *cc)
-{
-	release_files(cc);
-	hashmap_init(&cc->scans);
-	hashmap_init(&cc->probes);
-	filehash_init(&cc->files);
 }
 
 static int is_blank(char c)

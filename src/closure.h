@@ -41,9 +41,6 @@ struct closure {
 
 void closure_cache_init(struct closure_cache *cc);
 void closure_cache_release(struct closure_cache *cc);
-/* Forget every source and header read so far (their next use reads them
- * again), keeping what toolid knows of the tools. */
-void closure_cache_forget_files(struct closure_cache *cc);
 
 /* Compute the closure of sources (compiler-visible: relative to root, or absolute)
  * with the -I dirs in order (as passed to the compiler); root is absolute.
