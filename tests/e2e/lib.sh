@@ -1,9 +1,12 @@
+# shellcheck shell=bash
 # Shared helpers of the end-to-end tests (sourced, not run).
 # Environment from CTest: KWARM, STANDIN, KWARM_TEST_SRC, KWARM_TEST_TMP.
 set -euo pipefail
 
 : "${KWARM:?run under ctest}" "${STANDIN:?}" "${KWARM_TEST_SRC:?}" "${KWARM_TEST_TMP:?}"
 T=$KWARM_TEST_TMP
+# shellcheck disable=SC2034 # used by the tests that source this
+TOOLS=$KWARM_TEST_SRC/tests/tools
 rm -rf "$T"
 mkdir -p "$T"
 export STANDIN_LOG=$T/standin.log
@@ -43,6 +46,33 @@ standin_example() {
 	cp -r "$KWARM_TEST_SRC/examples/$example/." "$T/$name/"
 	rm -rf "$T/$name/.kwarm"
 	sed -i "s#compiler: g++#compiler: $STANDIN#; s#compiler: cc#compiler: $STANDIN#" "$T/$name/spec.yaml"
+}
+
+# standin_spec DIR [CLASS=SRC,SRC..]..: write DIR/spec.yaml, a version 1 a5sim
+# spec whose orchestration and aiv compilers are the stand-in. Each CLASS packs
+# orch.c (function e) with its SRCs as aiv incores, func_id 0 on; with no
+# CLASS the classes (the lines under "classes:") are read from stdin.
+standin_spec() {
+	local dir=$1 class src sep i
+	local -a srcs
+	shift
+	{
+		printf 'version: 1\nplatform: a5sim\ntoolchains:\n'
+		printf '  orchestration: {compiler: %s}\n  incore: {aiv: {compiler: %s}}\n' "$STANDIN" "$STANDIN"
+		printf 'classes:\n'
+		[ $# != 0 ] || cat
+		for class in "$@"; do
+			printf '  - name: %s\n    callable:\n' "${class%%=*}"
+			printf '      orchestration: {source: orch.c, function_name: e}\n      incores: ['
+			IFS=, read -ra srcs <<< "${class#*=}"
+			sep='' i=0
+			for src in "${srcs[@]}"; do
+				printf '%s{func_id: %d, source: %s, core_type: aiv}' "$sep" "$i" "$src"
+				sep=', ' i=$((i + 1))
+			done
+			printf ']\n'
+		done
+	} > "$dir/spec.yaml"
 }
 
 # Expected ChipCallable bytes, built independently of kwarm's pack code from

@@ -8,18 +8,7 @@ R=$T/root
 mkdir -p "$R"
 printf 'int orch;\n' > "$R/orch.c"
 printf '// kwarm-standin: block %s\nint k;\n' "$T/started" > "$R/k.c"
-cat > "$R/spec.yaml" <<YAML
-version: 1
-platform: a5sim
-toolchains:
-  orchestration: {compiler: $STANDIN}
-  incore: {aiv: {compiler: $STANDIN}}
-classes:
-  - name: TestEdit
-    callable:
-      orchestration: {source: orch.c, function_name: e}
-      incores: [{func_id: 0, source: k.c, core_type: aiv}]
-YAML
+standin_spec "$R" TestEdit=k.c
 cd "$T"
 "$KWARM" gen root/spec.yaml -o w.mk --cache "$T/cache" --out "$T/out"
 old_key=$(grep -- "k.c" w.mk | grep -o -- '--key [0-9a-f]*' | cut -d' ' -f2)

@@ -4,13 +4,7 @@
 # pipe (what a recipe without '+' sees): kwarm exec warns once, naming the
 # likely cause, runs the command anyway and does not hang. `timeout` is only
 # a guard that turns a hang into a failure.
-set -euo pipefail
-: "${KWARM:?run under ctest}" "${KWARM_TEST_SRC:?}" "${KWARM_TEST_TMP:?}"
-T=$KWARM_TEST_TMP
-rm -rf "$T"
-mkdir -p "$T"
-unset MAKEFLAGS MAKELEVEL MFLAGS
-fail() { echo "FAIL: $*" >&2; exit 1; }
+. "$(dirname "$0")/lib.sh"
 cd "$T"
 
 # expect_fallback WHAT: exec.err holds exactly one warning naming '+', ran exists.

@@ -5,16 +5,9 @@
 # no token. make -n runs '+' lines, so this is what keeps `make -n` from
 # compiling through a harness. A first word like --no-print-directory (with
 # an 'n' in it) is not a dry run.
-set -euo pipefail
-: "${KWARM:?run under ctest}" "${KWARM_TEST_SRC:?}" "${KWARM_TEST_TMP:?}"
-T=$KWARM_TEST_TMP
-rm -rf "$T"
-mkdir -p "$T"
-unset MAKEFLAGS MAKELEVEL MFLAGS
-TOOLS=$KWARM_TEST_SRC/tests/tools
+. "$(dirname "$0")/lib.sh"
 # shellcheck source=../tools/fifo_pool.sh
 . "$TOOLS/fifo_pool.sh"
-fail() { echo "FAIL: $*" >&2; exit 1; }
 cd "$T"
 
 fifo_pool_create "$T/pool" "ab"

@@ -5,16 +5,9 @@
 # tokens, the very bytes, are back in the fifo afterwards. A fake
 # --jobserver-auth after "--" (where make puts command-line variables) is
 # ignored: with it believed, fd 9 is no pool and the bound would be lost.
-set -euo pipefail
-: "${KWARM:?run under ctest}" "${KWARM_TEST_SRC:?}" "${KWARM_TEST_TMP:?}"
-T=$KWARM_TEST_TMP
-rm -rf "$T"
-mkdir -p "$T"
-unset MAKEFLAGS MAKELEVEL MFLAGS
-TOOLS=$KWARM_TEST_SRC/tests/tools
+. "$(dirname "$0")/lib.sh"
 # shellcheck source=../tools/fifo_pool.sh
 . "$TOOLS/fifo_pool.sh"
-fail() { echo "FAIL: $*" >&2; exit 1; }
 cd "$T"
 exec 9>&-
 

@@ -4,14 +4,7 @@
 # once: the harness owns make's implicit slot and each exec takes one token
 # of the two in the pipe, so at most two commands run at a time (and, with
 # six 0.3 s jobs, two do). No token is lost: make 4.3 would say "INTERNAL".
-set -euo pipefail
-: "${KWARM:?run under ctest}" "${KWARM_TEST_SRC:?}" "${KWARM_TEST_TMP:?}"
-T=$KWARM_TEST_TMP
-rm -rf "$T"
-mkdir -p "$T"
-unset MAKEFLAGS MAKELEVEL MFLAGS
-TOOLS=$KWARM_TEST_SRC/tests/tools
-fail() { echo "FAIL: $*" >&2; exit 1; }
+. "$(dirname "$0")/lib.sh"
 cd "$T"
 
 cat > harness.sh <<SH

@@ -4,16 +4,9 @@
 # forwards it to the command, reaps it, gives the token back to the fifo and
 # dies by that same signal. An inherited SIG_IGN for SIGINT is kept (the
 # command inherits it too, which it would not if kwarm had put a handler in).
-set -euo pipefail
-: "${KWARM:?run under ctest}" "${KWARM_TEST_SRC:?}" "${KWARM_TEST_TMP:?}"
-T=$KWARM_TEST_TMP
-rm -rf "$T"
-mkdir -p "$T"
-unset MAKEFLAGS MAKELEVEL MFLAGS
-TOOLS=$KWARM_TEST_SRC/tests/tools
+. "$(dirname "$0")/lib.sh"
 # shellcheck source=../tools/fifo_pool.sh
 . "$TOOLS/fifo_pool.sh"
-fail() { echo "FAIL: $*" >&2; exit 1; }
 cd "$T"
 
 fifo_pool_create "$T/pool" "ab"
@@ -27,7 +20,7 @@ for sig in INT TERM; do
 	# shellcheck disable=SC2016
 	"$KWARM" exec -- sh -c 'echo $$ > cmd.pid; touch started; exec cat block' 2> exec.err &
 	pid=$!
-	wait_for_file started "$pid"
+	wait_file started "$pid"
 	# The command runs on one token: one is left in the pool.
 	left=$(fifo_pool_take "$T/pool")
 	[ "${#left}" = 1 ] || fail "SIG$sig: '$left' in the pool while the command runs, want one token"

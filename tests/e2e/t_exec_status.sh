@@ -4,16 +4,9 @@
 # 127 when it is not found), and the token comes back every time. The
 # command gets MAKEFLAGS as is and no fd of kwarm's own (the private fifo
 # descriptions, the self-pipe). With no jobserver the command just runs.
-set -euo pipefail
-: "${KWARM:?run under ctest}" "${KWARM_TEST_SRC:?}" "${KWARM_TEST_TMP:?}"
-T=$KWARM_TEST_TMP
-rm -rf "$T"
-mkdir -p "$T"
-unset MAKEFLAGS MAKELEVEL MFLAGS
-TOOLS=$KWARM_TEST_SRC/tests/tools
+. "$(dirname "$0")/lib.sh"
 # shellcheck source=../tools/fifo_pool.sh
 . "$TOOLS/fifo_pool.sh"
-fail() { echo "FAIL: $*" >&2; exit 1; }
 cd "$T"
 
 fifo_pool_create "$T/pool" "ab"

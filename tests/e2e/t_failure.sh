@@ -12,34 +12,7 @@ printf 'int orch;\n' > "$R/orch.c"
 printf '// kwarm-standin: fail\n' > "$R/bad.c"
 printf '// kwarm-standin: crash\n' > "$R/crash.c"
 printf '// kwarm-standin: empty\n' > "$R/empty.c"
-cat > "$R/spec.yaml" <<YAML
-version: 1
-platform: a5sim
-toolchains:
-  orchestration: {compiler: $STANDIN}
-  incore: {aiv: {compiler: $STANDIN}}
-classes:
-  - name: TestA
-    callable:
-      orchestration: {source: orch.c, function_name: e}
-      incores: [{func_id: 0, source: bad.c, core_type: aiv}, {func_id: 1, source: ok.c, core_type: aiv}]
-  - name: TestB
-    callable:
-      orchestration: {source: orch.c, function_name: e}
-      incores: [{func_id: 0, source: bad.c, core_type: aiv}]
-  - name: TestGood
-    callable:
-      orchestration: {source: orch.c, function_name: e}
-      incores: [{func_id: 0, source: ok.c, core_type: aiv}]
-  - name: TestCrash
-    callable:
-      orchestration: {source: orch.c, function_name: e}
-      incores: [{func_id: 0, source: crash.c, core_type: aiv}]
-  - name: TestEmpty
-    callable:
-      orchestration: {source: orch.c, function_name: e}
-      incores: [{func_id: 0, source: empty.c, core_type: aiv}]
-YAML
+standin_spec "$R" TestA=bad.c,ok.c TestB=bad.c TestGood=ok.c TestCrash=crash.c TestEmpty=empty.c
 cd "$T"
 "$KWARM" gen root/spec.yaml -o warmup.mk --cache "$T/cache" --out "$T/out"
 if make -k -f warmup.mk -j4 warmup > out.txt 2> err.txt; then fail "make succeeded"; fi

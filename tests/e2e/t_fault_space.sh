@@ -7,81 +7,15 @@
 # for want of space. Under each, nothing torn under a final name and no temps
 # left; a re-run without the limit (or with room) gives the right callables.
 . "$(dirname "$0")/lib.sh"
-
-# The tree checker: verify.py CACHE OUT REFS [--no-temps]. REFS/<version>/<path
-# under OUT> are the accepted callables; --no-temps also refuses publish temps
-# ("*.tmp.*") and scratch folders left in the cache and OUT.
-cat > "$T/verify.py" <<'PY'
-import hashlib, os, sys
-
-cache, out, refs = sys.argv[1:4]
-no_temps = "--no-temps" in sys.argv
-bad, entries = [], 0
-sha = lambda p: hashlib.sha256(open(p, "rb").read()).hexdigest()
-for dp, dns, fs in os.walk(os.path.join(cache, "units")):
-    for f in fs:
-        if not f.endswith(".m"):
-            continue
-        m = os.path.join(dp, f)
-        key = f[:-2]
-        lines = open(m, "rb").read().decode("utf-8", "replace").split("\n")
-        fields = dict(l.split(" ", 1) for l in lines[1:] if " " in l)
-        art = os.path.join(dp, key)
-        if lines[0] != "kwarm-manifest 1" or fields.get("key") != key:
-            bad.append("manifest %s: bad head or key" % m)
-        elif not os.path.isfile(art):
-            bad.append("manifest %s: no artifact" % m)
-        elif str(os.path.getsize(art)) != fields.get("size") or sha(art) != fields.get("sha256"):
-            bad.append("entry %s: artifact does not match its manifest" % art)
-        entries += 1
-for dp, dns, fs in os.walk(os.path.join(cache, "packs")):
-    for f in fs:
-        if f.endswith(".pack") and sha(os.path.join(dp, f)) != f[:-5]:
-            bad.append("pack description %s does not hash to its name" % f)
-versions = sorted(os.listdir(refs)) if os.path.isdir(refs) else []
-callables = 0
-for dp, dns, fs in os.walk(out):
-    if ".kwarm" in dns:
-        dns.remove(".kwarm")
-    for f in fs:
-        if not f.endswith(".callable"):
-            continue
-        p = os.path.join(dp, f)
-        rel = os.path.relpath(p, out)
-        data = open(p, "rb").read()
-        if not any(os.path.isfile(os.path.join(refs, v, rel)) and
-                   open(os.path.join(refs, v, rel), "rb").read() == data for v in versions):
-            bad.append("callable %s equals no version of its sources (%d bytes)" % (rel, len(data)))
-        callables += 1
-if no_temps:
-    for top in (cache, out):
-        for dp, dns, fs in os.walk(top):
-            for f in fs + dns:
-                if ".tmp." in f:
-                    bad.append("temp left: %s" % os.path.join(dp, f))
-    for tmp in (os.path.join(cache, "tmp"), os.path.join(out, ".kwarm", "private", "tmp")):
-        if os.path.isdir(tmp) and os.listdir(tmp):
-            bad.append("scratch left in %s: %s" % (tmp, os.listdir(tmp)))
-if bad:
-    sys.exit("FAIL: torn or stray files:\n  " + "\n  ".join(bad))
-print("%d entries, %d callables verified" % (entries, callables))
-PY
-
-R=$T/root
-mkdir -p "$R/src" "$T/refs/0/"
+. "$(dirname "$0")/fault_lib.sh"
+mkdir -p "$T/refs/0/"
 # Units of ~64 KiB each (the stand-in's output holds its source): a callable
 # of an orchestration and three incores is ~270 KiB.
 filler=$(python3 -c 'print("\n".join("// %s" % ("x" * 60) for _ in range(1024)))')
 for u in orch k0 k1 k2; do
 	printf 'int %s;\n%s\n' "$u" "$filler" > "$R/src/$u.c"
 done
-cat > "$R/spec.yaml" <<YAML
-version: 1
-platform: a5sim
-toolchains:
-  orchestration: {compiler: $STANDIN}
-  incore: {aiv: {compiler: $STANDIN}}
-classes:
+standin_spec "$R" <<'YAML'
   - name: TestBig
     callable:
       orchestration: {source: src/orch.c, function_name: e}
@@ -90,16 +24,8 @@ classes:
         - {func_id: 1, source: src/k1.c, core_type: aiv}
         - {func_id: 2, source: src/k2.c, core_type: aiv}
 YAML
-mkdir -p "$T/bins"
-for u in orch k0 k1 k2; do
-	(cd "$R" && STANDIN_LOG= "$STANDIN" -o "$T/bins/$u" "src/$u.c")
-done
-cat > "$T/bins/big.json" <<JSON
-{"sig": [], "func": "e", "orch": "$T/bins/orch", "children": [
- {"id": 0, "sig": [], "bin": "$T/bins/k0"}, {"id": 1, "sig": [], "bin": "$T/bins/k1"},
- {"id": 2, "sig": [], "bin": "$T/bins/k2"}]}
-JSON
-expected_callable "$T/bins/big.json" > "$T/refs/0/TestBig.callable"
+fault_bins "$T/bins" orch k0 k1 k2
+fault_expect "$T/refs/0/TestBig.callable" "[]" "$T/bins" orch k0 k1 k2
 unit_kib=$(( $(stat -c %s "$T/bins/k0") / 1024 ))
 callable_kib=$(( $(stat -c %s "$T/refs/0/TestBig.callable") / 1024 ))
 echo "a unit is $unit_kib KiB, the callable $callable_kib KiB"
@@ -120,7 +46,7 @@ set -e
 	{ cat limit1.err; fail "the failures do not say what happened"; }
 [ "$(manifests cache)" = 0 ] || fail "a unit was cached under the limit"
 [ ! -e out/TestBig.callable ] || fail "a callable was published under the limit"
-python3 verify.py cache out refs --no-temps || fail "ulimit -f while compiling: temps or torn files"
+tree_check cache out refs --no-temps || fail "ulimit -f while compiling: temps or torn files"
 pass "ulimit -f below a unit's size: compiles fail, saying so; nothing cached, nothing torn"
 
 # 2. ulimit -f 160 (KiB): units fit, the callable does not.
@@ -133,14 +59,14 @@ set -e
 grep -q "cannot write '$T/out/TestBig.callable.tmp.*': File too large" limit2.err ||
 	{ cat limit2.err; fail "the pack failure does not say what happened"; }
 [ ! -e out/TestBig.callable ] || fail "a callable was published over the limit"
-python3 verify.py cache out refs --no-temps || fail "ulimit -f while packing: temps or torn files"
+tree_check cache out refs --no-temps || fail "ulimit -f while packing: temps or torn files"
 pass "ulimit -f between unit and callable size: units cached, the pack fails, saying so; nothing torn"
 
 before=$(compiles)
 make -f warmup.mk -j2 warmup > rerun.txt 2>&1 || { cat rerun.txt; fail "the re-run without a limit failed"; }
 cmp refs/0/TestBig.callable out/TestBig.callable || fail "the re-run's callable is wrong"
 [ "$(compiles)" = "$before" ] || fail "the re-run compiled again"
-python3 verify.py cache out refs --no-temps || fail "after the re-run"
+tree_check cache out refs --no-temps || fail "after the re-run"
 pass "the re-run without the limit packs the right bytes from the cache"
 
 # 3. OUT on a 128 KiB tmpfs: the pack runs out of space.
@@ -159,11 +85,11 @@ set -e
 [ "$rc" != 0 ] || fail "make succeeded with a full OUT"
 grep -q "No space left on device" full.err || { cat full.err; fail "the full disk is not told"; }
 [ ! -e small/out/TestBig.callable ] || fail "a callable was published on a full disk"
-python3 verify.py cache small/out refs --no-temps || fail "full OUT: temps or torn files"
+tree_check cache small/out refs --no-temps || fail "full OUT: temps or torn files"
 [ "$(df --output=used -k small | tail -1)" -lt 64 ] || fail "the failed pack left space used: $(du -a small)"
 mount -o remount,size=1m "$T/small" || fail "cannot grow the tmpfs"
 make -f small.mk -j2 warmup > full-rerun.txt 2>&1 || { cat full-rerun.txt; fail "the re-run with room failed"; }
 cmp refs/0/TestBig.callable small/out/TestBig.callable || fail "the callable packed after a full disk is wrong"
 [ "$(compiles)" = "$before" ] || fail "the full-disk runs compiled again"
-python3 verify.py cache small/out refs --no-temps || fail "after the re-run with room"
+tree_check cache small/out refs --no-temps || fail "after the re-run with room"
 pass "a full OUT: the pack fails, saying so, leaves nothing; with room the re-run is right"

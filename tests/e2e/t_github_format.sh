@@ -13,30 +13,7 @@ printf 'int ok;\n' > "$R/ok.c"
 printf 'int orch;\n' > "$R/orch.c"
 printf '// kwarm-standin: fail\n' > "$R/sub/bad.c"
 printf '// kwarm-standin: crash\n' > "$R/crash.c"
-cat > "$R/spec.yaml" <<YAML
-version: 1
-platform: a5sim
-toolchains:
-  orchestration: {compiler: $STANDIN}
-  incore: {aiv: {compiler: $STANDIN}}
-classes:
-  - name: TestA
-    callable:
-      orchestration: {source: orch.c, function_name: e}
-      incores: [{func_id: 0, source: sub/bad.c, core_type: aiv}, {func_id: 1, source: ok.c, core_type: aiv}]
-  - name: TestB
-    callable:
-      orchestration: {source: orch.c, function_name: e}
-      incores: [{func_id: 0, source: sub/bad.c, core_type: aiv}]
-  - name: TestGood
-    callable:
-      orchestration: {source: orch.c, function_name: e}
-      incores: [{func_id: 0, source: ok.c, core_type: aiv}]
-  - name: TestCrash
-    callable:
-      orchestration: {source: orch.c, function_name: e}
-      incores: [{func_id: 0, source: crash.c, core_type: aiv}]
-YAML
+standin_spec "$R" TestA=sub/bad.c,ok.c TestB=sub/bad.c TestGood=ok.c TestCrash=crash.c
 cd "$T"
 "$KWARM" gen "$R/spec.yaml" -o gh.mk --cache "$T/cache" --out "$T/out" --format github
 grep -q -- '--format github' gh.mk || fail "--format github is not in the Makefile"

@@ -20,21 +20,3 @@ fifo_pool_take() {
 fifo_pool_put() {
 	printf '%s' "$2" >&"$FIFO_POOL_FD"
 }
-
-# wait_for_file FILE [PID]: poll until FILE exists; fail if PID ends first or
-# after 30 s. A wait on a file, not a guess.
-wait_for_file() {
-	local i=0
-	while [ ! -e "$1" ]; do
-		if [ -n "${2:-}" ] && ! kill -0 "$2" 2>/dev/null; then
-			echo "FAIL: process $2 ended before $1 appeared" >&2
-			return 1
-		fi
-		i=$((i + 1))
-		if [ "$i" -ge 3000 ]; then
-			echo "FAIL: timed out waiting for $1" >&2
-			return 1
-		fi
-		sleep 0.01
-	done
-}
