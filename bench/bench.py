@@ -571,7 +571,7 @@ def main():
                     " with --only X latest-X.txt)")
     ap.add_argument("--scratch", help="work folder (default: a fresh temporary one, removed after)")
     ap.add_argument("--keep", action="store_true", help="keep the work folder")
-    ap.add_argument("--only", choices=["farm"], help="run one section only (with --quick/--smoke sizes)")
+    ap.add_argument("--only", choices=["farm", "overhead"], help="run one section only (with --quick/--smoke sizes)")
     ap.add_argument("--kwarm", default=os.environ.get("KWARM", os.path.join(src, "build", "kwarm")))
     ap.add_argument("--standin", default=os.environ.get("STANDIN", os.path.join(src, "build", "kwarm-standin")))
     a = ap.parse_args()
@@ -619,9 +619,11 @@ def main():
         if every:
             log("cached re-runs")
             cached = b.cached()
+        if every or a.only == "overhead":
             n_tiny = 40 if a.smoke else 300 if a.quick else 1000
             log("per-unit overhead: %d tiny compiles" % n_tiny)
             over = b.overhead(n_tiny)
+        if every:
             sizes = [1000] if a.smoke else [1000, 10000] if a.quick else [1000, 10000, 100000]
             scale_rows = b.scale(sizes)
     finally:

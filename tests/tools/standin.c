@@ -18,7 +18,9 @@
  *   kwarm-cost: SECONDS         the compile's cost (a double)
  *   kwarm-cost(MACRO): SECONDS  the cost instead when MACRO is defined by a -D
  *                               argument (one source, two toolchains)
- *   kwarm-standin: block FILE   create FILE, then wait until FILE.go exists
+ *   kwarm-standin: block FILE   write a partial output (as a compiler does
+ *                               mid-write), create FILE, then wait until
+ *                               FILE.go exists
  *   kwarm-standin: crash        die by SIGSEGV
  *   kwarm-standin: fail         print a compiler-style error, exit 1
  *   kwarm-standin: empty        exit 0 without writing the output
@@ -454,8 +456,15 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	read_directives(&first, argc, argv, &d);
-	if (d.block[0])
+	if (d.block[0]) {
+		/* Caught mid-write: whoever runs us must not keep this. */
+		int part = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+
+		if (part < 0 || write(part, "kwarm-standin-partial\n", 22) != 22)
+			fatal("cannot write '%s': %s", out, strerror(errno));
+		close(part);
 		block_on(d.block);
+	}
 	sleep_seconds(d.cost * scale);
 	if (d.crash) {
 		fflush(NULL);
