@@ -17,7 +17,8 @@ static EVP_MD *sha256;
 static const EVP_MD *sha256_md(void)
 {
 	if (!sha256) {
-		if (OPENSSL_init_crypto(OPENSSL_INIT_NO_LOAD_CONFIG, NULL) != 1)
+		if (OPENSSL_init_crypto(OPENSSL_INIT_NO_LOAD_CONFIG | OPENSSL_INIT_NO_ADD_ALL_CIPHERS |
+					OPENSSL_INIT_NO_ADD_ALL_DIGESTS, NULL) != 1)
 			die("cannot start libcrypto");
 		sha256 = EVP_MD_fetch(NULL, "SHA256", NULL);
 		if (!sha256)
