@@ -1,5 +1,5 @@
-/* kwarm compile: one unit's Makefile recipe. Compile into a scratch folder,
- * re-check the key against the files really compiled, publish into the cache. */
+/* kwarm compile: one unit's Makefile recipe. Compile beside the cache entry,
+ * re-check the key against the files really compiled, publish by rename. */
 #include "commands.h"
 #include "annotate.h"
 #include "cache.h"
@@ -85,7 +85,6 @@ static void print_block(const char *head, const struct buf *output)
 	buf_release(&b);
 }
 
-/* Run one step; 0 on success, -1 after printing the failure block. */
 /* The unit's main source: the word after "-o {out}", else the last word. */
 static const char *unit_source(const struct compile_opts *o)
 {
@@ -116,6 +115,7 @@ out:
 	free(owners);
 }
 
+/* Run one step; 0 on success, -1 after printing the failure block. */
 static int run_step(const char *step, const struct strvec *argv, struct compile_opts *o,
 		    struct buf *output)
 {
@@ -147,12 +147,13 @@ static int check_output(const char *path, const char *step, const struct compile
 	struct stat st;
 	struct buf head = BUF_INIT;
 	char *owners;
+	int missing = stat(path, &st) != 0;
 
-	if (!stat(path, &st) && S_ISREG(st.st_mode) && st.st_size > 0)
+	if (!missing && S_ISREG(st.st_mode) && st.st_size > 0)
 		return 0;
 	owners = owners_text(o->owners);
 	buf_addf(&head, "kwarm: error: %s: the %s step exited 0 but wrote %s; classes: %s",
-		 o->label, step, errno == ENOENT ? "no output" : "an empty output", owners);
+		 o->label, step, missing ? "no output" : "an empty output", owners);
 	print_block(head.s, output);
 	buf_release(&head);
 	free(owners);
@@ -162,8 +163,11 @@ static int check_output(const char *path, const char *step, const struct compile
 /* Say once per make run that the cache is not used, and why. */
 static void warn_uncached_once(const struct compile_opts *o, const char *why)
 {
-	char *marker = xstrfmt("%s/warned.%ld", o->private_dir, (long)getpgrp());
+	char run[64], *marker;
 	int fd;
+
+	cachelog_run_tag(run, sizeof(run));
+	marker = xstrfmt("%s/warned.%s", o->private_dir, run);
 
 	mkdir_p(o->private_dir);
 	fd = open(marker, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
@@ -175,7 +179,6 @@ static void warn_uncached_once(const struct compile_opts *o, const char *why)
 	free(marker);
 }
 
-/* Publish into the cache, or when that is not possible, into the private store. */
 /* The temp files of one attempt, beside the entry they become: a rename
  * publishes the last one. Registered, so a signal removes them. */
 struct attempt {
