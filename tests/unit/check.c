@@ -3,7 +3,10 @@
 #include "path.h"
 #include "util.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 int check_passed, check_failed;
@@ -49,6 +52,46 @@ char *check_tmpdir(const char *name)
 	if (mkdir_p(dir))
 		die("cannot create '%s'", dir);
 	return dir;
+}
+
+void check_write_file(const char *path, const void *data, size_t len, int mode)
+{
+	char *dir = path_dirname(path);
+	int fd;
+
+	if (mkdir_p(dir))
+		die("cannot create '%s': %s", dir, strerror(errno));
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+	if (fd < 0 || write_all(fd, data, len) || close(fd) || chmod(path, (mode_t)mode))
+		die("cannot write '%s': %s", path, strerror(errno));
+	free(dir);
+}
+
+void check_write_text(const char *dir, const char *rel, const char *text, int mode)
+{
+	char *path = dir ? path_join(dir, rel) : xstrdup(rel);
+
+	check_write_file(path, text, strlen(text), mode);
+	free(path);
+}
+
+char *check_read_file(const char *path)
+{
+	char *data;
+	size_t len;
+
+	if (read_file_all(path, &data, &len))
+		return NULL;
+	return data;
+}
+
+char *check_must_read(const char *path)
+{
+	char *data = check_read_file(path);
+
+	if (!data)
+		die("cannot read '%s': %s", path, strerror(errno));
+	return data;
 }
 
 /* Per captured fd: where it went before, and the file it goes to now. */

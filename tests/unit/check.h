@@ -2,6 +2,7 @@
 #ifndef KWARM_CHECK_H
 #define KWARM_CHECK_H
 
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -16,6 +17,17 @@ int check_int_at(long long got, long long want, const char *file, int line, cons
 int check_str_at(const char *got, const char *want, const char *file, int line, const char *what);
 /* A fresh empty folder for this test program (under KWARM_TEST_TMP). Caller frees. */
 char *check_tmpdir(const char *name);
+/* Write len bytes of data to path, creating its folders, then chmod it to mode
+ * (0644, 0755...) whatever the umask; dies on error. */
+void check_write_file(const char *path, const void *data, size_t len, int mode);
+/* check_write_file of the string text to dir/rel (rel alone when dir is NULL),
+ * as most tests build small trees under one root. */
+void check_write_text(const char *dir, const char *rel, const char *text, int mode);
+/* The whole of path, NUL-terminated (caller frees); NULL when it cannot be read,
+ * for tests that expect a file to be missing. */
+char *check_read_file(const char *path);
+/* check_read_file where a file that cannot be read ends the program. */
+char *check_must_read(const char *path);
 /* Send fd (1 or 2) to a fresh unlinked file until check_capture_end(fd);
  * both may be captured at once, each once at a time. */
 void check_capture_begin(int fd);

@@ -12,24 +12,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static void write_file(const char *path, const void *data, size_t len)
-{
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0666);
-
-	if (fd < 0 || write_all(fd, data, len) || close(fd))
-		die("cannot write '%s'", path);
-}
-
-static char *slurp(const char *path)
-{
-	char *data;
-	size_t len;
-
-	if (read_file_all(path, &data, &len))
-		die("cannot read '%s'", path);
-	return data;
-}
-
 static int exists(const char *path)
 {
 	struct stat st;
@@ -56,7 +38,7 @@ static int store(const struct cache *c, const char *key, const void *data, size_
 	char *tmp = xstrfmt("%s/tmp/artifact.%.16s", c->dir, key);
 	int ret;
 
-	write_file(tmp, data, len);
+	check_write_file(tmp, data, len, 0644);
 	ret = cache_unit_store(c, key, tmp, label);
 	/* Whether the temp is moved or copied is the store's business. */
 	unlink(tmp);
@@ -129,7 +111,7 @@ static void test_init_paths(const char *tmp)
 
 	/* A file in the way of the cache folder: reported, -1. */
 	p = xstrfmt("%s/plainfile", tmp);
-	write_file(p, "x", 1);
+	check_write_file(p, "x", 1, 0644);
 	sub = xstrfmt("%s/plainfile/cache", tmp);
 	check_capture_begin(2);
 	CHECK_INT(cache_init(&c, sub), -1);
@@ -167,7 +149,7 @@ static void test_store_read(const struct cache *c)
 
 	/* The manifest, exactly as documented. */
 	mpath = cache_unit_path(c, key, ".m");
-	text = slurp(mpath);
+	text = check_must_read(mpath);
 	digest_bytes_hex(data, sizeof(data), sha);
 	want = xstrfmt("kwarm-manifest 1\nkey %s\nsize %zu\nsha256 %s\nunit lib/k.cpp\n", key,
 		       sizeof(data), sha);
@@ -221,7 +203,7 @@ static void test_corrupt(const struct cache *c)
 	if (read_file_all(apath, &bytes, &len))
 		die("cannot read '%s'", apath);
 	bytes[4] ^= 0x01;
-	write_file(apath, bytes, len);
+	check_write_file(apath, bytes, len, 0644);
 	free(bytes);
 	CHECK_INT(check_reported(c, key, "artifact SHA-256 differs from its manifest"), -1);
 	check_capture_begin(2);
@@ -238,7 +220,7 @@ static void test_corrupt(const struct cache *c)
 
 	/* Truncated. */
 	CHECK_INT(store(c, key, "0123456789", 10, "trunc"), 0);
-	write_file(apath, "01234", 5);
+	check_write_file(apath, "01234", 5, 0644);
 	CHECK_INT(check_reported(c, key, "artifact size differs from its manifest"), -1);
 	check_capture_begin(2);
 	CHECK_INT(cache_unit_read(c, key, &out), -1);
@@ -257,8 +239,8 @@ static void test_corrupt(const struct cache *c)
 	{
 		char *omp = cache_unit_path(c, other, ".m");
 
-		text = slurp(omp);
-		write_file(mpath, text, strlen(text));
+		text = check_must_read(omp);
+		check_write_file(mpath, text, strlen(text), 0644);
 		free(text);
 		free(omp);
 	}
@@ -266,20 +248,20 @@ static void test_corrupt(const struct cache *c)
 	CHECK_INT(cache_unit_check(c, other, 0), 1);
 
 	/* A manifest of another schema, and an incomplete one. */
-	write_file(mpath, "kwarm-manifest 2\n", 17);
+	check_write_file(mpath, "kwarm-manifest 2\n", 17, 0644);
 	CHECK_INT(check_reported(c, key, "unknown manifest schema"), -1);
 	text = xstrfmt("kwarm-manifest 1\nkey %s\nsize 10\n", key);
-	write_file(mpath, text, strlen(text));
+	check_write_file(mpath, text, strlen(text), 0644);
 	free(text);
 	CHECK_INT(check_reported(c, key, "incomplete manifest"), -1);
 	text = xstrfmt("kwarm-manifest 1\nkey %s\nsize 10x\nsha256 %s\n", key, key);
-	write_file(mpath, text, strlen(text));
+	check_write_file(mpath, text, strlen(text), 0644);
 	free(text);
 	CHECK_INT(check_reported(c, key, "bad size in manifest"), -1);
 
 	/* No manifest: absent (0), whatever the artifact is. */
 	CHECK_INT(unlink(mpath), 0);
-	write_file(apath, "junk", 4);
+	check_write_file(apath, "junk", 4, 0644);
 	CHECK_INT(check_reported(c, key, NULL), 0);
 
 	/* remove: both files go; removing again is fine. */

@@ -32,25 +32,6 @@ static char *fresh_dir(const char *name)
 	return dir;
 }
 
-static void write_text(const char *path, const char *text)
-{
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0666);
-
-	if (fd < 0 || write_all(fd, text, strlen(text)))
-		die("cannot write '%s'", path);
-	close(fd);
-}
-
-static char *read_text(const char *path)
-{
-	char *text;
-	size_t len;
-
-	if (read_file_all(path, &text, &len))
-		die("cannot read '%s'", path);
-	return text;
-}
-
 static double now_unix(void)
 {
 	struct timespec ts;
@@ -75,7 +56,7 @@ static void test_write_and_load(void)
 	t1 = (long long)time(NULL);
 	cachelog_run_tag(tag, sizeof(tag));
 	CHECK(strchr(tag, '@') && !strchr(tag, ' '));
-	text = read_text(log);
+	text = check_must_read(log);
 	/* Exactly these two lines, stamped within [t0, t1]. */
 	match = 0;
 	for (long long a = t0; a <= t1; a++)
@@ -105,15 +86,15 @@ static void test_write_and_load(void)
 	cachelog_release(&l);
 
 	/* A missing log is empty; a torn last line and garbled lines are skipped. */
-	write_text(log, "100 miss " K1 " 1.5\n"
-			"garbage\n"
-			"x100 hit " K1 "\n"
-			"100 hit\n"
-			"100  hit " K1 "\n"
-			"100 hit " K1 " nan\n"
-			"100 hit " K1 " 1.0 extra\n"
-			"101 corrupt " K3 "\n"
-			"102 hit " K2);
+	check_write_text(NULL, log, "100 miss " K1 " 1.5\n"
+			 "garbage\n"
+			 "x100 hit " K1 "\n"
+			 "100 hit\n"
+			 "100  hit " K1 "\n"
+			 "100 hit " K1 " nan\n"
+			 "100 hit " K1 " 1.0 extra\n"
+			 "101 corrupt " K3 "\n"
+			 "102 hit " K2, 0644);
 	cachelog_init(&l);
 	CHECK_INT(cachelog_load(&l, dir), 0);
 	CHECK_INT(l.nr, 2);
@@ -172,19 +153,19 @@ static void test_runs_and_tally(void)
 	 * waited for, then packed twice; K2 a plain hit; K3 found corrupt. Run C,
 	 * concurrent with B: compiles K3. Then untagged lines: two within the gap
 	 * (one run), one after a long pause (another). The last line is B's. */
-	write_text(log, "1000 miss " K1 " 2.0 1@1000.00\n"
-			"1001 miss " K2 " 1.0 1@1000.00\n"
-			"1002 hit " K1 " 1@1000.00\n"
-			"5000 wait-hit " K1 " 3.0 2@4990.00\n"
-			"5001 miss " K3 " 1.0 3@4995.00\n"
-			"5001 hit " K1 " 2@4990.00\n"
-			"5002 hit " K1 " 2@4990.00\n"
-			"5003 hit " K2 " 2@4990.00\n"
-			"5004 corrupt " K3 " 2@4990.00\n"
-			"9000 hit " K1 "\n"
-			"9600 hit " K2 "\n"	/* exactly the gap: same run */
-			"20000 hit " K1 "\n"
-			"5002 hit " K2 " 2@4990.00\n");
+	check_write_text(NULL, log, "1000 miss " K1 " 2.0 1@1000.00\n"
+			 "1001 miss " K2 " 1.0 1@1000.00\n"
+			 "1002 hit " K1 " 1@1000.00\n"
+			 "5000 wait-hit " K1 " 3.0 2@4990.00\n"
+			 "5001 miss " K3 " 1.0 3@4995.00\n"
+			 "5001 hit " K1 " 2@4990.00\n"
+			 "5002 hit " K1 " 2@4990.00\n"
+			 "5003 hit " K2 " 2@4990.00\n"
+			 "5004 corrupt " K3 " 2@4990.00\n"
+			 "9000 hit " K1 "\n"
+			 "9600 hit " K2 "\n"	/* exactly the gap: same run */
+			 "20000 hit " K1 "\n"
+			 "5002 hit " K2 " 2@4990.00\n", 0644);
 	cachelog_init(&l);
 	CHECK_INT(cachelog_load(&l, dir), 0);
 	CHECK_INT(l.nr, 13);
@@ -227,19 +208,19 @@ static void test_compact(void)
 	buf_adds(&b, "9000 hit " K1 " 2@2.00\n");
 	buf_adds(&b, "20000 hit " K1 " 3@3.00\n20001 wait-hit " K2 " 0.500 3@3.00\n");
 	buf_adds(&b, "30000 hit " K3 "\n");
-	write_text(log, b.s);
+	check_write_text(NULL, log, b.s, 0644);
 	CHECK_INT(cachelog_compact(dir, 100000, 2), 0);	/* small: untouched */
-	text = read_text(log);
+	text = check_must_read(log);
 	CHECK_STR(text, b.s);
 	free(text);
 	CHECK_INT(cachelog_compact(dir, 100, 2), 0);
-	text = read_text(log);
+	text = check_must_read(log);
 	CHECK_STR(text, "20000 hit " K1 " 3@3.00\n20001 wait-hit " K2 " 0.500 3@3.00\n"
 			"30000 hit " K3 "\n");
 	free(text);
 	/* Appends go on after a compaction. */
 	cachelog_event(dir, "miss", K3, 0);
-	text = read_text(log);
+	text = check_must_read(log);
 	CHECK(strstr(text, " miss " K3 " ") != NULL);
 	free(text);
 	buf_release(&b);
@@ -256,7 +237,7 @@ static void test_touch_use(void)
 	double before = now_unix();
 
 	CHECK_INT(mkdir_p(sub), 0);
-	write_text(m, "x");
+	check_write_text(NULL, m, "x", 0644);
 	CHECK_INT(utimensat(AT_FDCWD, m, old, 0), 0);
 	cache_touch_use(dir, K1);
 	CHECK_INT(stat(m, &st), 0);

@@ -8,51 +8,39 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-static void put(const char *root, const char *rel, const char *text)
-{
-	char *path = path_join(root, rel), *dir = path_dirname(path);
-	int fd;
-
-	if (mkdir_p(dir))
-		die("cannot create '%s'", dir);
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0666);
-	if (fd < 0 || write_all(fd, text, strlen(text)) || close(fd))
-		die("cannot write '%s'", path);
-	free(dir);
-	free(path);
-}
-
 static void build_tree(const char *root)
 {
-	put(root, "src/a.cpp",
-	    "#include \"local.h\"\n"
-	    "#include <lib/x.h>\n"
-	    "#include <stdio.h>\n"
-	    "// #include \"gone_line.h\"\n"
-	    "/* #include \"gone_inline.h\" */\n"
-	    "#  include \"spaced.h\"\n"
-	    "#include CONFIG_HEADER\n"
-	    "#include\"tight.h\"\n"
-	    "#include <shadow.h>\n"
-	    "#include <next.h>\n"
-	    "/*\n#include \"commented.h\"\n*/\n"
-	    "/* lead */ # /* mid */ include \"lead.h\" // tail\n"
-	    "#includes \"not_a_directive.h\"\n"
-	    "int main(void) { return 0; }\n");
-	put(root, "src/local.h", "#pragma once\n#include \"cycle_a.h\"\n");
-	put(root, "inc/local.h", "decoy: the quoted include finds src/local.h first\n");
-	put(root, "src/cycle_a.h", "#include \"cycle_b.h\"\n");
-	put(root, "src/cycle_b.h", "#include \"cycle_a.h\"\n");
-	put(root, "inc/lib/x.h", "#include \"y.h\"\n");
-	put(root, "inc/lib/y.h", "#ifdef NEVER\n#include <z.h>\n#endif\n");
-	put(root, "inc2/z.h", "#include \"zz.h\"\r\n#include FOO_H\r\n#include <z.h>\r\n");
-	put(root, "inc2/zz.h", "int zz;\n");
-	put(root, "src/spaced.h", "\n");
-	put(root, "inc2/shadow.h", "int first;\n");
-	put(root, "inc3/shadow.h", "int second;\n");
-	put(root, "inc2/next.h", "#include_next <next.h>\n");
-	put(root, "inc3/next.h", "int next;\n");
-	put(root, "src/lead.h", "");
+	check_write_text(root, "src/a.cpp",
+			 "#include \"local.h\"\n"
+			 "#include <lib/x.h>\n"
+			 "#include <stdio.h>\n"
+			 "// #include \"gone_line.h\"\n"
+			 "/* #include \"gone_inline.h\" */\n"
+			 "#  include \"spaced.h\"\n"
+			 "#include CONFIG_HEADER\n"
+			 "#include\"tight.h\"\n"
+			 "#include <shadow.h>\n"
+			 "#include <next.h>\n"
+			 "/*\n#include \"commented.h\"\n*/\n"
+			 "/* lead */ # /* mid */ include \"lead.h\" // tail\n"
+			 "#includes \"not_a_directive.h\"\n"
+			 "int main(void) { return 0; }\n", 0644);
+	check_write_text(root, "src/local.h", "#pragma once\n#include \"cycle_a.h\"\n", 0644);
+	check_write_text(root, "inc/local.h",
+			 "decoy: the quoted include finds src/local.h first\n", 0644);
+	check_write_text(root, "src/cycle_a.h", "#include \"cycle_b.h\"\n", 0644);
+	check_write_text(root, "src/cycle_b.h", "#include \"cycle_a.h\"\n", 0644);
+	check_write_text(root, "inc/lib/x.h", "#include \"y.h\"\n", 0644);
+	check_write_text(root, "inc/lib/y.h", "#ifdef NEVER\n#include <z.h>\n#endif\n", 0644);
+	check_write_text(root, "inc2/z.h",
+			 "#include \"zz.h\"\r\n#include FOO_H\r\n#include <z.h>\r\n", 0644);
+	check_write_text(root, "inc2/zz.h", "int zz;\n", 0644);
+	check_write_text(root, "src/spaced.h", "\n", 0644);
+	check_write_text(root, "inc2/shadow.h", "int first;\n", 0644);
+	check_write_text(root, "inc3/shadow.h", "int second;\n", 0644);
+	check_write_text(root, "inc2/next.h", "#include_next <next.h>\n", 0644);
+	check_write_text(root, "inc3/next.h", "int next;\n", 0644);
+	check_write_text(root, "src/lead.h", "", 0644);
 }
 
 static void dirs_of(struct strvec *sv, const char *a, const char *b, const char *c)
@@ -196,7 +184,7 @@ static void test_edits(void)
 
 	/* A nested header edited (here to a new size, so that the stamp surely
 	 * changes): the same cache sees it, reading only that file again. */
-	put(root, "inc2/zz.h", "int zz = 1;\n");
+	check_write_text(root, "inc2/zz.h", "int zz = 1;\n", 0644);
 	CHECK_INT(closure_compute(&cc, root, &src, &inc, &c), 0);
 	closure_hex(&c, h1);
 	closure_release(&c);
@@ -206,12 +194,12 @@ static void test_edits(void)
 	CHECK_STR(h2, h1);
 
 	/* A file that does not exist reaches no digest: nothing changes. */
-	put(root, "inc3/unrelated.h", "int u;\n");
+	check_write_text(root, "inc3/unrelated.h", "int u;\n", 0644);
 	CHECK_INT(fresh_hex(root, "src/a.cpp", &inc, h2), 0);
 	CHECK_STR(h2, h1);
 
 	/* A header appearing where a name was unresolved changes the key. */
-	put(root, "inc3/stdio.h", "int fake_stdio;\n");
+	check_write_text(root, "inc3/stdio.h", "int fake_stdio;\n", 0644);
 	CHECK_INT(fresh_hex(root, "src/a.cpp", &inc, h2), 0);
 	CHECK(strcmp(h2, h1) != 0);
 
@@ -228,20 +216,20 @@ static void test_dropped_header(void)
 	struct strvec inc;
 
 	dirs_of(&inc, "include", NULL, NULL);
-	put(with, "main.c", "#include <keep.h>\n#include <old.h>\n");
-	put(with, "include/keep.h", "int keep;\n");
-	put(with, "include/old.h", "int old;\n");
-	put(without, "main.c", "#include <keep.h>\n");
-	put(without, "include/keep.h", "int keep;\n");
+	check_write_text(with, "main.c", "#include <keep.h>\n#include <old.h>\n", 0644);
+	check_write_text(with, "include/keep.h", "int keep;\n", 0644);
+	check_write_text(with, "include/old.h", "int old;\n", 0644);
+	check_write_text(without, "main.c", "#include <keep.h>\n", 0644);
+	check_write_text(without, "include/keep.h", "int keep;\n", 0644);
 	CHECK_INT(fresh_hex(with, "main.c", &inc, h_with), 0);
 	CHECK_INT(fresh_hex(without, "main.c", &inc, h_without), 0);
 	CHECK(strcmp(h_with, h_without) != 0);
 
 	/* No longer included: old.h is still on disk but no longer matters. */
-	put(with, "main.c", "#include <keep.h>\n");
+	check_write_text(with, "main.c", "#include <keep.h>\n", 0644);
 	CHECK_INT(fresh_hex(with, "main.c", &inc, h), 0);
 	CHECK_STR(h, h_without);
-	put(with, "include/old.h", "int old_edited;\n");
+	check_write_text(with, "include/old.h", "int old_edited;\n", 0644);
 	CHECK_INT(fresh_hex(with, "main.c", &inc, h), 0);
 	CHECK_STR(h, h_without);
 
@@ -259,7 +247,7 @@ static void test_memo(void)
 	unsigned long reads;
 
 	build_tree(root);
-	put(root, "src/b.cpp", "#include <lib/x.h>\n#include <shadow.h>\n");
+	check_write_text(root, "src/b.cpp", "#include <lib/x.h>\n#include <shadow.h>\n", 0644);
 	closure_cache_init(&cc);
 	dirs_of(&src, "src/a.cpp", NULL, NULL);
 	dirs_of(&inc, "inc", "inc2", "inc3");
@@ -313,9 +301,9 @@ static void test_roots(void)
 	strvec_release(&inc);
 
 	/* An absolute -I dir outside root: its files appear by absolute path. */
-	put(outside, "ext.h", "#include \"ext_dep.h\"\n");
-	put(outside, "ext_dep.h", "int dep;\n");
-	put(r1, "src/e.c", "#include <ext.h>\n");
+	check_write_text(outside, "ext.h", "#include \"ext_dep.h\"\n", 0644);
+	check_write_text(outside, "ext_dep.h", "int dep;\n", 0644);
+	check_write_text(r1, "src/e.c", "#include <ext.h>\n", 0644);
 	dirs_of(&inc, "inc", outside, NULL);
 	dirs_of(&src, "src/e.c", NULL, NULL);
 	closure_cache_init(&cc);
@@ -374,9 +362,9 @@ static void test_large(void)
 	for (int i = 0; i < 5000; i++)
 		buf_addf(&big, "// line %d of a long header, long enough to matter\r\n", i);
 	buf_adds(&big, "#include \"end.h\"\r\n");
-	put(root, "big.h", big.s);
-	put(root, "end.h", "int end;\n");
-	put(root, "main.c", "#include \"big.h\"\n");
+	check_write_text(root, "big.h", big.s, 0644);
+	check_write_text(root, "end.h", "int end;\n", 0644);
+	check_write_text(root, "main.c", "#include \"big.h\"\n", 0644);
 	closure_cache_init(&cc);
 	dirs_of(&src, "main.c", NULL, NULL);
 	strvec_init(&inc);

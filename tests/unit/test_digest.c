@@ -8,14 +8,6 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-static void write_file(const char *path, const void *data, size_t len)
-{
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0666);
-
-	if (fd < 0 || write_all(fd, data, len) || close(fd))
-		die("cannot write '%s'", path);
-}
-
 static void test_vectors(void)
 {
 	char hex[DIGEST_HEX_SIZE];
@@ -98,8 +90,8 @@ static void test_files(void)
 
 	for (size_t i = 0; i < n; i++)
 		data[i] = (unsigned char)(i * 7 + (i >> 9));
-	write_file(big, data, n);
-	write_file(empty, "", 0);
+	check_write_file(big, data, n, 0644);
+	check_write_file(empty, "", 0, 0644);
 	digest_bytes_hex(data, n, bytes_hex);
 	CHECK_INT(digest_file_hex(big, file_hex, &size), 0);
 	CHECK_STR(file_hex, bytes_hex);
@@ -119,7 +111,7 @@ static void test_files(void)
 	CHECK_INT(filehash_get(&fh, big, fh_hex, NULL), 0);
 	CHECK_STR(fh_hex, bytes_hex);
 	CHECK_INT(fh.reads, 1);
-	write_file(big, data, n - 1);	/* a different size: a different stamp */
+	check_write_file(big, data, n - 1, 0644);	/* a different size: a different stamp */
 	digest_bytes_hex(data, n - 1, bytes_hex);
 	CHECK_INT(filehash_get(&fh, big, fh_hex, &size), 0);
 	CHECK_STR(fh_hex, bytes_hex);

@@ -24,17 +24,6 @@ static char *fresh_dir(const char *name)
 	return dir;
 }
 
-static void write_text(const char *dir, const char *name, const char *text)
-{
-	char *path = path_join(dir, name);
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0666);
-
-	if (fd < 0 || write_all(fd, text, strlen(text)))
-		die("cannot write '%s'", path);
-	close(fd);
-	free(path);
-}
-
 static size_t count_lines(const char *dir)
 {
 	char *path = path_join(dir, DURATIONS_LOG), *text;
@@ -107,20 +96,20 @@ static void test_garbage(void)
 	char *dir = fresh_dir("garbage");
 	struct durations d;
 
-	write_text(dir, DURATIONS_LOG,
-		   "1.5\tgood\n"
-		   "no tab here\n"
-		   "\tno seconds\n"
-		   "2.0\t\n"
-		   "-3\tnegative\n"
-		   "nan\tnotanumber\n"
-		   "inf\tinfinite\n"
-		   "1.0x\ttrailing\n"
-		   "4\ttwo\ttabs\n"
-		   "\n"
-		   "2.5\talso good\n"
-		   "9.0\tgood");	/* torn: a writer died before the LF */
-	durations_init(&d);
+	check_write_text(dir, DURATIONS_LOG,
+			 "1.5\tgood\n"
+			 "no tab here\n"
+			 "\tno seconds\n"
+			 "2.0\t\n"
+			 "-3\tnegative\n"
+			 "nan\tnotanumber\n"
+			 "inf\tinfinite\n"
+			 "1.0x\ttrailing\n"
+			 "4\ttwo\ttabs\n"
+			 "\n"
+			 "2.5\talso good\n"
+			 "9.0\tgood", 0644);	/* torn: a writer died before the LF */
+			 durations_init(&d);
 	CHECK_INT(durations_load(&d, dir), 0);
 	CHECK_INT(d.known, 2);
 	CHECK_SECS(durations_get(&d, "good"), 1.5);

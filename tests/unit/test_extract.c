@@ -27,16 +27,6 @@ static const char kernel[] =
 	"__attribute__((noinline)) void second(int *p) { p[1] = 7; }\n"
 	"void kernel_entry(int *p, int n) { p[0] = helper(p, n); second(p); }\n";
 
-static void write_text(const char *name, const char *text)
-{
-	char *path = xstrfmt("%s/%s", dir, name);
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-
-	if (fd < 0 || write_all(fd, text, strlen(text)) || close(fd))
-		die("cannot write '%s': %s", path, strerror(errno));
-	free(path);
-}
-
 /* Run a shell command in dir; die if it fails (the test's own setup). */
 static void sh(const char *cmd)
 {
@@ -126,19 +116,20 @@ static void test_errors(void)
 {
 	char *msg;
 
-	write_text("notelf.txt", "this is not an ELF image\n");
+	check_write_text(dir, "notelf.txt", "this is not an ELF image\n", 0644);
 	expect_error("notelf.txt", "the linked image '");
 	expect_error("notelf.txt", "is not an ELF file");
 	expect_error("missing.elf", "cannot open the linked image");
 
 	/* Data only: ld warns that the entry is missing, and writes no .text. */
-	write_text("data.c", "int table[4] = {1, 2, 3, 4};\n");
+	check_write_text(dir, "data.c", "int table[4] = {1, 2, 3, 4};\n", 0644);
 	sh(CC "-o data.o data.c && ld -e kernel_entry -o data.elf data.o 2>/dev/null");
 	expect_error("data.elf", "the linked image has no .text section");
 
 	/* An object (no link step) that calls another file keeps its relocations. */
-	write_text("calls.c", "void ext(int *p);\nvoid kernel_entry(int *p) { ext(p); p[0] = 1; }\n");
-	write_text("ext.c", "void ext(int *p) { p[1] = 2; }\n");
+	check_write_text(dir, "calls.c",
+			 "void ext(int *p);\nvoid kernel_entry(int *p) { ext(p); p[0] = 1; }\n", 0644);
+	check_write_text(dir, "ext.c", "void ext(int *p) { p[1] = 2; }\n", 0644);
 	sh(CC "-fno-function-sections -o calls.o calls.c && " CC "-o ext.o ext.c");
 	expect_error("calls.o", "relocations are left against .text (section '.rela.text')");
 	/* A relocatable link keeps them too, and so does --emit-relocs. */
@@ -151,8 +142,8 @@ static void test_errors(void)
 	expect_error("emit.elf", "relocations are left against .text (section '.rela.text')");
 
 	/* Dynamic relocations patching .text (a text relocation of a shared link). */
-	write_text("textrel.s", ".text\n.globl kernel_entry\nkernel_entry:\n\tret\n"
-		   "\t.quad target\n.data\n.globl target\ntarget:\n\t.quad 0\n");
+	check_write_text(dir, "textrel.s", ".text\n.globl kernel_entry\nkernel_entry:\n\tret\n"
+			 "\t.quad target\n.data\n.globl target\ntarget:\n\t.quad 0\n", 0644);
 	sh("cc -c -o textrel.o textrel.s && "
 	   "ld -shared -z notext -e kernel_entry -o textrel.so textrel.o");
 	expect_error("textrel.so", "relocations are left against .text (section '.rela.dyn')");
@@ -163,8 +154,8 @@ static void test_errors(void)
 	expect_error("second.elf", "is not the start of .text (0x0)");
 
 	/* A layout that marks .text NOLOAD: the section holds no bytes in the file. */
-	write_text("noload.ld", "SECTIONS { . = 0; .text (NOLOAD) : { *(.text.kernel_entry) "
-		   "*(.text .text.*) } }\n");
+	check_write_text(dir, "noload.ld", "SECTIONS { . = 0; .text (NOLOAD) : { *(.text.kernel_entry) "
+			 "*(.text .text.*) } }\n", 0644);
 	sh("ld -e kernel_entry -T noload.ld -o noload.elf k.o");
 	expect_error("noload.elf", "the .text section of the linked image is empty");
 }
@@ -172,8 +163,8 @@ static void test_errors(void)
 int main(void)
 {
 	dir = check_tmpdir("extract");
-	write_text("layout.ld", layout);
-	write_text("k.c", kernel);
+	check_write_text(dir, "layout.ld", layout, 0644);
+	check_write_text(dir, "k.c", kernel, 0644);
 	test_good();
 	test_errors();
 	free(dir);

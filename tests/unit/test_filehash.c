@@ -13,14 +13,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static void write_text(const char *path, const char *text)
-{
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0666);
-
-	if (fd < 0 || write_all(fd, text, strlen(text)) || close(fd))
-		die("cannot write '%s'", path);
-}
-
 static void set_mtime(const char *path, time_t sec, long nsec)
 {
 	struct timespec ts[2] = { { sec, nsec }, { sec, nsec } };
@@ -44,8 +36,8 @@ int main(void)
 	struct filehash fh;
 	uint64_t size = 0;
 
-	write_text(a, "#define A 1\n");
-	write_text(b, "");
+	check_write_text(NULL, a, "#define A 1\n", 0644);
+	check_write_text(NULL, b, "", 0644);
 	set_mtime(a, 1000000000, 5);
 	filehash_init(&fh);
 	CHECK_INT(fh.reads, 0);
@@ -75,7 +67,7 @@ int main(void)
 	CHECK_INT(fh.reads, 2);
 
 	/* A size change: read again, the new digest. */
-	write_text(a, "#define A 22\n");
+	check_write_text(NULL, a, "#define A 22\n", 0644);
 	set_mtime(a, 1000000000, 5);
 	CHECK_INT(filehash_get(&fh, a, hex, &size), 0);
 	want_hex("#define A 22\n", want);
@@ -91,7 +83,7 @@ int main(void)
 		struct stat before, after;
 
 		CHECK_INT(stat(a, &before), 0);
-		write_text(a, "#define A 33\n");
+		check_write_text(NULL, a, "#define A 33\n", 0644);
 		set_mtime(a, 1000000000, 5);
 		CHECK_INT(stat(a, &after), 0);
 		if (before.st_ctim.tv_sec == after.st_ctim.tv_sec &&

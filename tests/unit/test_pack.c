@@ -11,19 +11,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static void write_file(const char *path, const void *data, size_t len)
-{
-	char *dir = path_dirname(path);
-	int fd;
-
-	if (mkdir_p(dir))
-		die("cannot create '%s'", dir);
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0666);
-	if (fd < 0 || write_all(fd, data, len) || close(fd))
-		die("cannot write '%s'", path);
-	free(dir);
-}
-
 static int exists(const char *path)
 {
 	struct stat st;
@@ -39,7 +26,7 @@ static void store_unit(const struct cache *c, const void *data, size_t len,
 
 	digest_bytes_hex(data, len, key);
 	tmp = xstrfmt("%s/tmp/unit.%.16s", c->dir, key);
-	write_file(tmp, data, len);
+	check_write_file(tmp, data, len, 0644);
 	if (cache_unit_store(c, key, tmp, "test unit"))
 		die("cannot store a unit");
 	unlink(tmp);
@@ -64,7 +51,7 @@ static void save_desc_as(const char *text, const char name[DIGEST_HEX_SIZE])
 	d->ref.offset = descs.len;
 	d->ref.len = strlen(text);
 	buf_adds(&descs, text);
-	write_file(descs_path, descs.s, descs.len);
+	check_write_file(descs_path, descs.s, descs.len, 0644);
 }
 
 /* Save a description under its own SHA-256; ckey receives it. */
@@ -215,7 +202,8 @@ int main(void)
 	out = xstrfmt("%s/out/y.callable", abs);
 	stamp = xstrfmt("%s/out/.kwarm/y.callable.%s", abs, ckey);
 	stamp_other = xstrfmt("%s/out/.kwarm/z.callable.%s", abs, ckey);
-	write_file(stamp_other, "", 0);	/* another output's stamp: never touched */
+	/* Another output's stamp: never touched. */
+	check_write_file(stamp_other, "", 0, 0644);
 	want = expected_image(sig, 2, "entry", "cfg", orch, sizeof(orch), ch, 2, &want_len);
 	CHECK_INT(want_len, 9953);
 	check_capture_begin(1);
@@ -260,7 +248,7 @@ int main(void)
 
 		store_unit(&c, bad_bin, sizeof(bad_bin), kbad);
 		apath = cache_unit_path(&c, kbad, "");
-		write_file(apath, "will be corrupteD", sizeof(bad_bin));
+		check_write_file(apath, "will be corrupteD", sizeof(bad_bin), 0644);
 		free(apath);
 	}
 	text = desc_text("cfg", korch, ka, kbad);

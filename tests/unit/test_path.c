@@ -23,14 +23,6 @@
 		free(want_); \
 	} while (0)
 
-static void touch(const char *path, mode_t mode)
-{
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, mode);
-
-	if (fd < 0 || write_all(fd, "#!/bin/sh\n", 10) || close(fd) || chmod(path, mode))
-		die("cannot write '%s'", path);
-}
-
 static int is_dir(const char *path)
 {
 	struct stat st;
@@ -129,7 +121,7 @@ static void test_mkdir_p(const char *tmp)
 	CHECK_INT(mkdir_p(slash), 0);
 	CHECK(is_dir(slash));
 
-	touch(file, 0644);
+	check_write_file(file, "#!/bin/sh\n", 10, 0644);
 	errno = 0;
 	CHECK_INT(mkdir_p(file), -1);
 	CHECK_INT(errno, ENOTDIR);
@@ -155,23 +147,23 @@ static void test_which(const char *tmp)
 	if (mkdir_p(bin1) || mkdir_p(bin2))
 		die("cannot create bins");
 	p = xstrfmt("%s/tool", bin1);
-	touch(p, 0644);		/* not executable: skipped */
+	check_write_file(p, "#!/bin/sh\n", 10, 0644);		/* not executable: skipped */
 	free(p);
 	p = xstrfmt("%s/tool", bin2);
-	touch(p, 0755);
+	check_write_file(p, "#!/bin/sh\n", 10, 0755);
 	free(p);
 	p = xstrfmt("%s/dirtool", bin1);	/* a folder is not a program */
 	if (mkdir_p(p))
 		die("cannot create '%s'", p);
 	free(p);
 	p = xstrfmt("%s/dirtool", bin2);
-	touch(p, 0755);
+	check_write_file(p, "#!/bin/sh\n", 10, 0755);
 	free(p);
 	p = xstrfmt("%s/first", bin1);
-	touch(p, 0755);
+	check_write_file(p, "#!/bin/sh\n", 10, 0755);
 	free(p);
 	p = xstrfmt("%s/first", bin2);
-	touch(p, 0755);
+	check_write_file(p, "#!/bin/sh\n", 10, 0755);
 	free(p);
 
 	p = xstrfmt("%s:%s/../bin2", bin1, bin1);

@@ -22,20 +22,6 @@
 
 static char *root;
 
-static void put(const char *rel, const char *text, int mode)
-{
-	char *path = path_join(root, rel), *dir = path_dirname(path);
-	int fd;
-
-	if (mkdir_p(dir))
-		die("cannot create '%s': %s", dir, strerror(errno));
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0666);
-	if (fd < 0 || write_all(fd, text, strlen(text)) || close(fd) || chmod(path, (mode_t)mode))
-		die("cannot write '%s': %s", path, strerror(errno));
-	free(path);
-	free(dir);
-}
-
 /* The spec, with %s for the compiler (three times). */
 static const char spec_format[] =
 	"version: 1\n"
@@ -72,23 +58,23 @@ static const char spec_format[] =
 
 static void make_tree(void)
 {
-	put("bin/kcc", "#!/bin/sh\nexit 0\n", 0755);
-	put("k/orch.cpp", "#include \"orch.h\"\nint o;\n", 0644);
-	put("inc/orch.h", "int h;\n", 0644);
-	put("plat/helper.cpp", "int p;\n", 0644);
-	put("k/add.cpp", "#include \"add.h\"\nint a;\n", 0644);
-	put("pto/add.h", "int pa;\n", 0644);
-	put("extra/add.h", "int ea;\n", 0644);
-	put("-k/neg.cpp", "int n;\n", 0644);
-	put("-dash/unused.h", "", 0644);
+	check_write_text(root, "bin/kcc", "#!/bin/sh\nexit 0\n", 0755);
+	check_write_text(root, "k/orch.cpp", "#include \"orch.h\"\nint o;\n", 0644);
+	check_write_text(root, "inc/orch.h", "int h;\n", 0644);
+	check_write_text(root, "plat/helper.cpp", "int p;\n", 0644);
+	check_write_text(root, "k/add.cpp", "#include \"add.h\"\nint a;\n", 0644);
+	check_write_text(root, "pto/add.h", "int pa;\n", 0644);
+	check_write_text(root, "extra/add.h", "int ea;\n", 0644);
+	check_write_text(root, "-k/neg.cpp", "int n;\n", 0644);
+	check_write_text(root, "-dash/unused.h", "", 0644);
 	{
 		char *kcc = path_join(root, "bin/kcc");
 		char *text = xstrfmt(spec_format, kcc, kcc, kcc);
 
-		put("spec.yaml", text, 0644);
+		check_write_text(root, "spec.yaml", text, 0644);
 		free(text);
 		text = xstrfmt(spec_format, "bin/kcc", "bin/kcc", "bin/kcc");
-		put("relative.yaml", text, 0644);
+		check_write_text(root, "relative.yaml", text, 0644);
 		free(text);
 		free(kcc);
 	}
@@ -351,16 +337,16 @@ static void test_missing_compiler(void)
 	struct plan plan;
 	char *path, *msg, *cache = path_join(root, "cache2");
 
-	put("bad/spec.yaml",
-	    "version: 1\n"
-	    "platform: sim\n"
-	    "toolchains: {orchestration: {compiler: kwarm-no-such-cc}}\n"
-	    "classes:\n"
-	    "  - name: TestBad\n"
-	    "    callable:\n"
-	    "      orchestration: {source: o.cpp, function_name: f}\n"
-	    "      incores: []\n", 0644);
-	put("bad/o.cpp", "int o;\n", 0644);
+	check_write_text(root, "bad/spec.yaml",
+			 "version: 1\n"
+			 "platform: sim\n"
+			 "toolchains: {orchestration: {compiler: kwarm-no-such-cc}}\n"
+			 "classes:\n"
+			 "  - name: TestBad\n"
+			 "    callable:\n"
+			 "      orchestration: {source: o.cpp, function_name: f}\n"
+			 "      incores: []\n", 0644);
+	check_write_text(root, "bad/o.cpp", "int o;\n", 0644);
 	path = path_join(root, "bad/spec.yaml");
 	check_capture_begin(2);
 	if (spec_load(&spec, path)) {

@@ -14,26 +14,10 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-static void put(const char *path, const char *text)
-{
-	char *dir = path_dirname(path);
-	int fd;
-
-	if (mkdir_p(dir))
-		die("cannot create '%s'", dir);
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0666);
-	if (fd < 0 || write_all(fd, text, strlen(text)) || close(fd))
-		die("cannot write '%s'", path);
-	free(dir);
-}
-
 static char *slurp_in(const char *dir, const char *name)
 {
-	char *path = path_join(dir, name), *text;
-	size_t len;
+	char *path = path_join(dir, name), *text = check_read_file(path);
 
-	if (read_file_all(path, &text, &len))
-		text = NULL;
 	free(path);
 	return text;
 }
@@ -70,7 +54,7 @@ int main(void)
 	buf_addf(&list, "unit %s TestA,TestB,TestC orchestration 'o.cpp'\n", k[0]);
 	buf_addf(&list, "unit %s TestA incore 'a' (aiv)\n", k[1]);
 	buf_addf(&list, "unit %s TestB incore 'b' (aiv)\n", k[2]);
-	put(units, list.s);
+	check_write_text(NULL, units, list.s, 0644);
 	unsetenv("GITHUB_ACTIONS");
 
 	runstate_open(&rs, kw, units);

@@ -20,38 +20,6 @@
 
 static char *tmpdir;
 
-static void put(const char *path, const char *text)
-{
-	char *dir = path_dirname(path);
-	int fd;
-
-	if (mkdir_p(dir))
-		die("cannot create '%s'", dir);
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0666);
-	if (fd < 0 || write_all(fd, text, strlen(text)) || close(fd))
-		die("cannot write '%s'", path);
-	free(dir);
-}
-
-/* put() of dir/name. */
-static void put_in(const char *dir, const char *name, const char *text)
-{
-	char *path = path_join(dir, name);
-
-	put(path, text);
-	free(path);
-}
-
-static char *slurp(const char *path)
-{
-	char *text;
-	size_t len;
-
-	if (read_file_all(path, &text, &len))
-		return NULL;
-	return text;
-}
-
 static int exists(const char *path)
 {
 	return !access(path, F_OK);
@@ -79,8 +47,8 @@ static void test_open_and_trace(void)
 	/* Leftovers of earlier runs: one whose make is gone, one alive (pid 1). */
 	dead_run = xstrfmt("%s/run/%ld@100.00", kw, dead_pid());
 	live_run = xstrfmt("%s/run/1@100.00", kw);
-	put_in(dead_run, "events", "x\n");
-	put(trace, "[\nold trace");
+	check_write_text(dead_run, "events", "x\n", 0644);
+	check_write_text(NULL, trace, "[\nold trace", 0644);
 	CHECK_INT(mkdir_p(live_run), 0);
 
 	runstate_open(&rs, kw, "/no/units");
@@ -93,17 +61,17 @@ static void test_open_and_trace(void)
 	CHECK_INT(rs.slot, -1);
 	CHECK(rs.start > 0 && rs.start <= runstate_now());
 	start = path_join(rs.dir, "start");
-	text = slurp(start);
+	text = check_read_file(start);
 	CHECK(text && strtod(text, NULL) == rs.start);
 	free(text);
 	free(start);
 	/* A new run: the old trace kept as the previous one, ended runs gone. */
-	text = slurp(prev);
+	text = check_read_file(prev);
 	CHECK_STR(text, "[\nold trace");
 	free(text);
 	CHECK(!exists(dead_run));
 	CHECK(exists(live_run));
-	text = slurp(trace);
+	text = check_read_file(trace);
 	want = xstrfmt("[\n{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":0,"
 		       "\"args\":{\"name\":\"kwarm warm-up (make %d)\"}}", rs.pid, rs.pid);
 	CHECK_STR(text, want);
@@ -127,7 +95,7 @@ static void test_open_and_trace(void)
 				      "\"key\":\"k1\",\"cache\":\"miss\",\"status\":\"built\"}}", rs.pid);
 		char *whole = xstrfmt("%s%s", want, slice);
 
-		text = slurp(trace);
+		text = check_read_file(trace);
 		CHECK_STR(text, whole);
 		free(text);
 		free(whole);
@@ -150,7 +118,7 @@ static void test_open_and_trace(void)
 	sl.t0 = rs.start + 2;
 	sl.t1 = rs.start + 1;
 	runstate_trace(&rs2, &sl);
-	text = slurp(trace);
+	text = check_read_file(trace);
 	CHECK(text && strstr(text, "\"cat\":\"compile\"") != NULL);
 	want = xstrfmt(",\n{\"name\":\"pack TestA\",\"cat\":\"pack\",\"ph\":\"X\",\"ts\":2000000,\"dur\":0,"
 		       "\"pid\":%d,\"tid\":0,\"args\":{\"unit\":\"pack TestA\",\"classes\":[\"TestA\"],"
@@ -191,8 +159,8 @@ static void test_open_last(void)
 	CHECK(!exists(kw));
 	runstate_release(&rs);
 
-	put_in(a, "start", "1111.5\n");
-	put_in(b, "start", "2222.5\n");
+	check_write_text(a, "start", "1111.5\n", 0644);
+	check_write_text(b, "start", "2222.5\n", 0644);
 	CHECK_INT(utimensat(AT_FDCWD, a, ta, 0), 0);
 	CHECK_INT(utimensat(AT_FDCWD, b, tb, 0), 0);
 	/* The newest folder, not the greatest name. */
@@ -285,7 +253,7 @@ static void test_counters(void)
 	CHECK_INT(runstate_bump_done(&rs), 2 + CHILDREN * BUMPS + 1);
 	runstate_unlock(lock);
 	events = path_join(rs.dir, "events");
-	text = slurp(events);
+	text = check_read_file(events);
 	{
 		size_t lines = 0;
 
@@ -317,10 +285,10 @@ static void test_total(void)
 	buf_addf(&list, "unit %s TestA incore 'a' (aiv)\n", k[1]);
 	buf_addf(&list, "unit %s TestB incore 'b' (aiv)\n", k[2]);
 	buf_addf(&list, "unit %s TestC incore 'c' (aiv)\n", k[3]);
-	put(units, list.s);
+	check_write_text(NULL, units, list.s, 0644);
 	/* k[2] is in the cache already. */
 	text = xstrfmt("%s/units/cc/%s.m", cache, k[2]);
-	put(text, "kwarm-manifest 1\n");
+	check_write_text(NULL, text, "kwarm-manifest 1\n", 0644);
 	free(text);
 
 	runstate_open(&rs, kw, units);
@@ -345,7 +313,7 @@ static void test_total(void)
 	unlink(total_file);
 	CHECK_INT(runstate_total(&rs, cache, "warmup-TestB"), 1);
 	CHECK_INT(runstate_total(&rs, "/elsewhere", ""), 1);
-	text = slurp(total_file);
+	text = check_read_file(total_file);
 	CHECK_STR(text, "1\n");
 	free(text);
 	runstate_release(&rs);

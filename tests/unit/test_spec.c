@@ -12,21 +12,6 @@
 
 static char *tmp;
 
-/* Write text to tmp/rel, creating its folders. */
-static void put(const char *rel, const char *text)
-{
-	char *path = path_join(tmp, rel), *dir = path_dirname(path);
-	int fd;
-
-	if (mkdir_p(dir))
-		die("cannot create '%s': %s", dir, strerror(errno));
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-	if (fd < 0 || write_all(fd, text, strlen(text)) || close(fd))
-		die("cannot write '%s': %s", path, strerror(errno));
-	free(path);
-	free(dir);
-}
-
 static void mkdir_in_tmp(const char *rel)
 {
 	char *path = path_join(tmp, rel);
@@ -53,7 +38,7 @@ static void expect_error(const char *name, const char *text, const char *want)
 	char *path = path_join(tmp, name), *full = xstrfmt("%s:%s\n", path, want), *err;
 	struct spec spec;
 
-	put(name, text);
+	check_write_text(tmp, name, text, 0644);
 	CHECK_INT(load_captured(&spec, path, &err), -1);
 	CHECK_STR(err, full);
 	/* A failed load leaves nothing behind to release. */
@@ -139,11 +124,11 @@ static const char full_spec[] =
 
 static void make_tree(void)
 {
-	put("k/orch/decode.cpp", "int a;\n");
-	put("k/orch/ar.cpp", "int b;\n");
-	put("k/aiv/copy_hidden.cpp", "int c;\n");
-	put("k/aic/matmul.v2.cpp", "int d;\n");
-	put("platform/helper.cpp", "int e;\n");
+	check_write_text(tmp, "k/orch/decode.cpp", "int a;\n", 0644);
+	check_write_text(tmp, "k/orch/ar.cpp", "int b;\n", 0644);
+	check_write_text(tmp, "k/aiv/copy_hidden.cpp", "int c;\n", 0644);
+	check_write_text(tmp, "k/aic/matmul.v2.cpp", "int d;\n", 0644);
+	check_write_text(tmp, "platform/helper.cpp", "int e;\n", 0644);
 	mkdir_in_tmp("include");
 	mkdir_in_tmp("pto/include");
 	mkdir_in_tmp("vendor/include");
@@ -160,7 +145,7 @@ static void test_full(void)
 
 	setenv("KWARM_T_VENDOR", ext, 1);
 	setenv("KWARM_T_EMPTY", "", 1);
-	put("full.yaml", full_spec);
+	check_write_text(tmp, "full.yaml", full_spec, 0644);
 	if (load_ok(&spec, "full.yaml"))
 		return;
 
@@ -298,16 +283,16 @@ static void test_relative_root(void)
 	struct spec spec;
 	char *cwd = getcwd(NULL, 0), *want;
 
-	put("sub/specs/s.yaml",
-	    "---\n"
-	    "version: 1\n"
-	    "platform: p\n"
-	    "root: ../tree\n"
-	    "toolchains: {orchestration: {compiler: g++}}\n"
-	    "classes:\n"
-	    "  - {name: A, callable: {orchestration: {source: o.cpp, function_name: f}, incores: []}}\n"
-	    "...\n");
-	put("sub/tree/o.cpp", "int o;\n");
+	check_write_text(tmp, "sub/specs/s.yaml",
+			 "---\n"
+			 "version: 1\n"
+			 "platform: p\n"
+			 "root: ../tree\n"
+			 "toolchains: {orchestration: {compiler: g++}}\n"
+			 "classes:\n"
+			 "  - {name: A, callable: {orchestration: {source: o.cpp, function_name: f}, incores: []}}\n"
+			 "...\n", 0644);
+	check_write_text(tmp, "sub/tree/o.cpp", "int o;\n", 0644);
 	if (!cwd || chdir(tmp))
 		die("cannot enter '%s'", tmp);
 	if (!load_path_ok(&spec, "sub/specs/s.yaml")) {
@@ -343,7 +328,7 @@ static void test_many_aliases(void)
 			     " function_name: f}, incores: *all}}\n", i);
 	/* "shared" is not a key of the spec, so this must fail on it (the graph
 	 * is measured first, and passes). */
-	put("many.yaml", b.s);
+	check_write_text(tmp, "many.yaml", b.s, 0644);
 	{
 		char *path = path_join(tmp, "many.yaml"), *err, *want;
 
@@ -368,7 +353,7 @@ static void test_many_aliases(void)
 	for (int i = 1; i < 40; i++)
 		buf_addf(&b, "  - {name: C%d, callable: {orchestration: {source: k/orch/ar.cpp,"
 			     " function_name: f}, incores: *all}}\n", i);
-	put("many.yaml", b.s);
+	check_write_text(tmp, "many.yaml", b.s, 0644);
 	if (!load_ok(&spec, "many.yaml")) {
 		CHECK_INT(spec.nr_classes, 40);
 		CHECK_INT(spec.classes[39].callables[0].nr_incores, SPEC_CHILDREN_MAX);

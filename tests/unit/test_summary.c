@@ -17,19 +17,6 @@
 
 static char *tmpdir;
 
-static void put(const char *path, const char *text)
-{
-	char *dir = path_dirname(path);
-	int fd;
-
-	if (mkdir_p(dir))
-		die("cannot create '%s'", dir);
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0666);
-	if (fd < 0 || write_all(fd, text, strlen(text)) || close(fd))
-		die("cannot write '%s'", path);
-	free(dir);
-}
-
 /* runstate_add_event of a formatted line. */
 __attribute__((format(printf, 2, 3)))
 static void event(const struct runstate *rs, const char *fmt, ...)
@@ -79,9 +66,9 @@ int main(void)
 	buf_addf(&list, "unit %s TestA incore \"x\" (aiv)\n", k[1]);
 	buf_addf(&list, "unit %s TestB incore 'b' (aiv)\n", k[2]);
 	buf_addf(&list, "unit %s TestD incore 'd' (aiv)\n", k[3]);
-	put(units, list.s);
+	check_write_text(NULL, units, list.s, 0644);
 	/* TestC's callable is packed and current: cached. TestD: not reached. */
-	put(stamp[2], "");
+	check_write_text(NULL, stamp[2], "", 0644);
 
 	runstate_open(&rs, kw, units);
 	lock = runstate_lock(&rs);
@@ -155,7 +142,7 @@ int main(void)
 	 * LeakSanitizer these calls report the unitlist_load leak on a read
 	 * error: see the BUG in test_unitlist.c.) */
 	runstate_open(&rs, kw, "/no/such/list");
-	put(json, "old");
+	check_write_text(NULL, json, "old", 0644);
 	check_capture_begin(2);
 	CHECK_INT(summary_write(&rs), -1);
 	strvec_init(&failed);

@@ -8,14 +8,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static void put_exec(const char *path, const char *text)
-{
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0755);
-
-	if (fd < 0 || write_all(fd, text, strlen(text)) || close(fd) || chmod(path, 0755))
-		die("cannot write '%s'", path);
-}
-
 /* Run toolid_get with stderr captured; *msg gets what was printed. */
 static int toolid_quiet(struct closure_cache *cc, const char *program,
 			char **msg, char hex[DIGEST_HEX_SIZE])
@@ -42,7 +34,7 @@ int main(void)
 
 	if (mkdir_p(bin))
 		die("cannot create '%s'", bin);
-	put_exec(cc_path, script);
+	check_write_text(NULL, cc_path, script, 0755);
 	if (symlink("mycc", link))
 		die("cannot link '%s'", link);
 
@@ -72,7 +64,7 @@ int main(void)
 	closure_cache_release(&cc);
 
 	/* New content (a fresh process state) gives a new identity, via the link too. */
-	put_exec(cc_path, script2);
+	check_write_text(NULL, cc_path, script2, 0755);
 	closure_cache_init(&cc);
 	CHECK_INT(toolid_get(&cc, "mycc", NULL, h2), 0);
 	CHECK(strcmp(h2, h1) != 0);
@@ -80,7 +72,7 @@ int main(void)
 	CHECK(strcmp(h4, h3) != 0);
 	CHECK(access(marker, F_OK) != 0);
 	/* Back to the old bytes: the old identity (it is the content, not the time). */
-	put_exec(cc_path, script);
+	check_write_text(NULL, cc_path, script, 0755);
 	closure_cache_release(&cc);
 	closure_cache_init(&cc);
 	CHECK_INT(toolid_get(&cc, cc_path, NULL, h2), 0);

@@ -9,20 +9,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static void put(const char *root, const char *rel, const char *text, mode_t mode)
-{
-	char *path = path_join(root, rel), *dir = path_dirname(path);
-	int fd;
-
-	if (mkdir_p(dir))
-		die("cannot create '%s'", dir);
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0666);
-	if (fd < 0 || write_all(fd, text, strlen(text)) || close(fd) || chmod(path, mode))
-		die("cannot write '%s'", path);
-	free(dir);
-	free(path);
-}
-
 static void push_words(struct strvec *sv, const char *const *words)
 {
 	for (; *words; words++)
@@ -191,18 +177,18 @@ static void test_key(const struct fixture *f, const struct fixture *copy)
 	uc.platform = "a5sim";
 
 	/* A header's content, two levels down, same size. */
-	put(f->root, "inc/deep.h", "int deep_x;\n", 0644);
+	check_write_text(f->root, "inc/deep.h", "int deep_x;\n", 0644);
 	CHECK_INT(key_of(&uc, hex), 0);
 	CHECK(strcmp(hex, base) != 0);
-	put(f->root, "inc/deep.h", "int deep_1;\n", 0644);
+	check_write_text(f->root, "inc/deep.h", "int deep_1;\n", 0644);
 	CHECK_INT(key_of(&uc, hex), 0);
 	CHECK_STR(hex, base);
 
 	/* The compiler's content (its identity), though it is never run. */
-	put("/", f->cc, "#!/bin/sh\nexit 2\n", 0755);
+	check_write_text("/", f->cc, "#!/bin/sh\nexit 2\n", 0755);
 	CHECK_INT(key_of(&uc, hex), 0);
 	CHECK(strcmp(hex, base) != 0);
-	put("/", f->cc, "#!/bin/sh\nexit 1\n", 0755);
+	check_write_text("/", f->cc, "#!/bin/sh\nexit 1\n", 0755);
 	CHECK_INT(key_of(&uc, hex), 0);
 	CHECK_STR(hex, base);
 
@@ -283,9 +269,10 @@ static void test_errors(const struct fixture *f)
 static void make_fixture(struct fixture *f, const char *tmp, const char *name, const char *tools)
 {
 	f->root = path_join(tmp, name);
-	put(f->root, "src/k.cpp", "#include \"h.h\"\nint k(void) { return 0; }\n", 0644);
-	put(f->root, "inc/h.h", "#include \"deep.h\"\n", 0644);
-	put(f->root, "inc/deep.h", "int deep_1;\n", 0644);
+	check_write_text(f->root, "src/k.cpp", "#include \"h.h\"\nint k(void) { return 0; }\n",
+			 0644);
+	check_write_text(f->root, "inc/h.h", "#include \"deep.h\"\n", 0644);
+	check_write_text(f->root, "inc/deep.h", "int deep_1;\n", 0644);
 	f->cc = path_join(tools, "cc.sh");
 	f->ld = path_join(tools, "ld.sh");
 }
@@ -300,8 +287,8 @@ int main(void)
 	tools = path_join(abs, "tools");
 	make_fixture(&f, abs, "root", tools);
 	make_fixture(&copy, abs, "copy", tools);
-	put("/", f.cc, "#!/bin/sh\nexit 1\n", 0755);
-	put("/", f.ld, "#!/bin/sh\nexit 1\n", 0755);
+	check_write_text("/", f.cc, "#!/bin/sh\nexit 1\n", 0755);
+	check_write_text("/", f.ld, "#!/bin/sh\nexit 1\n", 0755);
 
 	test_inputs();
 	test_key(&f, &copy);

@@ -13,14 +13,6 @@
 
 static char *tmpdir;
 
-static void write_text(const char *path, const char *text, size_t len)
-{
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0666);
-
-	if (fd < 0 || write_all(fd, text, len) || close(fd))
-		die("cannot write '%s'", path);
-}
-
 static void fill_key(char key[DIGEST_HEX_SIZE], char c)
 {
 	memset(key, c, 64);
@@ -98,7 +90,7 @@ static void test_round_trip(void)
 		 units[0].key, units[1].key, units[2].key);
 	CHECK_STR(text.s, want);
 
-	write_text(path, text.s, text.len);
+	check_write_file(path, text.s, text.len, 0644);
 	CHECK_INT(load_quiet(&ul, path, &msg), 0);
 	CHECK_STR(msg, "");
 	free(msg);
@@ -143,7 +135,7 @@ static void check_bad(const char *text, size_t lineno)
 	char *path = path_join(tmpdir, "bad.units"), *msg, *want;
 	struct unitlist ul;
 
-	write_text(path, text, strlen(text));
+	check_write_file(path, text, strlen(text), 0644);
 	if (!CHECK_INT(load_quiet(&ul, path, &msg), -1))
 		unitlist_release(&ul);
 	want = xstrfmt("kwarm: error: '%s' line %zu is not a unit list line; run 'kwarm gen' again\n",

@@ -8,14 +8,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static void write_file(const char *path, const void *data, size_t len)
-{
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0666);
-
-	if (fd < 0 || write_all(fd, data, len) || close(fd))
-		die("cannot write '%s'", path);
-}
-
 static void test_xstrfmt(void)
 {
 	char *s = xstrfmt("%s-%d-%05.1f|%c", "ab", -42, 3.25, 'z');
@@ -58,7 +50,7 @@ static void test_write_read(const char *tmp)
 	int fds[2];
 
 	/* A small file round-trips, NUL-terminated. */
-	write_file(path, "hi\0there", 8);
+	check_write_file(path, "hi\0there", 8, 0644);
 	CHECK_INT(read_file_all(path, &data, &len), 0);
 	CHECK_INT(len, 8);
 	CHECK(!memcmp(data, "hi\0there", 8));
@@ -66,7 +58,7 @@ static void test_write_read(const char *tmp)
 	free(data);
 
 	/* Empty file: an empty, NUL-terminated buffer. */
-	write_file(path, "", 0);
+	check_write_file(path, "", 0, 0644);
 	data = NULL;
 	len = 99;
 	CHECK_INT(read_file_all(path, &data, &len), 0);
@@ -80,7 +72,7 @@ static void test_write_read(const char *tmp)
 	big = xmalloc(big_len);
 	for (size_t i = 0; i < big_len; i++)
 		big[i] = (char)(i * 7 + i / 256);
-	write_file(path, big, big_len);
+	check_write_file(path, big, big_len, 0644);
 	CHECK_INT(read_file_all(path, &data, &len), 0);
 	CHECK_INT(len, big_len);
 	CHECK(!memcmp(data, big, big_len));
@@ -88,7 +80,7 @@ static void test_write_read(const char *tmp)
 	free(data);
 
 	/* A file exactly 4096 bytes long. */
-	write_file(path, big, 4096);
+	check_write_file(path, big, 4096, 0644);
 	CHECK_INT(read_file_all(path, &data, &len), 0);
 	CHECK_INT(len, 4096);
 	CHECK(!memcmp(data, big, 4096));
