@@ -347,29 +347,3 @@ int publish_bytes(const char *final, const void *data, size_t len)
 	return publish_commit(&p);
 }
 
-int publish_rename(const char *tmp_path, const char *final)
-{
-	int fd = open(tmp_path, O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0) {
-		error("cannot open '%s': %s", tmp_path, strerror(errno));
-		goto fail;
-	}
-	if (fsync(fd)) {
-		error("cannot fsync '%s': %s", tmp_path, strerror(errno));
-		close(fd);
-		goto fail;
-	}
-	if (close(fd)) {
-		error("cannot close '%s': %s", tmp_path, strerror(errno));
-		goto fail;
-	}
-	if (rename(tmp_path, final)) {
-		error("cannot rename '%s' to '%s': %s", tmp_path, final, strerror(errno));
-		goto fail;
-	}
-	return fsync_folder_of(final);
-fail:
-	unlink(tmp_path);
-	return -1;
-}

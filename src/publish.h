@@ -38,9 +38,6 @@ int publish_commit(struct publish *p);
 void publish_abort(struct publish *p);
 /* begin + write + commit of one whole buffer. */
 int publish_bytes(const char *final, const void *data, size_t len);
-/* Publish the already written file tmp_path (same filesystem) as final: fsync,
- * rename, fsync the folder. On failure tmp_path is removed. */
-int publish_rename(const char *tmp_path, const char *final);
 
 /* Remove every temp this process registered (async-signal-safe: unlink, and for
  * a folder one level of unlinkat then rmdir). Entries stay registered. */

@@ -219,36 +219,6 @@ static void test_replace(void)
 	free(dir);
 }
 
-static void test_rename(void)
-{
-	char *dir = fresh_dir("rename"), *tmp = xstrfmt("%s/work.o", dir);
-	char *final = xstrfmt("%s/final.o", dir), *text, *msg;
-	int fd = open(tmp, O_CREAT | O_WRONLY, 0644);
-
-	CHECK(fd >= 0 && !write_all(fd, "object", 6) && !close(fd));
-	CHECK_INT(publish_rename(tmp, final), 0);
-	text = file_text(final);
-	CHECK_STR(text, "object");
-	free(text);
-	check_listing(dir, "final.o");
-
-	/* On failure the temp is removed and final is left as it was. */
-	free(final);
-	final = xstrfmt("%s/adir", dir);
-	CHECK_INT(mkdir(final, 0777), 0);
-	fd = open(tmp, O_CREAT | O_WRONLY, 0644);
-	CHECK(fd >= 0 && !close(fd));
-	check_capture_begin(2);
-	CHECK_INT(publish_rename(tmp, final), -1);
-	msg = check_capture_end(2);
-	CHECK(starts_with(msg, "kwarm: error: cannot rename '"));
-	free(msg);
-	check_listing(dir, "adir final.o");
-	free(tmp);
-	free(final);
-	free(dir);
-}
-
 static int wait_exit_code(pid_t pid)
 {
 	int status;
@@ -497,7 +467,6 @@ int main(int argc, char **argv)
 	test_begin_abort();
 	test_failing_commit();
 	test_replace();
-	test_rename();
 	test_file_size_limit();
 	test_signal_cleanup();
 	test_keeps_ignored_signal();
