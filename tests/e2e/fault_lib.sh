@@ -142,7 +142,7 @@ fault_check_current() {
 # them).
 fault_settle() {
 	local i=0
-	while ps -o stat= -g "$1" | grep -qv '^Z'; do
+	while [ "$(ps -o stat= -g "$1" | grep -cv '^Z')" != 0 ]; do
 		i=$((i + 1)); [ "$i" -lt 1000 ] || fail "${2:-processes of group $1} remain"
 		sleep 0.01
 	done

@@ -13,7 +13,7 @@ make -f m.mk -j2 warmup > /dev/null
 cp out/TestMinimal.callable good.callable
 
 # Flip one byte of one artifact (the first unit's).
-key=$(grep -o -- '--key [0-9a-f]*' m.mk | head -1 | cut -d' ' -f2)
+key=$(grep -m1 -o -- '--key [0-9a-f]*' m.mk | cut -d' ' -f2)
 art=cache/units/${key:0:2}/$key
 python3 -c "import sys; p=sys.argv[1]; b=bytearray(open(p,'rb').read()); b[len(b)//2]^=1; open(p,'wb').write(b)" "$art"
 rm -rf out

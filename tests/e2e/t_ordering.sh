@@ -16,8 +16,10 @@ make -f a.mk -j4 warmup > /dev/null
 # heavy_rank: where the first fused_attention compile ranks among the starts.
 # make -j4 starts four jobs at once, and which logs first is a race, so the
 # assertions are about the first wave (ranks 1-4), not the first start.
+# awk reads to the end: an early exit could kill sort by SIGPIPE, and
+# pipefail would then fail the test for nothing.
 heavy_rank() {
-	sort -k2,2n "$STANDIN_LOG" | awk '$1 == "start" { n++; if ($4 ~ /fused_attention/) { print n; exit } }'
+	sort -k2,2n "$STANDIN_LOG" | awk '$1 == "start" { n++; if (!r && $4 ~ /fused_attention/) r = n } END { print r + 0 }'
 }
 r=$(heavy_rank)
 [ "$r" -gt 4 ] || fail "without a record the heavy unit started in the first wave (rank $r; spec order expected)"
