@@ -116,7 +116,8 @@ static int cache_stats(const struct cache *c, int json)
 	struct cachelog_tally last, all;
 	struct buf b = BUF_INIT;
 	uint64_t unit_bytes = 0;
-	size_t units = 0, incomplete = 0, orphans = 0;
+	size_t orphans = 0;
+	double now = (double)time(NULL);
 	int ret = 0;
 
 	/* Figures are the point: a compaction that cannot happen is no failure. */
@@ -125,16 +126,10 @@ static int cache_stats(const struct cache *c, int json)
 	cachelog_init(&log);
 	if (cache_scan_run(&s, c) || cachelog_load(&log, c->dir))
 		ret = 1;
-	for (size_t i = 0; i < s.nr_units; i++) {
-		if (s.units[i].manifest)
-			units++;
-		else if (s.units[i].artifact)
-			incomplete++;
+	for (size_t i = 0; i < s.nr_units; i++)
 		unit_bytes += s.units[i].bytes;
-	}
 	for (size_t i = 0; i < s.nr_temps; i++)
-		orphans += !cache_pid_alive(s.temps[i].pid) ||
-			   (double)time(NULL) - s.temps[i].mtime > CACHE_TEMP_MAX_AGE;
+		orphans += cache_temp_orphaned(&s.temps[i], now);
 	/* The last run is the one that wrote the last event. */
 	if (log.nr)
 		cachelog_tally(&log, log.v[log.nr - 1].run_index, &last);
@@ -144,8 +139,8 @@ static int cache_stats(const struct cache *c, int json)
 	if (json) {
 		buf_adds(&b, "{\"cache\":");
 		add_json_string(&b, c->dir);
-		buf_addf(&b, ",\"units\":%zu,\"unit_bytes\":%" PRIu64 ",\"incomplete\":%zu,"
-			 "\"orphaned_temps\":%zu,", units, unit_bytes, incomplete, orphans);
+		buf_addf(&b, ",\"units\":%zu,\"unit_bytes\":%" PRIu64 ",\"orphaned_temps\":%zu,",
+			 s.nr_units, unit_bytes, orphans);
 		add_tally_json(&b, "last_run", &last);
 		buf_addch(&b, ',');
 		add_tally_json(&b, "all_runs", &all);
@@ -153,9 +148,7 @@ static int cache_stats(const struct cache *c, int json)
 	} else {
 		buf_addf(&b, "cache            %s\n", c->dir);
 		buf_addf(&b, "units            %zu (%" PRIu64 " bytes, artifacts and manifests)\n",
-			 units, unit_bytes);
-		if (incomplete)
-			buf_addf(&b, "incomplete       %zu (artifact without manifest)\n", incomplete);
+			 s.nr_units, unit_bytes);
 		if (orphans)
 			buf_addf(&b, "orphaned temps   %zu (kwarm cache prune removes them)\n", orphans);
 		buf_addf(&b, "total bytes      %" PRIu64 "\n", unit_bytes);
@@ -212,9 +205,8 @@ static int cache_prune_cmd(const struct cache *c, double days, uint64_t max_size
 	o.now = (double)now.tv_sec + (double)now.tv_nsec / 1e9;
 	(void)cachelog_compact(c->dir, CACHELOG_COMPACT_BYTES, CACHELOG_KEEP_RUNS);
 	ret = cache_prune(c, &o, &r);
-	printf("removed %zu entries (%" PRIu64 " bytes), %zu stale locks, %zu orphaned "
-	       "temps; %" PRIu64 " bytes left", r.units, r.bytes, r.locks, r.temps,
-	       r.total_after);
+	printf("removed %zu entries (%" PRIu64 " bytes), %zu orphaned temps; %" PRIu64
+	       " bytes left", r.units, r.bytes, r.temps, r.total_after);
 	if (r.legacy_packs)
 		printf("; removed the packs/ folder of an older kwarm");
 	if (r.busy)

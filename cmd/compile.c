@@ -305,21 +305,13 @@ static int compile_unit(struct compile_opts *o, const struct cache *cache, char 
 		goto out;
 	}
 	if (cache_unit_adopt(home, o->key, final, o->label)) {
-		/* The cache took the compile but not its manifest: keep the result
-		 * privately (its artifact, if renamed, is untrusted without one). */
-		const char *left = access(final, F_OK) ? NULL : final;
-		char *artifact = cache_unit_path(home, o->key, "");
-		int kept;
-
-		if (home != cache || !o->private_dir || cache_init(&priv, o->private_dir)) {
-			free(artifact);
+		/* The cache took the compile but not its entry: keep the result
+		 * privately, when the compiled file is still there. */
+		if (home != cache || !o->private_dir || access(final, F_OK) ||
+		    cache_init(&priv, o->private_dir))
 			goto out;
-		}
 		warn_uncached_once(o, "it cannot store results");
-		kept = cache_unit_store(&priv, o->key, left ? left : artifact, o->label);
-		cache_unit_remove(cache, o->key);
-		free(artifact);
-		if (kept)
+		if (cache_unit_store(&priv, o->key, final, o->label))
 			goto out;
 	}
 	if (output.len) {

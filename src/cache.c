@@ -5,10 +5,10 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
@@ -18,6 +18,8 @@ int cache_probe(const struct cache *c, char **why)
 	char *probe = xstrfmt("%s/tmp/probe.%ld", c->dir, (long)getpid());
 	int fd = open(probe, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0666), ret = 0;
 	char block[4096];
+	/* The entries' locks are OFD locks: probe that kind. */
+	struct flock whole = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
 
 	*why = NULL;
 	memset(block, 0, sizeof(block));
@@ -28,7 +30,7 @@ int cache_probe(const struct cache *c, char **why)
 		/* A real write: creating an empty file still works on a full disk. */
 		if (write_all(fd, block, sizeof(block)) || fsync(fd))
 			*why = xstrfmt("cannot write in '%s': %s", c->dir, strerror(errno));
-		else if (flock(fd, LOCK_EX | LOCK_NB))
+		else if (fcntl(fd, F_OFD_SETLK, &whole))
 			*why = xstrfmt("cannot lock files in '%s': %s", c->dir, strerror(errno));
 		ret = *why ? -1 : 0;
 		close(fd);
@@ -79,49 +81,73 @@ char *cache_unit_path(const struct cache *c, const char *key, const char *suffix
 	return xstrfmt("%s/units/%.2s/%s%s", c->dir, key, key, suffix);
 }
 
-int cache_lock_unit(const struct cache *c, const char *key)
+/* The byte of the lock file that stands for key: its first 15 hex digits,
+ * so two entries share a lock only if their keys agree on 60 bits. */
+static off_t lock_offset(const char *key)
 {
-	char *path = cache_unit_path(c, key, ".lock"), *dir = path_dirname(path);
-	int fd;
+	uint64_t v = 0;
 
-	if (mkdir_p(dir)) {
-		error("cannot create cache folder '%s': %s", dir, strerror(errno));
-		fd = -1;
+	for (size_t i = 0; i < 15 && key[i]; i++) {
+		char ch = key[i];
+		unsigned digit = ch >= '0' && ch <= '9' ? (unsigned)(ch - '0')
+			       : ch >= 'a' && ch <= 'f' ? (unsigned)(ch - 'a' + 10) : 0;
+
+		v = v << 4 | digit;
+	}
+	return (off_t)v;
+}
+
+/* Lock key's byte of the lock file: the fd, -1 when busy (without wait), -2
+ * after reporting. An OFD lock, not a lock file per entry: nothing to create
+ * per compile, and it goes with the fd (the compiler kwarm starts has none). */
+static int lock_entry(const struct cache *c, const char *key, int wait)
+{
+	char *path = path_join(c->dir, CACHE_LOCK_FILE);
+	struct flock fl;
+	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+
+	if (fd < 0) {
+		error("cannot open lock '%s': %s", path, strerror(errno));
+		fd = -2;
 		goto out;
 	}
-	for (;;) {
-		struct stat held, now;
+	memset(&fl, 0, sizeof(fl));
+	fl.l_type = F_WRLCK;
+	fl.l_whence = SEEK_SET;
+	fl.l_start = lock_offset(key);
+	fl.l_len = 1;
+	while (fcntl(fd, wait ? F_OFD_SETLKW : F_OFD_SETLK, &fl)) {
+		int busy = !wait && (errno == EAGAIN || errno == EACCES);
 
-		fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
-		if (fd < 0) {
-			error("cannot open lock '%s': %s", path, strerror(errno));
-			goto out;
-		}
-		while (flock(fd, LOCK_EX)) {
-			if (errno == EINTR)
-				continue;
-			error("cannot lock '%s': %s", path, strerror(errno));
-			close(fd);
-			fd = -1;
-			goto out;
-		}
-		/* prune removes lock files while holding them: a lock on a file that
-		 * is no longer at path guards nothing, so take the new one. */
-		if (!fstat(fd, &held) && !stat(path, &now) && held.st_dev == now.st_dev &&
-		    held.st_ino == now.st_ino)
-			break;
+		if (errno == EINTR)
+			continue;
+		if (!busy)
+			error("cannot lock '%.16s' in '%s': %s", key, path, strerror(errno));
 		close(fd);
+		fd = busy ? -1 : -2;
+		break;
 	}
 out:
-	free(dir);
 	free(path);
 	return fd;
+}
+
+int cache_lock_unit(const struct cache *c, const char *key)
+{
+	int fd = lock_entry(c, key, 1);
+
+	return fd < 0 ? -1 : fd;
+}
+
+int cache_try_lock_unit(const struct cache *c, const char *key)
+{
+	return lock_entry(c, key, 0);
 }
 
 void cache_unlock(int fd)
 {
 	if (fd >= 0)
-		close(fd);	/* drops the flock */
+		close(fd);	/* drops the lock */
 }
 
 struct manifest {
@@ -130,17 +156,18 @@ struct manifest {
 	uint64_t size;
 };
 
-/* Parse a manifest; 0, or -1 with *why set to a static reason. */
+/* Parse a manifest's lines (without its length line); 0, or -1 with *why set
+ * to a static reason. */
 static int parse_manifest(const char *text, struct manifest *m, const char **why)
 {
 	const char *p = text;
 	int have = 0;
 
-	if (!starts_with(p, CACHE_MANIFEST_MAGIC "\n")) {
-		*why = "unknown manifest schema";
+	if (!starts_with(p, CACHE_ENTRY_MAGIC "\n")) {
+		*why = "unknown entry schema";
 		return -1;
 	}
-	p += strlen(CACHE_MANIFEST_MAGIC "\n");
+	p += strlen(CACHE_ENTRY_MAGIC "\n");
 	while (*p) {
 		const char *nl = strchr(p, '\n');
 		size_t len = nl ? (size_t)(nl - p) : strlen(p);
@@ -175,17 +202,69 @@ static int parse_manifest(const char *text, struct manifest *m, const char **why
 	return 0;
 }
 
-/* Check an entry; on success, fills *data when data is non-NULL. */
+/* The length line that ends an entry: 8 digits and a newline. */
+#define LENGTH_LINE 9
+
+/* Split entry bytes into artifact and manifest; the artifact's size, or -1
+ * with *why set to a static reason. */
+static long long split_entry(const char *data, size_t len, const char *key, const char **why)
+{
+	struct manifest m;
+	char hex[DIGEST_HEX_SIZE], *text;
+	size_t tlen = 0, start;
+	int bad;
+
+	if (starts_with(data, "kwarm-manifest 1\n")) {
+		*why = "schema 1 manifest (an older kwarm's)";
+		return -1;
+	}
+	if (len < LENGTH_LINE || data[len - 1] != '\n') {
+		*why = "no manifest at its end (truncated?)";
+		return -1;
+	}
+	for (size_t i = len - LENGTH_LINE; i < len - 1; i++) {
+		if (data[i] < '0' || data[i] > '9') {
+			*why = "no manifest at its end (truncated?)";
+			return -1;
+		}
+		tlen = tlen * 10 + (size_t)(data[i] - '0');
+	}
+	if (tlen < LENGTH_LINE || tlen > len) {
+		*why = "bad manifest length";
+		return -1;
+	}
+	start = len - tlen;
+	text = xstrndup(data + start, tlen - LENGTH_LINE);
+	bad = parse_manifest(text, &m, why);
+	free(text);
+	if (bad)
+		return -1;
+	if (strcmp(m.key, key)) {
+		*why = "manifest names another key";
+		return -1;
+	}
+	if (m.size != start) {
+		*why = "artifact size differs from its manifest";
+		return -1;
+	}
+	digest_bytes_hex(data, start, hex);
+	if (strcmp(hex, m.sha)) {
+		*why = "artifact SHA-256 differs from its manifest";
+		return -1;
+	}
+	return (long long)start;
+}
+
+/* Check an entry; on success, adds its artifact to data when data is non-NULL. */
 static int check_entry(const struct cache *c, const char *key, int report, struct buf *data)
 {
-	char *mpath = cache_unit_path(c, key, ".m"), *apath = cache_unit_path(c, key, "");
-	char *text = NULL, *bytes = NULL, hex[DIGEST_HEX_SIZE];
+	char *mpath = cache_unit_path(c, key, ".m"), *bytes = NULL;
 	const char *why = NULL;
-	struct manifest m;
-	size_t len, blen;
+	long long size;
+	size_t len;
 	int ret = -1;
 
-	if (read_file_all(mpath, &text, &len)) {
+	if (read_file_all(mpath, &bytes, &len)) {
 		if (errno == ENOENT) {
 			ret = 0;
 			goto out;
@@ -193,37 +272,19 @@ static int check_entry(const struct cache *c, const char *key, int report, struc
 		why = strerror(errno);
 		goto bad;
 	}
-	if (parse_manifest(text, &m, &why))
+	size = split_entry(bytes, len, key, &why);
+	if (size < 0)
 		goto bad;
-	if (strcmp(m.key, key)) {
-		why = "manifest names another key";
-		goto bad;
-	}
-	if (read_file_all(apath, &bytes, &blen)) {
-		why = errno == ENOENT ? "artifact missing" : strerror(errno);
-		goto bad;
-	}
-	if (blen != m.size) {
-		why = "artifact size differs from its manifest";
-		goto bad;
-	}
-	digest_bytes_hex(bytes, blen, hex);
-	if (strcmp(hex, m.sha)) {
-		why = "artifact SHA-256 differs from its manifest";
-		goto bad;
-	}
 	if (data)
-		buf_add(data, bytes, blen);
+		buf_add(data, bytes, (size_t)size);
 	ret = 1;
 	goto out;
 bad:
 	if (report)
 		error("cache entry '%s' is corrupt: %s", mpath, why);
 out:
-	free(text);
 	free(bytes);
 	free(mpath);
-	free(apath);
 	return ret;
 }
 
@@ -245,13 +306,26 @@ int cache_unit_read(const struct cache *c, const char *key, struct buf *out)
 	return ret == 1 ? 0 : -1;
 }
 
+/* Append the manifest of an artifact of size bytes with digest hex to b. */
+static void add_manifest(struct buf *b, const char *key, uint64_t size, const char *hex,
+			 const char *label)
+{
+	size_t start = b->len;
+
+	buf_addf(b, "%s\nkey %s\nsize %llu\nsha256 %s\nunit %s\n", CACHE_ENTRY_MAGIC, key,
+		 (unsigned long long)size, hex, label);
+	if (b->len - start + LENGTH_LINE > 99999999)
+		BUG("a manifest of %zu bytes", b->len - start);
+	buf_addf(b, "%08zu\n", b->len - start + LENGTH_LINE);
+}
+
 int cache_unit_store(const struct cache *c, const char *key, const char *tmp_path,
 		     const char *label)
 {
-	char *apath = cache_unit_path(c, key, ""), *mpath = cache_unit_path(c, key, ".m");
-	char *dir = path_dirname(apath), *bytes = NULL;
+	char *mpath = cache_unit_path(c, key, ".m"), *dir = path_dirname(mpath);
 	char hex[DIGEST_HEX_SIZE];
-	struct buf man = BUF_INIT;
+	struct buf entry = BUF_INIT;
+	char *bytes = NULL;
 	size_t size;
 	int ret = -1;
 
@@ -266,21 +340,13 @@ int cache_unit_store(const struct cache *c, const char *key, const char *tmp_pat
 		error("cannot create cache folder '%s': %s", dir, strerror(errno));
 		goto out;
 	}
-	/* A stale manifest must never vouch for the new artifact mid-way. */
-	if (unlink(mpath) && errno != ENOENT) {
-		error("cannot remove '%s': %s", mpath, strerror(errno));
-		goto out;
-	}
-	if (publish_bytes(apath, bytes, size))
-		goto out;
-	buf_addf(&man, "%s\nkey %s\nsize %zu\nsha256 %s\nunit %s\n",
-		 CACHE_MANIFEST_MAGIC, key, size, hex, label);
-	ret = publish_bytes(mpath, man.s, man.len);
+	buf_add(&entry, bytes, size);
+	add_manifest(&entry, key, size, hex, label);
+	ret = publish_bytes(mpath, entry.s, entry.len);
 out:
-	buf_release(&man);
+	buf_release(&entry);
 	free(bytes);
 	free(dir);
-	free(apath);
 	free(mpath);
 	return ret;
 }
@@ -288,41 +354,48 @@ out:
 int cache_unit_adopt(const struct cache *c, const char *key, const char *tmp_path,
 		     const char *label)
 {
-	char *apath = cache_unit_path(c, key, ""), *mpath = cache_unit_path(c, key, ".m");
+	char *mpath = cache_unit_path(c, key, ".m");
 	char hex[DIGEST_HEX_SIZE];
 	struct buf man = BUF_INIT;
+	const char *step = "append to";
 	uint64_t size;
-	int fd, ret = -1;
+	int fd = -1, ret = -1;
 
 	if (digest_file_hex(tmp_path, hex, &size)) {
 		error("cannot read compiled output '%s': %s", tmp_path, strerror(errno));
 		goto out;
 	}
-	fd = open(tmp_path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || fsync(fd)) {
-		error("cannot fsync '%s': %s", tmp_path, strerror(errno));
-		if (fd >= 0)
-			close(fd);
+	add_manifest(&man, key, size, hex, label);
+	fd = open(tmp_path, O_WRONLY | O_APPEND | O_CLOEXEC);
+	if (fd < 0 || write_all(fd, man.s, man.len) || (step = "fsync", fsync(fd)))
+		goto fail;
+	step = "close";
+	if (close(fd)) {
+		fd = -1;
+		goto fail;
+	}
+	fd = -1;
+	if (rename(tmp_path, mpath)) {
+		step = "rename";
+		goto fail;
+	}
+	if (publish_sync_folder(mpath)) {
+		/* Not durable: take it back rather than leave an entry a crash may tear. */
+		if (rename(mpath, tmp_path) || truncate(tmp_path, (off_t)size))
+			unlink(mpath);
 		goto out;
 	}
-	close(fd);
-	/* A stale manifest must never vouch for the new artifact mid-way. */
-	if (unlink(mpath) && errno != ENOENT) {
-		error("cannot remove '%s': %s", mpath, strerror(errno));
-		goto out;
-	}
-	if (rename(tmp_path, apath)) {
-		error("cannot rename '%s' to '%s': %s", tmp_path, apath, strerror(errno));
-		goto out;
-	}
-	/* The manifest lives in the same folder: its publication's folder fsync
-	 * makes both renames durable. */
-	buf_addf(&man, "%s\nkey %s\nsize %llu\nsha256 %s\nunit %s\n", CACHE_MANIFEST_MAGIC,
-		 key, (unsigned long long)size, hex, label);
-	ret = publish_bytes(mpath, man.s, man.len);
+	ret = 0;
+	goto out;
+fail:
+	error("cannot %s '%s': %s", step, tmp_path, strerror(errno));
+	/* Leave the compiled file as it was, for the caller's fallback. */
+	if (fd >= 0 ? ftruncate(fd, (off_t)size) : truncate(tmp_path, (off_t)size))
+		unlink(tmp_path);
+	if (fd >= 0)
+		close(fd);
 out:
 	buf_release(&man);
-	free(apath);
 	free(mpath);
 	return ret;
 }
@@ -337,15 +410,14 @@ int cache_fs_full(const struct cache *c)
 
 int cache_unit_remove(const struct cache *c, const char *key)
 {
-	char *mpath = cache_unit_path(c, key, ".m"), *apath = cache_unit_path(c, key, "");
+	char *mpath = cache_unit_path(c, key, ".m"), *legacy = cache_unit_path(c, key, "");
 	int ret = 0;
 
 	if (unlink(mpath) && errno != ENOENT)
 		ret = error("cannot remove '%s': %s", mpath, strerror(errno));
-	if (unlink(apath) && errno != ENOENT)
-		ret = error("cannot remove '%s': %s", apath, strerror(errno));
+	if (unlink(legacy) && errno != ENOENT)
+		ret = error("cannot remove '%s': %s", legacy, strerror(errno));
 	free(mpath);
-	free(apath);
+	free(legacy);
 	return ret;
 }
-

@@ -2,31 +2,37 @@
  *
  * On disk, under the cache folder:
  *
- *   units/<k0k1>/<key>        the artifact bytes of unit <key>
- *   units/<k0k1>/<key>.m      its manifest, published last (the make target)
- *   units/<k0k1>/<key>.lock   flock(2) here decides who compiles a missing entry
- *   units/<k0k1>/<key>.tmp.*  a compile's outputs, renamed into place when done
+ *   units/<k0k1>/<key>.m      unit <key>: its artifact, then its manifest (the make target)
+ *   units/<k0k1>/<key>.tmp.*  a compile's outputs; the last one becomes the entry by rename
+ *   entries.lock              the per-entry locks: entry <key> is an fcntl OFD write lock
+ *                             on one byte of this file, at its key's first 15 hex digits
  *   tools/                    compiler identities, reused while a compiler's stat holds
  *   tmp/                      probes of whether the cache can be written
  *
- * A manifest is text:
+ * An entry is one file, so that one fsync and one rename publish it (files are
+ * costly to create on some filesystems, and a compile is short):
  *
- *   kwarm-manifest 1
+ *   <the artifact's bytes>
+ *   kwarm-entry 2
  *   key <64 hex>
- *   size <bytes>
+ *   size <bytes of the artifact>
  *   sha256 <64 hex of the artifact>
  *   unit <label>
+ *   <8 digits: the manifest's length in bytes, this line included>
  *
- * An entry is trusted only when its manifest is there, names its own key and the
+ * An entry is trusted only when its manifest is whole, names its own key and the
  * current schema, and the artifact's size and SHA-256 match it. Publication:
- * artifact by rename, then the manifest by rename, each fsync'd with its folder. */
+ * the manifest is appended to the compiled file, which is fsync'd, renamed over
+ * <key>.m, and its folder fsync'd. Schema 1 (an older kwarm) kept the artifact
+ * in <key>, the manifest in <key>.m and a lock file in <key>.lock. */
 #ifndef KWARM_CACHE_H
 #define KWARM_CACHE_H
 
 #include "buf.h"
 #include "digest.h"
 
-#define CACHE_MANIFEST_MAGIC "kwarm-manifest 1"
+#define CACHE_ENTRY_MAGIC "kwarm-entry 2"
+#define CACHE_LOCK_FILE "entries.lock"
 
 struct cache {
 	char *dir;	/* absolute */
@@ -40,28 +46,32 @@ int cache_try_init(struct cache *c, const char *dir, char **why);
  * (caller frees). A real write, so a full disk shows. */
 int cache_probe(const struct cache *c, char **why);
 void cache_release(struct cache *c);
-/* Path of a unit entry's file: suffix "" (artifact), ".m" or ".lock". Caller frees. */
+/* Path of a unit's file: suffix ".m" (the entry), "" (the stem of its temps).
+ * Caller frees. */
 char *cache_unit_path(const struct cache *c, const char *key, const char *suffix);
 /* Take the entry's lock (blocking); returns the lock fd, or -1 after reporting. */
 int cache_lock_unit(const struct cache *c, const char *key);
+/* Take the entry's lock without waiting: the fd, -1 when someone holds it,
+ * -2 when it cannot be taken at all (reported). */
+int cache_try_lock_unit(const struct cache *c, const char *key);
 void cache_unlock(int fd);
 /* 1 when the entry is present and valid, 0 when absent, -1 when present but
  * corrupt (reported when report is set). */
 int cache_unit_check(const struct cache *c, const char *key, int report);
-/* Publish a copy of the finished file tmp_path as entry key, then its manifest.
+/* Publish a copy of the finished file tmp_path, with its manifest, as entry key.
  * 0 or -1 after reporting; tmp_path is left as it was either way. */
 int cache_unit_store(const struct cache *c, const char *key, const char *tmp_path,
 		     const char *label);
-/* Publish the finished file tmp_path, which lies in the entry's own folder, by
- * renaming it; then its manifest. 0, or -1 after reporting (tmp_path is left
- * where it was when the rename did not happen). */
+/* Publish the finished file tmp_path, which lies in the entry's own folder:
+ * append its manifest, then rename it. 0, or -1 after reporting; on failure
+ * tmp_path is left as it was, unless it could not be restored (then it is gone). */
 int cache_unit_adopt(const struct cache *c, const char *key, const char *tmp_path,
 		     const char *label);
 /* True when the cache's filesystem is (nearly) full. */
 int cache_fs_full(const struct cache *c);
 /* Read a verified entry into out; -1 after reporting when absent or corrupt. */
 int cache_unit_read(const struct cache *c, const char *key, struct buf *out);
-/* Remove an entry's manifest and artifact (a corrupt one, say); 0 or -1. */
+/* Remove an entry (a corrupt one, say), and its schema 1 artifact; 0 or -1. */
 int cache_unit_remove(const struct cache *c, const char *key);
 
 #endif

@@ -125,29 +125,23 @@ void cache_scan_release(struct cache_scan *s)
 	cache_scan_init(s);
 }
 
-/* The unit entry of key, added when new; units stay sorted at the end of the
- * scan, so during it a linear search from the back finds the current one (one
- * folder's names come together, and each key's files mostly together too). */
-static struct cache_unit_entry *unit_of(struct cache_scan *s, const char *key, size_t from)
+static void add_unit(struct cache_scan *s, const char *key, const struct stat *st)
 {
 	struct cache_unit_entry *u;
 
-	for (size_t i = s->nr_units; i > from; i--)
-		if (!strcmp(s->units[i - 1].key, key))
-			return &s->units[i - 1];
 	ALLOC_GROW(s->units, s->nr_units + 1, s->alloc_units);
 	u = &s->units[s->nr_units++];
 	memset(u, 0, sizeof(*u));
 	memcpy(u->key, key, DIGEST_HEX_SIZE);
-	return u;
+	u->bytes = (uint64_t)st->st_size;
+	u->last_use = last_use(st);
 }
 
 typedef int (*scan_file_fn)(struct cache_scan *s, const char *path, const char *name,
-			    const struct stat *st, size_t from);
+			    const struct stat *st);
 
 /* Call fn for each file of each sub-folder of dir (units/). */
-static int scan_two_levels(struct cache_scan *s, const char *dir, scan_file_fn fn,
-			   size_t *nr_before)
+static int scan_two_levels(struct cache_scan *s, const char *dir, scan_file_fn fn)
 {
 	DIR *top = opendir(dir), *sub;
 	struct dirent *de, *fe;
@@ -168,7 +162,6 @@ static int scan_two_levels(struct cache_scan *s, const char *dir, scan_file_fn f
 			free(subdir);
 			continue;
 		}
-		*nr_before = s->nr_units;
 		while ((fe = readdir(sub))) {
 			struct stat st;
 			char *path;
@@ -177,7 +170,7 @@ static int scan_two_levels(struct cache_scan *s, const char *dir, scan_file_fn f
 				continue;
 			path = path_join(subdir, fe->d_name);
 			if (!lstat(path, &st))
-				fn(s, path, fe->d_name, &st, *nr_before);
+				fn(s, path, fe->d_name, &st);
 			free(path);
 		}
 		closedir(sub);
@@ -188,10 +181,9 @@ static int scan_two_levels(struct cache_scan *s, const char *dir, scan_file_fn f
 }
 
 static int scan_unit_file(struct cache_scan *s, const char *path, const char *name,
-			  const struct stat *st, size_t from)
+			  const struct stat *st)
 {
 	size_t n = strlen(name);
-	struct cache_unit_entry *u;
 	char key[DIGEST_HEX_SIZE];
 	long pid = publish_temp_pid(name);
 
@@ -205,22 +197,12 @@ static int scan_unit_file(struct cache_scan *s, const char *path, const char *na
 	}
 	memcpy(key, name, 64);
 	key[64] = '\0';
-	if (n == 64) {
-		u = unit_of(s, key, from);
-		u->artifact = 1;
-		u->bytes += (uint64_t)st->st_size;
-		if (!u->manifest)
-			u->last_use = ts_seconds(&st->st_mtim);
-	} else if (!strcmp(name + 64, ".m")) {
-		u = unit_of(s, key, from);
-		u->manifest = 1;
-		u->bytes += (uint64_t)st->st_size;
-		u->last_use = last_use(st);
-	} else if (!strcmp(name + 64, ".lock")) {
-		unit_of(s, key, from)->lock = 1;
-	} else {
+	if (!strcmp(name + 64, ".m"))
+		add_unit(s, key, st);
+	else if (n == 64 || !strcmp(name + 64, ".lock"))
+		add_temp(s, path, CACHE_TEMP_LEGACY, -1, st);	/* schema 1's artifact or lock */
+	else
 		s->nr_unknown++;
-	}
 	return 0;
 }
 
@@ -260,54 +242,15 @@ static int by_key(const void *a, const void *b)
 int cache_scan_run(struct cache_scan *s, const struct cache *c)
 {
 	char *units = path_join(c->dir, "units"), *tmp = path_join(c->dir, "tmp");
-	size_t from = 0;
 	int ret = 0;
 
 	cache_scan_release(s);
-	if (scan_two_levels(s, units, scan_unit_file, &from) || scan_tmp(s, tmp))
+	if (scan_two_levels(s, units, scan_unit_file) || scan_tmp(s, tmp))
 		ret = -1;
 	if (s->nr_units)
 		qsort(s->units, s->nr_units, sizeof(*s->units), by_key);
 	free(units);
 	free(tmp);
-	return ret;
-}
-
-/* Take key's lock without waiting: the fd, -1 when a compile holds it (busy),
- * -2 when the lock cannot be taken at all (reported). */
-static int try_lock(const struct cache *c, const char *key)
-{
-	char *path = cache_unit_path(c, key, ".lock");
-	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
-
-	if (fd < 0) {
-		error("cannot open lock '%s': %s", path, strerror(errno));
-		fd = -2;
-	} else {
-		while (flock(fd, LOCK_EX | LOCK_NB)) {
-			if (errno == EINTR)
-				continue;
-			if (errno != EWOULDBLOCK)
-				error("cannot lock '%s': %s", path, strerror(errno));
-			close(fd);
-			fd = errno == EWOULDBLOCK ? -1 : -2;
-			break;
-		}
-	}
-	free(path);
-	return fd;
-}
-
-/* Remove a lock file while holding it, then let it go. */
-static int remove_lock(const struct cache *c, const char *key, int fd)
-{
-	char *path = cache_unit_path(c, key, ".lock");
-	int ret = 0;
-
-	if (unlink(path) && errno != ENOENT)
-		ret = error("cannot remove '%s': %s", path, strerror(errno));
-	close(fd);
-	free(path);
 	return ret;
 }
 
@@ -330,10 +273,10 @@ static int remove_temp(const struct cache_temp *t)
 	return 0;
 }
 
-/* Whether a temp is left behind: its process is gone, or it is older than a day. */
-static int temp_orphaned(const struct cache_temp *t, double now)
+int cache_temp_orphaned(const struct cache_temp *t, double now)
 {
-	return !cache_pid_alive(t->pid) || now - t->mtime > CACHE_TEMP_MAX_AGE;
+	return t->kind == CACHE_TEMP_LEGACY || !cache_pid_alive(t->pid) ||
+	       now - t->mtime > CACHE_TEMP_MAX_AGE;
 }
 
 /* Remove c's legacy packs/ folder when there is one; 0, or -1 after reporting. */
@@ -361,10 +304,11 @@ static double now_unix(void)
 	return ts_seconds(&ts);
 }
 
-/* Check one unit entry with its lock held; 1 good, 0 gone, -1 bad (reported). */
+/* Check one unit entry with its lock held, keeping its use time; 1 good,
+ * 0 gone, -1 bad (reported). */
 static int check_unit(const struct cache *c, const struct cache_unit_entry *u)
 {
-	char *mpath = cache_unit_path(c, u->key, ".m"), *apath = cache_unit_path(c, u->key, "");
+	char *mpath = cache_unit_path(c, u->key, ".m");
 	struct stat st;
 	int ret, have_st = !stat(mpath, &st);
 
@@ -374,11 +318,7 @@ static int check_unit(const struct cache *c, const struct cache_unit_entry *u)
 
 		(void)utimensat(AT_FDCWD, mpath, ts, 0);
 	}
-	if (ret == 0 && !access(apath, F_OK))
-		ret = error("cache entry '%s' is corrupt: artifact without manifest "
-			    "(half-published)", apath);
 	free(mpath);
-	free(apath);
 	return ret;
 }
 
@@ -395,9 +335,7 @@ int cache_verify(const struct cache *c, int repair, struct cache_verify_result *
 		const struct cache_unit_entry *u = &s.units[i];
 		int fd, state;
 
-		if (!u->artifact && !u->manifest)
-			continue;	/* a lock alone: prune's business */
-		fd = try_lock(c, u->key);
+		fd = cache_try_lock_unit(c, u->key);
 		if (fd == -1) {
 			r->busy++;
 			continue;
@@ -418,11 +356,14 @@ int cache_verify(const struct cache *c, int repair, struct cache_verify_result *
 	for (size_t i = 0; i < s.nr_temps; i++) {
 		const struct cache_temp *t = &s.temps[i];
 
-		if (!temp_orphaned(t, now))
+		if (!cache_temp_orphaned(t, now))
 			continue;
 		r->bad++;
-		error("orphaned temp '%s' (its process %ld is gone or it is over a day old)",
-		      t->path, t->pid);
+		if (t->kind == CACHE_TEMP_LEGACY)
+			error("leftover of an older kwarm's cache layout '%s'", t->path);
+		else
+			error("orphaned temp '%s' (its process %ld is gone or it is over a day old)",
+			      t->path, t->pid);
 		if (repair && !remove_temp(t))
 			r->removed++;
 	}
@@ -443,16 +384,13 @@ static int by_last_use(const void *a, const void *b)
 /* The entry's last use now (a pack may have used it since the scan). */
 static double current_last_use(const struct cache *c, const struct cache_unit_entry *u)
 {
-	char *mpath = cache_unit_path(c, u->key, ".m"), *apath = cache_unit_path(c, u->key, "");
+	char *mpath = cache_unit_path(c, u->key, ".m");
 	struct stat st;
 	double t = u->last_use;
 
 	if (!stat(mpath, &st))
 		t = last_use(&st);
-	else if (!stat(apath, &st))
-		t = ts_seconds(&st.st_mtim);
 	free(mpath);
-	free(apath);
 	return t;
 }
 
@@ -461,7 +399,7 @@ static double current_last_use(const struct cache *c, const struct cache_unit_en
 static int prune_unit(const struct cache *c, struct cache_unit_entry *u, double limit,
 		      struct cache_prune_result *r)
 {
-	int fd = try_lock(c, u->key), ret = 0;
+	int fd = cache_try_lock_unit(c, u->key);
 
 	if (fd == -1) {
 		r->busy++;
@@ -477,13 +415,10 @@ static int prune_unit(const struct cache *c, struct cache_unit_entry *u, double 
 		close(fd);
 		return -1;
 	}
+	close(fd);
 	r->units++;
 	r->bytes += u->bytes;
-	u->artifact = u->manifest = 0;
-	u->lock = 0;
-	if (remove_lock(c, u->key, fd))
-		ret = -1;
-	return ret ? -1 : 1;
+	return 1;
 }
 
 int cache_prune(const struct cache *c, const struct cache_prune_options *o,
@@ -506,9 +441,14 @@ int cache_prune(const struct cache *c, const struct cache_prune_options *o,
 	for (size_t i = 0; i < s.nr_units; i++) {
 		struct cache_unit_entry *u = &s.units[i];
 
-		if ((u->artifact || u->manifest) && o->max_age >= 0 && u->last_use < age_limit &&
-		    prune_unit(c, u, age_limit, r) < 0)
+		int done;
+
+		if (o->max_age < 0 || u->last_use >= age_limit)
+			continue;
+		done = prune_unit(c, u, age_limit, r);
+		if (done < 0)
 			ret = -1;
+		u->removed = done > 0;
 	}
 
 	/* By size, least recently used first. */
@@ -516,7 +456,7 @@ int cache_prune(const struct cache *c, const struct cache_prune_options *o,
 	for (size_t i = 0; i < s.nr_units; i++) {
 		struct cache_unit_entry *u = &s.units[i];
 
-		if (!u->artifact && !u->manifest)
+		if (u->removed)
 			continue;
 		total += u->bytes;
 		lru[nr_lru++] = u;
@@ -538,45 +478,14 @@ int cache_prune(const struct cache *c, const struct cache_prune_options *o,
 	}
 	r->total_after = total;
 
-	/* Stale locks: entries that no longer exist. */
-	for (size_t i = 0; i < s.nr_units; i++) {
-		struct cache_unit_entry *u = &s.units[i];
-		char *mpath, *apath;
-		int fd, gone;
-
-		if (!u->lock || u->artifact || u->manifest)
-			continue;
-		fd = try_lock(c, u->key);
-		if (fd == -1) {
-			r->busy++;
-			continue;
-		}
-		if (fd < 0) {
-			ret = -1;
-			continue;
-		}
-		/* With the lock held nobody publishes: recheck, then remove. */
-		mpath = cache_unit_path(c, u->key, ".m");
-		apath = cache_unit_path(c, u->key, "");
-		gone = access(mpath, F_OK) && access(apath, F_OK);
-		if (!gone)
-			close(fd);
-		else if (remove_lock(c, u->key, fd))
-			ret = -1;
-		else
-			r->locks++;
-		free(mpath);
-		free(apath);
-	}
-
 	/* Older kwarm versions kept callable descriptions in packs/; nothing
 	 * reads them now (they live beside the Makefile), so all of it goes. */
 	if (remove_legacy_packs(c, r))
 		ret = -1;
 
-	/* Orphaned temps and scratch folders. */
+	/* Orphaned temps and scratch folders, and schema 1's artifacts and locks. */
 	for (size_t i = 0; i < s.nr_temps; i++) {
-		if (!temp_orphaned(&s.temps[i], o->now))
+		if (!cache_temp_orphaned(&s.temps[i], o->now))
 			continue;
 		if (remove_temp(&s.temps[i]))
 			ret = -1;

@@ -17,15 +17,19 @@
 
 struct cache_unit_entry {
 	char key[DIGEST_HEX_SIZE];
-	int artifact, manifest, lock;	/* which of its files exist */
-	uint64_t bytes;			/* artifact + manifest */
-	double last_use;		/* max(atime, mtime) of the manifest, else of the artifact */
+	uint64_t bytes;			/* of its file: artifact and manifest */
+	double last_use;		/* max(atime, mtime) of its file */
+	int removed;			/* by prune */
 };
 
-enum cache_temp_kind { CACHE_TEMP_PUBLISH, CACHE_TEMP_SCRATCH, CACHE_TEMP_PROBE };
+enum cache_temp_kind {
+	CACHE_TEMP_PUBLISH, CACHE_TEMP_SCRATCH, CACHE_TEMP_PROBE,
+	CACHE_TEMP_LEGACY	/* "<key>" or "<key>.lock" of cache schema 1 */
+};
 
 /* A temp file or scratch folder some process made: "*.tmp.<pid>.<hex>" in
- * units/, "<16 hex>.<pid>.<n>" and "probe.<pid>" in tmp/. */
+ * units/, "<16 hex>.<pid>.<n>" and "probe.<pid>" in tmp/; or a file an older
+ * kwarm left (pid -1). */
 struct cache_temp {
 	char *path;			/* owned */
 	enum cache_temp_kind kind;
@@ -63,22 +67,26 @@ struct cache_prune_options {
 };
 
 struct cache_prune_result {
-	size_t units, locks, temps, busy;	/* removed (busy: skipped) */
+	size_t units, temps, busy;	/* removed (busy: skipped) */
 	uint64_t bytes;				/* freed by units */
 	uint64_t total_after;			/* bytes of units left */
 	int legacy_packs;			/* 1: an old cache's packs/ was removed */
 };
 
 /* Remove unit entries unused for max_age, then the least recently used
- * entries while the total is above max_size, then stale locks, orphaned temps
- * and the packs/ folder older kwarm versions kept descriptions in. Entries used within CACHE_PRUNE_GRACE and entries whose
- * lock is held stay. 0, or -1 after reporting (what could go, went). */
+ * entries while the total is above max_size, then orphaned temps and what
+ * older kwarm versions left (packs/, schema 1 files). Entries used within
+ * CACHE_PRUNE_GRACE and entries whose lock is held stay. 0, or -1 after
+ * reporting (what could go, went). */
 int cache_prune(const struct cache *c, const struct cache_prune_options *o,
 		struct cache_prune_result *r);
 
 /* Parse a size "123", "500K", "500M", "2G", "1T" (powers of 1024, optional
  * trailing "B" or "iB"); 0, or -1 when malformed. */
 int cache_parse_size(const char *s, uint64_t *bytes);
+/* Whether a temp is left behind: its process is gone, or it is older than
+ * CACHE_TEMP_MAX_AGE; a file of schema 1 always is. */
+int cache_temp_orphaned(const struct cache_temp *t, double now);
 /* Whether process pid exists (on this machine). */
 int cache_pid_alive(long pid);
 

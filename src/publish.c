@@ -268,8 +268,7 @@ int publish_write(struct publish *p, const void *data, size_t len)
 	return 0;
 }
 
-/* Make a rename in path's folder durable. */
-static int fsync_folder_of(const char *path)
+int publish_sync_folder(const char *path)
 {
 	char *dir = path_dirname(path);
 	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -312,7 +311,7 @@ int publish_commit(struct publish *p)
 	p->slot = -1;
 	free(p->tmp);
 	p->tmp = NULL;
-	ret = fsync_folder_of(p->final);
+	ret = publish_sync_folder(p->final);
 	publish_abort(p);
 	return ret;
 fail:

@@ -38,6 +38,8 @@ int publish_commit(struct publish *p);
 void publish_abort(struct publish *p);
 /* begin + write + commit of one whole buffer. */
 int publish_bytes(const char *final, const void *data, size_t len);
+/* fsync path's folder, making a rename there durable; 0, or -1 after reporting. */
+int publish_sync_folder(const char *path);
 
 /* Remove every temp this process registered (async-signal-safe: unlink, and for
  * a folder one level of unlinkat then rmdir). Entries stay registered. */

@@ -16,7 +16,7 @@
 #include "digest.h"
 #include "strvec.h"
 
-#define UNITKEY_SCHEMA "kwarm-unit-1"
+#define UNITKEY_SCHEMA "kwarm-unit-2"
 #define UNITKEY_OUT "{out}"	/* stands for the output path in a command */
 
 struct unit_command {
