@@ -5,8 +5,8 @@
 R=$T/root
 mkdir -p "$R/src" "$T/refs"
 
-# tree_check CACHE OUT REFS [--no-temps]: every cache entry with a manifest
-# verifies (size and SHA-256 of its artifact), every pack description hashes
+# tree_check CACHE OUT REFS [--no-temps]: every cache entry verifies (its
+# manifest whole, size and SHA-256 of its artifact), every pack description hashes
 # to its name, every OUT/*.callable equals REFS/<version>/<path under OUT> of
 # some version; --no-temps also refuses publish temps ("*.tmp.*") and scratch
 # folders left in the cache and OUT.
@@ -22,17 +22,24 @@ for dp, dns, fs in os.walk(os.path.join(cache, "units")):
     for f in fs:
         if not f.endswith(".m"):
             continue
+        # An entry: the artifact, then its manifest, then the manifest's
+        # length (8 digits and LF, counted in it).
         m = os.path.join(dp, f)
         key = f[:-2]
-        lines = open(m, "rb").read().decode("utf-8", "replace").split("\n")
+        data = open(m, "rb").read()
+        tail = data[-9:]
+        if len(data) < 9 or not tail[:8].isdigit() or tail[8:] != b"\n" or int(tail[:8]) > len(data):
+            bad.append("entry %s: no manifest at its end" % m)
+            entries += 1
+            continue
+        start = len(data) - int(tail[:8])
+        lines = data[start:-9].decode("utf-8", "replace").split("\n")
         fields = dict(l.split(" ", 1) for l in lines[1:] if " " in l)
-        art = os.path.join(dp, key)
-        if lines[0] != "kwarm-manifest 1" or fields.get("key") != key:
-            bad.append("manifest %s: bad head or key" % m)
-        elif not os.path.isfile(art):
-            bad.append("manifest %s: no artifact" % m)
-        elif str(os.path.getsize(art)) != fields.get("size") or sha(art) != fields.get("sha256"):
-            bad.append("entry %s: artifact does not match its manifest" % art)
+        art = data[:start]
+        if lines[0] != "kwarm-entry 2" or fields.get("key") != key:
+            bad.append("entry %s: bad head or key" % m)
+        elif str(len(art)) != fields.get("size") or hashlib.sha256(art).hexdigest() != fields.get("sha256"):
+            bad.append("entry %s: artifact does not match its manifest" % m)
         entries += 1
 for dp, dns, fs in os.walk(os.path.join(cache, "packs")):
     for f in fs:

@@ -3,8 +3,8 @@
 # kwarm cache stats|verify|prune on a real warm-up's cache: figures, every kind
 # of bad entry named and repaired (and rebuilt by the next make), pruning by age
 # and by size (least recently used first, never within the grace hour, never
-# an entry whose lock a compile holds), stale locks and orphaned temps, and
-# the packs/ folder older kwarm versions kept descriptions in.
+# an entry whose lock a compile holds), orphaned temps, and what older kwarm
+# versions left: schema 1 artifacts and lock files, the packs/ folder.
 . "$(dirname "$0")/lib.sh"
 
 standin_example minimal m
@@ -15,8 +15,9 @@ cp out/TestMinimal.callable good.callable
 C=$T/cache
 mapfile -t keys < <(grep -o -- '--key [0-9a-f]*' m.mk | cut -d' ' -f2)
 [ "${#keys[@]}" = 4 ] || fail "expected 4 units, got ${#keys[@]}"
-art() { echo "$C/units/${1:0:2}/$1"; }
+# An entry is one file: the artifact, then its manifest.
 man() { echo "$C/units/${1:0:2}/$1.m"; }
+[ -z "$(find "$C/units" -type f ! -name '*.m')" ] || fail "files besides the entries in units/"
 # Descriptions live beside the Makefile now, not in the cache.
 [ -s m.mk.packs ] || fail "no m.mk.packs beside the Makefile"
 [ ! -e "$C/packs" ] || fail "the warm-up made packs/ in the cache"
@@ -47,7 +48,7 @@ pass "usage, exit statuses and cache resolution"
 grep -q '^units  *4 (' stats.txt || { cat stats.txt; fail "stats: not 4 units"; }
 grep -q '^pack' stats.txt && { cat stats.txt; fail "stats: still reports packs"; }
 bytes=0
-for k in "${keys[@]}"; do bytes=$((bytes + $(stat -c %s "$(art "$k")") + $(stat -c %s "$(man "$k")"))); done
+for k in "${keys[@]}"; do bytes=$((bytes + $(stat -c %s "$(man "$k")"))); done
 grep -q "^units  *4 ($bytes bytes" stats.txt || { cat stats.txt; fail "stats: wrong bytes (want $bytes)"; }
 grep -q "^total bytes  *$bytes\$" stats.txt || { cat stats.txt; fail "stats: wrong total (want $bytes)"; }
 "$KWARM" cache --cache "$C" stats --json > stats.json
@@ -84,20 +85,27 @@ pass "stats: entries, bytes, runs from the event log"
 "$KWARM" cache --cache "$C" verify > v.out 2> v.err || { cat v.err; fail "verify failed on a good cache"; }
 grep -q '^4 entries checked, 0 bad$' v.out || { cat v.out; fail "verify: wrong summary"; }
 [ ! -s v.err ] || { cat v.err; fail "verify: messages on a good cache"; }
-# A flipped byte, a truncation, a manifest-less artifact.
-python3 -c "import sys; p=sys.argv[1]; b=bytearray(open(p,'rb').read()); b[len(b)//2]^=1; open(p,'wb').write(b)" "$(art "${keys[0]}")"
-: > "$(art "${keys[1]}")"
-rm "$(man "${keys[2]}")"
+# A flipped artifact byte, a byte cut from the artifact, a truncated manifest.
+python3 - "$(man "${keys[0]}")" "$(man "${keys[1]}")" "$(man "${keys[2]}")" <<'PY'
+import sys
+def edit(p, f):
+    b = bytearray(open(p, "rb").read())
+    f(b)
+    open(p, "wb").write(b)
+edit(sys.argv[1], lambda b: b.__setitem__(0, b[0] ^ 1))
+edit(sys.argv[2], lambda b: b.__delitem__(0))
+edit(sys.argv[3], lambda b: b.__delitem__(slice(len(b) - 20, None)))
+PY
 if "$KWARM" cache --cache "$C" verify > v.out 2> v.err; then fail "verify passed a corrupt cache"; fi
 grep -q "cache entry '$(man "${keys[0]}")' is corrupt: artifact SHA-256 differs" v.err || { cat v.err; fail "flipped byte not named"; }
-grep -q "cache entry '$(man "${keys[1]}")' is corrupt: artifact size differs" v.err || { cat v.err; fail "truncation not named"; }
-grep -q "cache entry '$(art "${keys[2]}")' is corrupt: artifact without manifest" v.err || { cat v.err; fail "half-published entry not named"; }
+grep -q "cache entry '$(man "${keys[1]}")' is corrupt: artifact size differs" v.err || { cat v.err; fail "cut byte not named"; }
+grep -q "cache entry '$(man "${keys[2]}")' is corrupt: no manifest at its end" v.err || { cat v.err; fail "truncation not named"; }
 [ "$(wc -l < v.err)" = 3 ] || { cat v.err; fail "verify: not exactly 3 messages"; }
 grep -q "${keys[3]}" v.err && fail "verify named a good entry"
 grep -q '^4 entries checked, 3 bad$' v.out || { cat v.out; fail "verify: wrong summary"; }
 "$KWARM" cache --cache "$C" verify --repair > v.out 2> v.err || { cat v.err; fail "verify --repair failed"; }
 grep -q '^4 entries checked, 3 bad (3 removed)$' v.out || { cat v.out; fail "verify --repair: wrong summary"; }
-for i in 0 1 2; do [ ! -e "$(art "${keys[$i]}")" ] && [ ! -e "$(man "${keys[$i]}")" ] || fail "bad entry $i not removed"; done
+for i in 0 1 2; do [ ! -e "$(man "${keys[$i]}")" ] || fail "bad entry $i not removed"; done
 [ -e "$(man "${keys[3]}")" ] || fail "repair removed a good entry"
 "$KWARM" cache --cache "$C" verify > v.out 2> v.err || { cat v.err; fail "not clean after repair"; }
 grep -q '^1 entries checked, 0 bad$' v.out || { cat v.out; fail "after repair: wrong summary"; }
@@ -117,11 +125,8 @@ pass "verify names each bad entry; --repair removes them; make rebuilds them"
 touch -d '20 days ago' "$(man "${keys[0]}")" "$(man "${keys[1]}")"
 "$KWARM" cache --cache "$C" prune > p.out || fail "prune failed"
 grep -q '^removed 2 entries (' p.out || { cat p.out; fail "prune by age: $(cat p.out)"; }
-for i in 0 1; do
-	[ ! -e "$(man "${keys[$i]}")" ] && [ ! -e "$(art "${keys[$i]}")" ] && [ ! -e "$(man "${keys[$i]}" | sed 's/\.m$/.lock/')" ] ||
-		fail "old entry $i (or its lock) not pruned"
-done
-for i in 2 3; do [ -e "$(man "${keys[$i]}")" ] && [ -e "$(art "${keys[$i]}")" ] || fail "recent entry $i pruned"; done
+for i in 0 1; do [ ! -e "$(man "${keys[$i]}")" ] || fail "old entry $i not pruned"; done
+for i in 2 3; do [ -e "$(man "${keys[$i]}")" ] || fail "recent entry $i pruned"; done
 # --max-age 0 keeps what was used within the grace hour.
 "$KWARM" cache --cache "$C" prune --max-age 0 > p.out
 grep -q '^removed 0 entries' p.out || { cat p.out; fail "--max-age 0 removed recent entries"; }
@@ -141,7 +146,7 @@ touch -d '5 hours ago' "$(man "${keys[0]}")"
 touch -d '4 hours ago' "$(man "${keys[1]}")"
 touch -d '3 hours ago' "$(man "${keys[2]}")"
 touch "$(man "${keys[3]}")"
-size() { echo $(($(stat -c %s "$(art "$1")") + $(stat -c %s "$(man "$1")"))); }
+size() { stat -c %s "$(man "$1")"; }
 total=0
 for k in "${keys[@]}"; do total=$((total + $(size "$k"))); done
 limit=$((total - $(size "${keys[0]}") - 1))	# forces out the oldest two
@@ -151,7 +156,7 @@ grep -q '^removed 2 entries' p.out || { cat p.out; fail "prune by size: $(cat p.
 [ -e "$(man "${keys[2]}")" ] && [ -e "$(man "${keys[3]}")" ] || fail "pruned more than needed"
 "$KWARM" cache --cache "$C" prune --max-size 1 > p.out
 [ ! -e "$(man "${keys[2]}")" ] || fail "--max-size 1 kept an entry 3 hours old"
-[ -e "$(man "${keys[3]}")" ] && [ -e "$(art "${keys[3]}")" ] || fail "--max-size pruned an entry used within the hour"
+[ -e "$(man "${keys[3]}")" ] || fail "--max-size pruned an entry used within the hour"
 pass "prune by size: LRU first, grace hour kept"
 
 # ---- prune never takes an entry whose lock is held (a compile in progress).
@@ -160,12 +165,20 @@ make -f m.mk -j2 warmup > /dev/null
 k=${keys[0]}
 touch -d '20 days ago' "$(man "$k")"
 mkfifo release
-flock "$C/units/${k:0:2}/$k.lock" sh -c ': > locked; read x < release' &
+# The entry's lock: a write lock on its byte of entries.lock (a POSIX record
+# lock conflicts with kwarm's OFD lock there).
+python3 - "$C/entries.lock" "$k" <<'PY' &
+import fcntl, os, sys
+fd = os.open(sys.argv[1], os.O_RDWR | os.O_CREAT)
+fcntl.lockf(fd, fcntl.LOCK_EX, 1, int(sys.argv[2][:15], 16))
+open("locked", "w").close()
+open("release").read()
+PY
 holder=$!
 wait_file locked "$holder"
 "$KWARM" cache --cache "$C" prune > p.out
 grep -q '1 being compiled (kept)' p.out || { cat p.out; fail "prune did not report the busy entry"; }
-[ -e "$(man "$k")" ] && [ -e "$(art "$k")" ] || fail "prune removed a locked entry"
+[ -e "$(man "$k")" ] || fail "prune removed a locked entry"
 "$KWARM" cache --cache "$C" verify > v.out || fail "verify failed with a busy entry"
 grep -q 'being compiled (skipped)' v.out || { cat v.out; fail "verify did not skip the busy entry"; }
 echo > release
@@ -174,7 +187,7 @@ wait "$holder"
 [ ! -e "$(man "$k")" ] || fail "entry not pruned once its lock was free"
 pass "prune and verify skip an entry whose lock is held"
 
-# ---- stale locks, orphaned temps and scratch folders.
+# ---- orphaned temps and scratch folders; an older kwarm's artifacts and locks.
 true & dead=$!
 wait "$dead"
 kill -0 "$dead" 2> /dev/null && fail "pid $dead still alive"
@@ -182,6 +195,7 @@ live=$$
 stale=ab$(printf '%062d' 0)
 mkdir -p "$C/units/ab"
 : > "$C/units/ab/$stale.lock"
+: > "$C/units/ab/$stale"
 k=${keys[3]}
 d=$C/units/${k:0:2}
 : > "$d/$k.m.tmp.$dead.deadbeef"
@@ -195,18 +209,20 @@ touch -d '2 days ago' "$C/tmp/fedcba9876543210.$live.1"	# live pid, but a day ol
 if "$KWARM" cache --cache "$C" verify > v.out 2> v.err; then fail "verify passed orphaned temps"; fi
 grep -q "orphaned temp '$d/$k.m.tmp.$dead.deadbeef'" v.err || { cat v.err; fail "dead temp not named"; }
 grep -q "orphaned temp '$C/tmp/fedcba9876543210.$live.1'" v.err || { cat v.err; fail "day-old scratch not named"; }
+grep -q "leftover of an older kwarm's cache layout '$C/units/ab/$stale'" v.err || { cat v.err; fail "old artifact not named"; }
+grep -q "leftover of an older kwarm's cache layout '$C/units/ab/$stale.lock'" v.err || { cat v.err; fail "old lock not named"; }
 grep -v fedcba v.err | grep -q "\.$live\." && { cat v.err; fail "verify named a live temp"; }
 "$KWARM" cache --cache "$C" prune > p.out
-grep -q '1 stale locks, 4 orphaned temps' p.out || { cat p.out; fail "prune: wrong counts"; }
-for f in "$C/units/ab/$stale.lock" "$d/$k.m.tmp.$dead.deadbeef" \
+grep -q ', 6 orphaned temps' p.out || { cat p.out; fail "prune: wrong counts"; }
+for f in "$C/units/ab/$stale.lock" "$C/units/ab/$stale" "$d/$k.m.tmp.$dead.deadbeef" \
 	"$C/tmp/0123456789abcdef.$dead.0" "$C/tmp/fedcba9876543210.$live.1" "$C/tmp/probe.$dead"; do
 	[ ! -e "$f" ] || fail "not cleaned: $f"
 done
 for f in "$d/$k.m.tmp.$live.0badf00d" \
-	"$C/tmp/0123456789abcdef.$live.0" "$C/tmp/probe.$live" "$d/$k.lock"; do
+	"$C/tmp/0123456789abcdef.$live.0" "$C/tmp/probe.$live" "$(man "$k")"; do
 	[ -e "$f" ] || fail "removed a live one: $f"
 done
-pass "stale locks and dead-pid or day-old temps removed, live ones kept"
+pass "an older kwarm's files and dead-pid or day-old temps removed, live ones kept"
 
 # ---- a cache an older kwarm used: its packs/ folder is nothing to stats and
 # verify (not read, not checked) and prune removes all of it, whatever its age.
@@ -220,7 +236,7 @@ grep -q '^pack' stats.txt && { cat stats.txt; fail "stats: counts the legacy pac
 "$KWARM" cache --cache "$C" prune > p.out || fail "prune failed with a legacy packs/"
 grep -q '; removed the packs/ folder of an older kwarm$' p.out || { cat p.out; fail "prune: legacy packs/ not reported"; }
 [ ! -e "$C/packs" ] || fail "prune left the legacy packs/"
-[ -e "$(man "${keys[3]}")" ] && [ -e "$(art "${keys[3]}")" ] || fail "prune of packs/ took a unit entry"
+[ -e "$(man "${keys[3]}")" ] || fail "prune of packs/ took a unit entry"
 "$KWARM" cache --cache "$C" prune > p.out
 grep -q 'packs' p.out && { cat p.out; fail "prune: reports a packs/ that is not there"; }
 pass "legacy packs/: ignored by stats and verify, removed by prune"
