@@ -242,18 +242,26 @@ static long long boot_time(void)
 
 void cachelog_run_tag(char *tag, size_t size)
 {
+	/* A process's make run never changes: look it up in /proc once (again
+	 * in a forked child, whose ancestry differs). */
+	static char memo[48];
+	static pid_t memo_pid;
 	unsigned long long start;
 	long hz = sysconf(_SC_CLK_TCK);
 	int pid;
 
-	if (hz <= 0)
-		hz = 100;
-	/* Whole-second btime, unlike ticks_to_unix: the same in every process. */
-	if (find_run(&pid, &start))
-		snprintf(tag, size, "%d@0", (int)getpid());
-	else
-		snprintf(tag, size, "%d@%.2f", pid,
-			 (double)boot_time() + (double)start / (double)hz);
+	if (memo_pid != getpid()) {
+		memo_pid = getpid();
+		if (hz <= 0)
+			hz = 100;
+		/* Whole-second btime, unlike ticks_to_unix: the same in every process. */
+		if (find_run(&pid, &start))
+			snprintf(memo, sizeof(memo), "%d@0", (int)getpid());
+		else
+			snprintf(memo, sizeof(memo), "%d@%.2f", pid,
+				 (double)boot_time() + (double)start / (double)hz);
+	}
+	snprintf(tag, size, "%s", memo);
 }
 
 int cachelog_parse_line(const char *line, size_t len, struct cachelog_event *ev)

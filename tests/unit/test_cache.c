@@ -1,13 +1,26 @@
+/* Unit tests of cache: the folder layout; an entry is one file, the artifact
+ * then its manifest and length line, exactly as cache.h documents (a
+ * hand-built entry is valid too); store and adopt publish that one file and
+ * nothing beside it; each kind of corruption is found with its reason; adopt
+ * leaves the compiled file byte for byte as it was when it fails (rename
+ * refused, append cut short by RLIMIT_FSIZE); the per-entry locks are OFD
+ * locks on one byte of entries.lock at the key's first 15 hex digits: held
+ * against a second open file description in this process and against a
+ * child, released by unlock or by the holder's exit, waited for by the
+ * blocking lock. */
 #include "cache.h"
 #include "check.h"
 #include "digest.h"
 #include "path.h"
 #include "util.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdlib.h>
-#include <sys/file.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -31,6 +44,50 @@ static void make_key(const char *seed, char key[DIGEST_HEX_SIZE])
 	digest_bytes_hex(seed, strlen(seed), key);
 }
 
+/* A key of 64 hex digits: prefix, then fill repeated. */
+static void key_from(const char *prefix, char fill, char key[DIGEST_HEX_SIZE])
+{
+	size_t n = strlen(prefix);
+
+	memcpy(key, prefix, n);
+	memset(key + n, fill, 64 - n);
+	key[64] = '\0';
+}
+
+/* The names in dir, sorted, each followed by a space ("" when empty or missing). */
+static char *listing(const char *dir)
+{
+	struct dirent **names;
+	struct buf b = BUF_INIT;
+	int n = scandir(dir, &names, NULL, alphasort);
+
+	for (int i = 0; i < n; i++) {
+		if (strcmp(names[i]->d_name, ".") && strcmp(names[i]->d_name, ".."))
+			buf_addf(&b, "%s ", names[i]->d_name);
+		free(names[i]);
+	}
+	if (n >= 0)
+		free(names);
+	buf_adds(&b, "");
+	return buf_detach(&b);
+}
+
+/* The listing of the folder of entry key. */
+static char *entry_folder(const struct cache *c, const char *key)
+{
+	char *m = cache_unit_path(c, key, ".m"), *dir = path_dirname(m), *ret = listing(dir);
+
+	free(dir);
+	free(m);
+	return ret;
+}
+
+static void read_bytes(const char *path, char **data, size_t *len)
+{
+	if (read_file_all(path, data, len))
+		die("cannot read '%s': %s", path, strerror(errno));
+}
+
 /* Store bytes as entry key through a temp file in the cache's tmp/. */
 static int store(const struct cache *c, const char *key, const void *data, size_t len,
 		 const char *label)
@@ -40,27 +97,60 @@ static int store(const struct cache *c, const char *key, const void *data, size_
 
 	check_write_file(tmp, data, len, 0644);
 	ret = cache_unit_store(c, key, tmp, label);
-	/* Whether the temp is moved or copied is the store's business. */
+	/* store copies: the compiled file stays for the caller. */
+	CHECK(exists(tmp));
 	unlink(tmp);
 	free(tmp);
 	return ret;
+}
+
+/* The manifest of an artifact, as documented, without its length line. */
+static char *manifest_of(const char *key, const void *data, size_t len, const char *label)
+{
+	char sha[DIGEST_HEX_SIZE];
+
+	digest_bytes_hex(data, len, sha);
+	return xstrfmt("kwarm-entry 2\nkey %s\nsize %zu\nsha256 %s\nunit %s\n", key, len, sha,
+		       label);
+}
+
+/* An entry's bytes by hand: artifact, manifest, then the 8-digit length line
+ * (the manifest's length with the line itself). */
+static void entry_bytes(struct buf *b, const void *data, size_t len, const char *manifest)
+{
+	buf_reset(b);
+	buf_add(b, data, len);
+	buf_adds(b, manifest);
+	buf_addf(b, "%08zu\n", strlen(manifest) + 9);
+}
+
+/* Write raw bytes as entry key's file. */
+static void write_entry(const struct cache *c, const char *key, const void *data, size_t len)
+{
+	char *m = cache_unit_path(c, key, ".m");
+
+	check_write_file(m, data, len, 0644);
+	free(m);
 }
 
 /* check with report set: the return value, and stderr must contain want (or be
  * empty when want is NULL). */
 static int check_reported(const struct cache *c, const char *key, const char *want)
 {
-	char *msg;
+	char *msg, *line;
 	int ret;
 
 	check_capture_begin(2);
 	ret = cache_unit_check(c, key, 1);
 	msg = check_capture_end(2);
 	if (want) {
-		CHECK(strstr(msg, "kwarm: error: cache entry '") != NULL);
-		CHECK(strstr(msg, "' is corrupt: ") != NULL);
-		if (!CHECK(strstr(msg, want) != NULL))
-			fprintf(stderr, "message was: %s", msg);
+		char *m = cache_unit_path(c, key, ".m");
+
+		line = xstrfmt("kwarm: error: cache entry '%s' is corrupt: %s\n", m, want);
+		if (!CHECK_STR(msg, line))
+			fprintf(stderr, "  (for \"%s\")\n", want);
+		free(line);
+		free(m);
 	} else {
 		CHECK_STR(msg, "");
 	}
@@ -102,11 +192,6 @@ static void test_init_paths(const char *tmp)
 	CHECK_STR(p, sub);
 	free(p);
 	free(sub);
-	p = cache_unit_path(&c, key, ".lock");
-	sub = xstrfmt("%s/units/%.2s/%s.lock", dir, key, key);
-	CHECK_STR(p, sub);
-	free(p);
-	free(sub);
 	cache_release(&c);
 
 	/* A file in the way of the cache folder: reported, -1. */
@@ -126,10 +211,11 @@ static void test_init_paths(const char *tmp)
 
 static void test_store_read(const struct cache *c)
 {
-	char key[DIGEST_HEX_SIZE], sha[DIGEST_HEX_SIZE];
+	char key[DIGEST_HEX_SIZE];
 	static const char data[] = "artifact\0bytes\n";
-	struct buf out = BUF_INIT;
-	char *mpath, *text, *want, *msg;
+	struct buf out = BUF_INIT, want = BUF_INIT;
+	char *mpath, *bytes, *man, *msg, *ls;
+	size_t len;
 
 	make_key("store", key);
 	CHECK_INT(cache_unit_check(c, key, 1), 0);	/* absent */
@@ -147,22 +233,62 @@ static void test_store_read(const struct cache *c)
 	CHECK(!memcmp(out.s + 7, data, sizeof(data)));
 	buf_release(&out);
 
-	/* The manifest, exactly as documented. */
+	/* One file, exactly as documented: artifact, manifest, length line. */
 	mpath = cache_unit_path(c, key, ".m");
-	text = check_must_read(mpath);
-	digest_bytes_hex(data, sizeof(data), sha);
-	want = xstrfmt("kwarm-manifest 1\nkey %s\nsize %zu\nsha256 %s\nunit lib/k.cpp\n", key,
-		       sizeof(data), sha);
-	CHECK_STR(text, want);
-	free(text);
-	free(want);
-	free(mpath);
+	read_bytes(mpath, &bytes, &len);
+	man = manifest_of(key, data, sizeof(data), "lib/k.cpp");
+	entry_bytes(&want, data, sizeof(data), man);
+	CHECK_INT(len, want.len);
+	CHECK(len == want.len && !memcmp(bytes, want.s, len));
+	CHECK(len >= 9 && !memcmp(bytes + len - 9, "00000", 5));	/* 8 digits, zero-padded */
+	free(bytes);
+	free(man);
+	/* Nothing beside it: no artifact file, no lock file, no temp. */
+	ls = entry_folder(c, key);
+	msg = xstrfmt("%s.m ", key);
+	CHECK_STR(ls, msg);
+	free(msg);
+	free(ls);
 
 	/* Storing again replaces the entry. */
 	CHECK_INT(store(c, key, "v2", 2, "again"), 0);
 	CHECK_INT(cache_unit_read(c, key, &out), 0);
 	CHECK_STR(out.s, "v2");
 	buf_release(&out);
+	ls = entry_folder(c, key);
+	msg = xstrfmt("%s.m ", key);
+	CHECK_STR(ls, msg);
+	free(msg);
+	free(ls);
+
+	/* An entry built by hand to the documented format is valid: the format
+	 * is the contract, not whatever store happens to write. */
+	make_key("by hand", key);
+	man = manifest_of(key, "hand", 4, "a label with spaces 'and quotes'");
+	entry_bytes(&want, "hand", 4, man);
+	write_entry(c, key, want.s, want.len);
+	CHECK_INT(check_reported(c, key, NULL), 1);
+	CHECK_INT(cache_unit_read(c, key, &out), 0);
+	CHECK_INT(out.len, 4);
+	CHECK(!memcmp(out.s, "hand", 4));
+	buf_release(&out);
+	free(man);
+	/* An artifact that itself ends like an entry changes nothing: only the
+	 * last length line counts. */
+	make_key("nested", key);
+	{
+		struct buf inner = BUF_INIT;
+
+		man = manifest_of(key, "x", 1, "inner");
+		entry_bytes(&inner, "x", 1, man);
+		free(man);
+		CHECK_INT(store(c, key, inner.s, inner.len, "outer"), 0);
+		CHECK_INT(cache_unit_read(c, key, &out), 0);
+		CHECK_INT(out.len, inner.len);
+		CHECK(out.len == inner.len && !memcmp(out.s, inner.s, inner.len));
+		buf_release(&out);
+		buf_release(&inner);
+	}
 
 	/* An empty artifact is a valid entry. */
 	make_key("empty", key);
@@ -185,25 +311,222 @@ static void test_store_read(const struct cache *c)
 	CHECK(strstr(msg, "kwarm: error: cannot read compiled output '") != NULL);
 	free(msg);
 	CHECK_INT(cache_unit_check(c, key, 0), 0);
+	buf_release(&want);
+	free(mpath);
+}
+
+/* A compile's output file beside entry key, as cmd/compile.c names it. */
+static char *compiled_file(const struct cache *c, const char *key, const void *data, size_t len)
+{
+	char *stem = cache_unit_path(c, key, "");
+	char *tmp = xstrfmt("%s.tmp.%ld.00000a00", stem, (long)getpid());
+
+	check_write_file(tmp, data, len, 0644);
+	free(stem);
+	return tmp;
+}
+
+/* Whether path holds exactly len bytes of data. */
+static int holds(const char *path, const void *data, size_t len)
+{
+	char *bytes;
+	size_t n;
+	int same;
+
+	if (read_file_all(path, &bytes, &n))
+		return 0;
+	same = n == len && !memcmp(bytes, data, len);
+	free(bytes);
+	return same;
+}
+
+static void test_adopt(const struct cache *c)
+{
+	static const char data[] = "compiled\0object\n";
+	char key[DIGEST_HEX_SIZE];
+	struct buf out = BUF_INIT, want = BUF_INIT;
+	char *tmp, *mpath, *man, *ls, *msg;
+
+	make_key("adopt", key);
+	mpath = cache_unit_path(c, key, ".m");
+	tmp = compiled_file(c, key, data, sizeof(data));
+	CHECK_INT(cache_unit_adopt(c, key, tmp, "unit 'adopt'"), 0);
+	/* The compiled file became the entry: renamed, not copied. */
+	CHECK(!exists(tmp));
+	man = manifest_of(key, data, sizeof(data), "unit 'adopt'");
+	entry_bytes(&want, data, sizeof(data), man);
+	CHECK(holds(mpath, want.s, want.len));
+	free(man);
+	ls = entry_folder(c, key);
+	msg = xstrfmt("%s.m ", key);
+	CHECK_STR(ls, msg);
+	free(msg);
+	free(ls);
+	CHECK_INT(check_reported(c, key, NULL), 1);
+	CHECK_INT(cache_unit_read(c, key, &out), 0);
+	CHECK(out.len == sizeof(data) && !memcmp(out.s, data, sizeof(data)));
+	buf_release(&out);
+	free(tmp);
+
+	/* Over a corrupt entry: replaced, valid. */
+	write_entry(c, key, "garbage", 7);
+	CHECK_INT(cache_unit_check(c, key, 0), -1);
+	tmp = compiled_file(c, key, "v2", 2);
+	CHECK_INT(cache_unit_adopt(c, key, tmp, "v2"), 0);
+	CHECK(!exists(tmp));
+	CHECK_INT(cache_unit_read(c, key, &out), 0);
+	CHECK_STR(out.s, "v2");
+	buf_release(&out);
+	free(tmp);
+
+	/* An empty compiled file. */
+	make_key("adopt empty", key);
+	tmp = compiled_file(c, key, "", 0);
+	CHECK_INT(cache_unit_adopt(c, key, tmp, "empty"), 0);
+	CHECK_INT(cache_unit_check(c, key, 1), 1);
+	free(tmp);
+
+	/* No compiled file: reported, nothing published. */
+	make_key("adopt missing", key);
+	tmp = xstrfmt("%s/tmp/never-compiled", c->dir);
+	check_capture_begin(2);
+	CHECK_INT(cache_unit_adopt(c, key, tmp, "x"), -1);
+	msg = check_capture_end(2);
+	CHECK(starts_with(msg, "kwarm: error: cannot read compiled output '"));
+	free(msg);
+	CHECK_INT(cache_unit_check(c, key, 0), 0);
+	CHECK(!exists(tmp));
+	free(tmp);
+	buf_release(&want);
+	free(mpath);
+}
+
+/* Adopt fails at the rename: reported, the compiled file byte for byte as it
+ * was, no entry. */
+static void test_adopt_rename_fails(const struct cache *c)
+{
+	static const char data[] = "keep me exactly\n";
+	char key[DIGEST_HEX_SIZE];
+	char *tmp, *mpath, *blocker, *msg;
+	struct stat before, after;
+
+	/* A non-empty folder in the entry's place. */
+	make_key("adopt blocked", key);
+	mpath = cache_unit_path(c, key, ".m");
+	blocker = path_join(mpath, "inside");
+	check_write_file(blocker, "b", 1, 0644);
+	tmp = compiled_file(c, key, data, sizeof(data));
+	CHECK_INT(stat(tmp, &before), 0);
+	check_capture_begin(2);
+	CHECK_INT(cache_unit_adopt(c, key, tmp, "blocked"), -1);
+	msg = check_capture_end(2);
+	CHECK(starts_with(msg, "kwarm: error: cannot rename '"));
+	CHECK(holds(tmp, data, sizeof(data)));
+	CHECK_INT(stat(tmp, &after), 0);
+	CHECK_INT(after.st_ino, before.st_ino);	/* the same file, not a copy */
+	CHECK(is_dir(mpath));
+	CHECK(exists(blocker));
+	free(msg);
+	unlink(tmp);
+	unlink(blocker);
+	rmdir(mpath);
+	free(tmp);
+	free(blocker);
+	free(mpath);
+
+	/* A compiled file outside the entry's folder, which does not exist yet. */
+	key_from("fe", '9', key);
+	tmp = xstrfmt("%s/tmp/outside.o", c->dir);
+	check_write_file(tmp, data, sizeof(data), 0644);
+	mpath = cache_unit_path(c, key, ".m");
+	{
+		char *dir = path_dirname(mpath);
+
+		CHECK(!exists(dir));
+		free(dir);
+	}
+	check_capture_begin(2);
+	CHECK_INT(cache_unit_adopt(c, key, tmp, "elsewhere"), -1);
+	msg = check_capture_end(2);
+	CHECK(starts_with(msg, "kwarm: error: cannot rename '"));
+	CHECK(holds(tmp, data, sizeof(data)));
+	CHECK(!exists(mpath));
+	free(msg);
+	unlink(tmp);
+	free(tmp);
+	free(mpath);
+}
+
+/* Adopt fails while appending the manifest (the file size limit lets only
+ * a few bytes of it through): the compiled file is cut back to what it was. */
+static void test_adopt_append_fails(const struct cache *c)
+{
+	static const char data[] = "0123456789abcdef";
+	char key[DIGEST_HEX_SIZE], msg[512];
+	char *tmp, *mpath;
+	int err[2], status;
+	size_t len;
+	ssize_t n;
+	pid_t pid;
+
+	make_key("adopt append", key);
+	mpath = cache_unit_path(c, key, ".m");
+	tmp = compiled_file(c, key, data, 16);
+	if (pipe(err))
+		die("pipe: %s", strerror(errno));
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0)
+		die("fork: %s", strerror(errno));
+	if (!pid) {
+		/* 10 bytes of the manifest fit: a partial append to undo. */
+		struct rlimit rl = { 16 + 10, 16 + 10 };
+
+		close(err[0]);
+		if (dup2(err[1], 2) < 0)
+			_exit(3);
+		signal(SIGXFSZ, SIG_IGN);
+		if (setrlimit(RLIMIT_FSIZE, &rl))
+			_exit(4);
+		_exit(cache_unit_adopt(c, key, tmp, "too big") == -1 ? 0 : 1);
+	}
+	close(err[1]);
+	len = 0;
+	while (len < sizeof(msg) - 1 && (n = read(err[0], msg + len, sizeof(msg) - 1 - len)) > 0)
+		len += (size_t)n;
+	msg[len] = '\0';
+	close(err[0]);
+	if (waitpid(pid, &status, 0) != pid)
+		die("waitpid: %s", strerror(errno));
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	if (!CHECK(starts_with(msg, "kwarm: error: cannot append to '")))
+		fprintf(stderr, "  message was: %s", msg);
+	CHECK(holds(tmp, data, 16));
+	CHECK(!exists(mpath));
+	CHECK_INT(cache_unit_check(c, key, 0), 0);
+	/* Without the limit the same file is adopted. */
+	CHECK_INT(cache_unit_adopt(c, key, tmp, "fits"), 0);
+	CHECK_INT(cache_unit_check(c, key, 1), 1);
+	free(tmp);
+	free(mpath);
 }
 
 static void test_corrupt(const struct cache *c)
 {
 	char key[DIGEST_HEX_SIZE], other[DIGEST_HEX_SIZE];
-	struct buf out = BUF_INIT;
-	char *apath, *mpath, *bytes, *text, *msg;
+	struct buf out = BUF_INIT, b = BUF_INIT;
+	char *apath, *mpath, *bytes, *text, *msg, *man;
 	size_t len;
 
 	make_key("corrupt", key);
 	apath = cache_unit_path(c, key, "");
 	mpath = cache_unit_path(c, key, ".m");
 
-	/* One flipped byte. */
+	/* One flipped byte of the artifact. */
 	CHECK_INT(store(c, key, "0123456789", 10, "flip"), 0);
-	if (read_file_all(apath, &bytes, &len))
-		die("cannot read '%s'", apath);
+	read_bytes(mpath, &bytes, &len);
 	bytes[4] ^= 0x01;
-	check_write_file(apath, bytes, len, 0644);
+	check_write_file(mpath, bytes, len, 0644);
 	free(bytes);
 	CHECK_INT(check_reported(c, key, "artifact SHA-256 differs from its manifest"), -1);
 	check_capture_begin(2);
@@ -214,57 +537,113 @@ static void test_corrupt(const struct cache *c)
 	check_capture_begin(2);
 	CHECK_INT(cache_unit_read(c, key, &out), -1);
 	msg = check_capture_end(2);
-	CHECK(strstr(msg, "corrupt") != NULL);
+	CHECK(strstr(msg, "artifact SHA-256 differs") != NULL);
 	CHECK_INT(out.len, 0);	/* nothing handed out */
 	free(msg);
 
-	/* Truncated. */
+	/* Truncated: the end gone, the length line cut, or almost nothing left. */
 	CHECK_INT(store(c, key, "0123456789", 10, "trunc"), 0);
-	check_write_file(apath, "01234", 5, 0644);
-	CHECK_INT(check_reported(c, key, "artifact size differs from its manifest"), -1);
+	read_bytes(mpath, &bytes, &len);
+	CHECK_INT(truncate(mpath, (off_t)len - 1), 0);
+	CHECK_INT(check_reported(c, key, "no manifest at its end (truncated?)"), -1);
 	check_capture_begin(2);
 	CHECK_INT(cache_unit_read(c, key, &out), -1);
 	free(check_capture_end(2));
 	CHECK_INT(out.len, 0);
+	CHECK_INT(truncate(mpath, 10), 0);	/* the artifact alone */
+	CHECK_INT(check_reported(c, key, "no manifest at its end (truncated?)"), -1);
+	check_write_file(mpath, "1234567\n", 8, 0644);
+	CHECK_INT(check_reported(c, key, "no manifest at its end (truncated?)"), -1);
+	CHECK_INT(truncate(mpath, 0), 0);
+	CHECK_INT(check_reported(c, key, "no manifest at its end (truncated?)"), -1);
+	/* Artifact bytes lost at the front: the manifest is whole, the size is not. */
+	check_write_file(mpath, bytes + 1, len - 1, 0644);
+	CHECK_INT(check_reported(c, key, "artifact size differs from its manifest"), -1);
+	free(bytes);
 
-	/* Artifact missing, manifest present. */
-	CHECK_INT(store(c, key, "0123456789", 10, "gone"), 0);
-	CHECK_INT(unlink(apath), 0);
-	CHECK_INT(check_reported(c, key, "artifact missing"), -1);
+	/* The length line. */
+	man = manifest_of(key, "0123456789", 10, "len");
+	entry_bytes(&b, "0123456789", 10, man);
+	write_entry(c, key, b.s, b.len);
+	CHECK_INT(check_reported(c, key, NULL), 1);
+	memcpy(b.s + b.len - 9, "0000009x", 8);	/* not digits */
+	write_entry(c, key, b.s, b.len);
+	CHECK_INT(check_reported(c, key, "no manifest at its end (truncated?)"), -1);
+	memcpy(b.s + b.len - 9, "99999999", 8);	/* more than the file */
+	write_entry(c, key, b.s, b.len);
+	CHECK_INT(check_reported(c, key, "bad manifest length"), -1);
+	memcpy(b.s + b.len - 9, "00000008", 8);	/* less than the line itself */
+	write_entry(c, key, b.s, b.len);
+	CHECK_INT(check_reported(c, key, "bad manifest length"), -1);
+	/* One byte off either way: the manifest no longer starts where it says. */
+	text = xstrfmt("%08zu", strlen(man) + 9 - 1);
+	memcpy(b.s + b.len - 9, text, 8);
+	free(text);
+	write_entry(c, key, b.s, b.len);
+	CHECK_INT(check_reported(c, key, "unknown entry schema"), -1);
+	text = xstrfmt("%08zu", strlen(man) + 9 + 1);
+	memcpy(b.s + b.len - 9, text, 8);
+	free(text);
+	write_entry(c, key, b.s, b.len);
+	CHECK_INT(check_reported(c, key, "unknown entry schema"), -1);
+	/* No newline after the digits. */
+	b.s[b.len - 1] = ' ';
+	write_entry(c, key, b.s, b.len);
+	CHECK_INT(check_reported(c, key, "no manifest at its end (truncated?)"), -1);
+	free(man);
 
-	/* A manifest naming another key (copied from another, valid entry). */
+	/* An entry of another key (a whole valid entry, copied). */
 	make_key("other", other);
 	CHECK_INT(store(c, other, "same bytes", 10, "other"), 0);
-	CHECK_INT(store(c, key, "same bytes", 10, "mine"), 0);
 	{
 		char *omp = cache_unit_path(c, other, ".m");
 
-		text = check_must_read(omp);
-		check_write_file(mpath, text, strlen(text), 0644);
-		free(text);
+		read_bytes(omp, &bytes, &len);
+		write_entry(c, key, bytes, len);
+		free(bytes);
 		free(omp);
 	}
 	CHECK_INT(check_reported(c, key, "manifest names another key"), -1);
 	CHECK_INT(cache_unit_check(c, other, 0), 1);
 
-	/* A manifest of another schema, and an incomplete one. */
-	check_write_file(mpath, "kwarm-manifest 2\n", 17, 0644);
-	CHECK_INT(check_reported(c, key, "unknown manifest schema"), -1);
-	text = xstrfmt("kwarm-manifest 1\nkey %s\nsize 10\n", key);
-	check_write_file(mpath, text, strlen(text), 0644);
+	/* A schema 1 manifest, as an older kwarm left it in <key>.m. */
+	text = xstrfmt("kwarm-manifest 1\nkey %s\nsize 10\nsha256 %s\nunit old\n", key, key);
+	write_entry(c, key, text, strlen(text));
 	free(text);
-	CHECK_INT(check_reported(c, key, "incomplete manifest"), -1);
-	text = xstrfmt("kwarm-manifest 1\nkey %s\nsize 10x\nsha256 %s\n", key, key);
-	check_write_file(mpath, text, strlen(text), 0644);
-	free(text);
-	CHECK_INT(check_reported(c, key, "bad size in manifest"), -1);
+	CHECK_INT(check_reported(c, key, "schema 1 manifest (an older kwarm's)"), -1);
+	check_capture_begin(2);
+	CHECK_INT(cache_unit_read(c, key, &out), -1);
+	free(check_capture_end(2));
+	CHECK_INT(out.len, 0);
 
-	/* No manifest: absent (0), whatever the artifact is. */
+	/* Another schema, an incomplete manifest, a bad size, a size that lies. */
+	entry_bytes(&b, "abc", 3, "kwarm-entry 3\n");
+	write_entry(c, key, b.s, b.len);
+	CHECK_INT(check_reported(c, key, "unknown entry schema"), -1);
+	text = xstrfmt("kwarm-entry 2\nkey %s\nsize 3\nunit no sha\n", key);
+	entry_bytes(&b, "abc", 3, text);
+	free(text);
+	write_entry(c, key, b.s, b.len);
+	CHECK_INT(check_reported(c, key, "incomplete manifest"), -1);
+	man = manifest_of(key, "abc", 3, "bad size");
+	text = xstrfmt("kwarm-entry 2\nkey %s\nsize 3x\n%s", key, strstr(man, "sha256 "));
+	entry_bytes(&b, "abc", 3, text);
+	free(text);
+	write_entry(c, key, b.s, b.len);
+	CHECK_INT(check_reported(c, key, "bad size in manifest"), -1);
+	text = xstrfmt("kwarm-entry 2\nkey %s\nsize 2\n%s", key, strstr(man, "sha256 "));
+	entry_bytes(&b, "abc", 3, text);
+	free(text);
+	write_entry(c, key, b.s, b.len);
+	CHECK_INT(check_reported(c, key, "artifact size differs from its manifest"), -1);
+	free(man);
+
+	/* No entry file: absent (0), whatever a schema 1 artifact beside says. */
 	CHECK_INT(unlink(mpath), 0);
 	check_write_file(apath, "junk", 4, 0644);
 	CHECK_INT(check_reported(c, key, NULL), 0);
 
-	/* remove: both files go; removing again is fine. */
+	/* remove: the entry and a schema 1 artifact go; removing again is fine. */
 	CHECK_INT(store(c, key, "abc", 3, "rm"), 0);
 	CHECK_INT(cache_unit_check(c, key, 0), 1);
 	CHECK_INT(cache_unit_remove(c, key), 0);
@@ -273,93 +652,206 @@ static void test_corrupt(const struct cache *c)
 	CHECK_INT(cache_unit_check(c, key, 0), 0);
 	CHECK_INT(cache_unit_remove(c, key), 0);
 	/* A store after corruption makes the entry valid again. */
+	write_entry(c, key, "garbage", 7);
 	CHECK_INT(store(c, key, "fresh", 5, "fresh"), 0);
 	CHECK_INT(cache_unit_read(c, key, &out), 0);
 	CHECK_STR(out.s, "fresh");
 	buf_release(&out);
+	buf_release(&b);
 	free(apath);
 	free(mpath);
 }
 
-static int try_lock(const char *path)
+/* The offset of key's lock byte: its first 15 hex digits, as documented. */
+static off_t documented_offset(const char *key)
 {
-	int fd = open(path, O_RDWR | O_CLOEXEC), ret, err;
+	char prefix[16];
+
+	memcpy(prefix, key, 15);
+	prefix[15] = '\0';
+	return (off_t)strtoull(prefix, NULL, 16);
+}
+
+/* The lock on byte off of c's entries.lock, as a new open file description
+ * sees it: F_WRLCK when someone holds it, F_UNLCK when free. */
+static int lock_at(const struct cache *c, off_t off)
+{
+	char *path = path_join(c->dir, CACHE_LOCK_FILE);
+	int fd = open(path, O_RDWR | O_CLOEXEC);
+	struct flock fl;
 
 	if (fd < 0)
-		return -2;
-	ret = flock(fd, LOCK_EX | LOCK_NB);
-	err = errno;
+		die("cannot open '%s': %s", path, strerror(errno));
+	memset(&fl, 0, sizeof(fl));
+	fl.l_type = F_WRLCK;
+	fl.l_whence = SEEK_SET;
+	fl.l_start = off;
+	fl.l_len = 1;
+	if (fcntl(fd, F_OFD_GETLK, &fl))
+		die("F_OFD_GETLK: %s", strerror(errno));
 	close(fd);
-	errno = err;
-	return ret;
+	free(path);
+	return fl.l_type;
+}
+
+/* cache_try_lock_unit in a child: its result (1 busy, 0 taken, 2 error). */
+static int child_try_lock(const struct cache *c, const char *key)
+{
+	int status;
+	pid_t pid;
+
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0)
+		die("fork: %s", strerror(errno));
+	if (!pid) {
+		int fd = cache_try_lock_unit(c, key);
+
+		_exit(fd == -1 ? 1 : fd >= 0 ? 0 : 2);
+	}
+	if (waitpid(pid, &status, 0) != pid)
+		die("waitpid: %s", strerror(errno));
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 99;
 }
 
 static void test_lock(const struct cache *c)
 {
-	char key[DIGEST_HEX_SIZE], ch;
-	int to_parent[2], to_child[2], status, fd;
-	char *lpath;
+	char key[DIGEST_HEX_SIZE], other[DIGEST_HEX_SIZE], twin[DIGEST_HEX_SIZE];
+	char near[DIGEST_HEX_SIZE];
+	int fd, fd2, fd3, status, to_parent[2];
+	char *ls, *units, *msg, ch;
+	struct pollfd pfd;
 	pid_t pid;
 
 	make_key("lock", key);
-	lpath = cache_unit_path(c, key, ".lock");
-	if (pipe(to_parent) || pipe(to_child))
-		die("cannot create pipes");
+	make_key("lock other", other);
+	units = path_join(c->dir, "units");
+
+	fd = cache_lock_unit(c, key);
+	CHECK(fd >= 0);
+	/* The lock is one byte of entries.lock at the key's first 15 digits. */
+	CHECK_INT(lock_at(c, documented_offset(key)), F_WRLCK);
+	CHECK_INT(lock_at(c, documented_offset(key) + 1), F_UNLCK);
+	CHECK_INT(lock_at(c, documented_offset(key) - 1), F_UNLCK);
+	/* Held against another open file description, in this process too;
+	 * silently, as busy is no error. */
+	check_capture_begin(2);
+	CHECK_INT(cache_try_lock_unit(c, key), -1);
+	CHECK_INT(cache_try_lock_unit(c, key), -1);	/* nothing changed */
+	msg = check_capture_end(2);
+	CHECK_STR(msg, "");
+	free(msg);
+	/* And against another process. */
+	CHECK_INT(child_try_lock(c, key), 1);
+	/* Another key does not conflict: both held at once. */
+	fd2 = cache_try_lock_unit(c, other);
+	CHECK(fd2 >= 0);
+	CHECK_INT(child_try_lock(c, other), 1);
+	CHECK_INT(cache_try_lock_unit(c, key), -1);
+	cache_unlock(fd2);
+	CHECK_INT(child_try_lock(c, other), 0);
+	CHECK_INT(lock_at(c, documented_offset(other)), F_UNLCK);
+	/* No file per entry: units/ is as it was. */
+	ls = listing(units);
+	CHECK_STR(ls, "");
+	free(ls);
+
+	/* Released by unlock. */
+	cache_unlock(fd);
+	CHECK_INT(lock_at(c, documented_offset(key)), F_UNLCK);
+	CHECK_INT(child_try_lock(c, key), 0);
+	fd = cache_try_lock_unit(c, key);
+	CHECK(fd >= 0);
+	cache_unlock(fd);
+	cache_unlock(-1);	/* harmless */
+
+	/* Keys that agree on their first 15 digits share a lock (as documented);
+	 * the 15th digit tells them apart. */
+	key_from("0000000000000ff", 'a', twin);
+	key_from("0000000000000ff", 'b', key);
+	key_from("0000000000000fe", 'a', near);
+	fd = cache_lock_unit(c, twin);
+	CHECK(fd >= 0);
+	CHECK_INT(lock_at(c, 255), F_WRLCK);
+	CHECK_INT(cache_try_lock_unit(c, key), -1);
+	fd2 = cache_try_lock_unit(c, near);
+	CHECK(fd2 >= 0);
+	CHECK_INT(lock_at(c, 254), F_WRLCK);
+	cache_unlock(fd2);
+	/* The largest offset works as well as the smallest. */
+	key_from("fffffffffffffff", 'f', key);
+	fd2 = cache_try_lock_unit(c, key);
+	CHECK(fd2 >= 0);
+	CHECK_INT(lock_at(c, (off_t)0xfffffffffffffffLL), F_WRLCK);
+	key_from("0", '0', key);
+	fd3 = cache_try_lock_unit(c, key);
+	CHECK(fd3 >= 0);
+	CHECK_INT(lock_at(c, 0), F_WRLCK);
+	cache_unlock(fd3);
+	cache_unlock(fd2);
+
+	/* The blocking lock waits for the holder, then takes it. */
+	if (pipe(to_parent))
+		die("pipe: %s", strerror(errno));
 	fflush(NULL);
 	pid = fork();
 	if (pid < 0)
-		die("cannot fork");
+		die("fork: %s", strerror(errno));
 	if (!pid) {
-		int lfd = cache_lock_unit(c, key);
+		int lfd;
 
 		close(to_parent[0]);
-		close(to_child[1]);
+		lfd = cache_lock_unit(c, twin);
 		if (lfd < 0 || write(to_parent[1], "L", 1) != 1)
 			_exit(1);
-		/* Hold the lock until the parent says so. */
-		if (read(to_child[0], &ch, 1) != 1)
-			_exit(2);
-		cache_unlock(lfd);
-		if (write(to_parent[1], "U", 1) != 1)
-			_exit(3);
+		/* Exit holding it: the lock goes with the process. */
 		_exit(0);
 	}
 	close(to_parent[1]);
-	close(to_child[0]);
+	pfd.fd = to_parent[0];
+	pfd.events = POLLIN;
+	CHECK_INT(poll(&pfd, 1, 0), 0);	/* not while this process holds it */
+	cache_unlock(fd);
 	CHECK_INT(read(to_parent[0], &ch, 1), 1);
 	CHECK_INT(ch, 'L');
-	/* The lock file exists, and the lock is held. */
-	CHECK(exists(lpath));
-	errno = 0;
-	CHECK_INT(try_lock(lpath), -1);
-	CHECK_INT(errno, EWOULDBLOCK);
-	errno = 0;
-	CHECK_INT(try_lock(lpath), -1);	/* still held: nothing changed */
-	CHECK_INT(errno, EWOULDBLOCK);
-	CHECK_INT(write(to_child[1], "g", 1), 1);
-	CHECK_INT(read(to_parent[0], &ch, 1), 1);
-	CHECK_INT(ch, 'U');
-	/* Released (the child is still alive or not: unlock alone frees it). */
-	CHECK_INT(try_lock(lpath), 0);
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			die("cannot wait");
-	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 	close(to_parent[0]);
-	close(to_child[1]);
-
-	/* The parent can take it now, and a second attempt sees it taken. */
-	fd = cache_lock_unit(c, key);
+	if (waitpid(pid, &status, 0) != pid)
+		die("waitpid: %s", strerror(errno));
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	fd = cache_try_lock_unit(c, twin);
 	CHECK(fd >= 0);
-	errno = 0;
-	CHECK_INT(try_lock(lpath), -1);
-	CHECK_INT(errno, EWOULDBLOCK);
 	cache_unlock(fd);
-	CHECK_INT(try_lock(lpath), 0);
-	cache_unlock(-1);	/* harmless */
-	free(lpath);
+	free(units);
 }
 
+/* A lock file that cannot be opened: -2 (reported) without waiting, -1 from
+ * the blocking lock. */
+static void test_lock_error(const char *tmp)
+{
+	struct cache c;
+	char key[DIGEST_HEX_SIZE];
+	char *dir = path_join(tmp, "lock-error"), *lock, *msg;
+
+	if (cache_init(&c, dir))
+		die("cannot set up '%s'", dir);
+	lock = path_join(c.dir, CACHE_LOCK_FILE);
+	CHECK_INT(mkdir(lock, 0777), 0);
+	make_key("error", key);
+	check_capture_begin(2);
+	CHECK_INT(cache_try_lock_unit(&c, key), -2);
+	msg = check_capture_end(2);
+	CHECK(starts_with(msg, "kwarm: error: cannot open lock '"));
+	free(msg);
+	check_capture_begin(2);
+	CHECK_INT(cache_lock_unit(&c, key), -1);
+	msg = check_capture_end(2);
+	CHECK(starts_with(msg, "kwarm: error: cannot open lock '"));
+	free(msg);
+	rmdir(lock);
+	free(lock);
+	free(dir);
+	cache_release(&c);
+}
 
 int main(void)
 {
@@ -372,10 +864,14 @@ int main(void)
 	dir = path_join(abs, "c");
 	if (cache_init(&c, dir))
 		die("cannot set up the cache");
-	test_store_read(&c);
-	test_corrupt(&c);
 	test_lock(&c);
+	test_store_read(&c);
+	test_adopt(&c);
+	test_adopt_rename_fails(&c);
+	test_adopt_append_fails(&c);
+	test_corrupt(&c);
 	cache_release(&c);
+	test_lock_error(abs);
 	free(dir);
 	free(abs);
 	free(tmp);
