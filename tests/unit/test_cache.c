@@ -801,6 +801,9 @@ static void test_lock(const struct cache *c)
 		int lfd;
 
 		close(to_parent[0]);
+		/* The parent's lock fd came along: its open file description
+		 * (and so the lock) would outlive the parent's unlock. */
+		close(fd);
 		lfd = cache_lock_unit(c, twin);
 		if (lfd < 0 || write(to_parent[1], "L", 1) != 1)
 			_exit(1);

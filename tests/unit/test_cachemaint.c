@@ -1,10 +1,13 @@
-/* Unit tests of cachemaint on small real caches: scan's counts, bytes and
- * temps; verify finding a flipped byte, a truncated artifact and an artifact
- * without manifest (and --repair removing them, busy entries skipped); prune
- * by age and by size (least recently used first), the grace period, held
- * locks skipped, stale locks, temps of dead processes and old temps removed,
- * the legacy packs/ folder; sizes and pids. A lock is held by a forked child,
- * sequenced through pipes. */
+/* Unit tests of cachemaint on small real caches: scan's entries (one file
+ * each), bytes and temps, with schema 1's artifact and lock files listed as
+ * always-orphaned leftovers; verify naming each kind of corrupt entry (a
+ * flipped byte, a truncated file, a bad length line, another key's entry, a
+ * schema 1 manifest) and the leftovers, and --repair removing them, entries
+ * whose lock is held skipped as busy (held by a child, or by this process
+ * through another open file description); prune by age and by size (least
+ * recently used first), the grace period, held entries skipped, temps of dead
+ * processes and old temps removed, schema 1 files removed, the legacy packs/
+ * folder; sizes and pids. A child's lock is sequenced through pipes. */
 #include "cache.h"
 #include "cachemaint.h"
 #include "check.h"
@@ -80,7 +83,8 @@ static void fresh_cache(struct cache *c, const char *name)
 	free(dir);
 }
 
-/* Store len bytes of fill as entry key; returns the entry's bytes (artifact + manifest). */
+/* Store len bytes of fill as entry key; returns the entry's bytes: its one
+ * file, artifact and manifest. */
 static uint64_t store(const struct cache *c, const char *key, size_t len, char fill)
 {
 	char *tmp = xstrfmt("%s/tmp/src.%.8s", c->dir, key), *data = xmalloc(len ? len : 1);
@@ -92,32 +96,61 @@ static uint64_t store(const struct cache *c, const char *key, size_t len, char f
 	if (cache_unit_store(c, key, tmp, "unit 'x'"))
 		die("cannot store");
 	unlink(tmp);
-	bytes = len + file_size(m);
+	bytes = file_size(m);
+	if (bytes <= len)
+		die("entry '%s' has no manifest", m);
 	free(m);
 	free(tmp);
 	free(data);
 	return bytes;
 }
 
-/* Make entry key last used at t (manifest and artifact). */
+/* Make entry key last used at t. */
 static void age_entry(const struct cache *c, const char *key, double t)
 {
-	char *m = cache_unit_path(c, key, ".m"), *a = cache_unit_path(c, key, "");
+	char *m = cache_unit_path(c, key, ".m");
 
-	set_times(a, t, t);
 	set_times(m, t, t);
 	free(m);
-	free(a);
 }
 
 static int entry_present(const struct cache *c, const char *key)
 {
-	char *m = cache_unit_path(c, key, ".m"), *a = cache_unit_path(c, key, "");
-	int ret = exists(m) || exists(a);
+	char *m = cache_unit_path(c, key, ".m");
+	int ret = exists(m);
 
 	free(m);
-	free(a);
 	return ret;
+}
+
+/* Entry key's file with the byte at off (from the start, or from the end
+ * when negative) changed by f; or cut to len bytes when f is 0. */
+static void damage(const struct cache *c, const char *key, long off, char f, size_t len)
+{
+	char *m = cache_unit_path(c, key, ".m"), *bytes;
+	size_t n;
+
+	if (read_file_all(m, &bytes, &n))
+		die("cannot read '%s'", m);
+	if (f)
+		bytes[off < 0 ? (long)n + off : off] ^= f;
+	else
+		n = len;
+	write_bytes(m, bytes, n);
+	free(bytes);
+	free(m);
+}
+
+/* A file of schema 1 beside entry key: suffix "" (its artifact) or ".lock". */
+static char *legacy_file(const struct cache *c, const char *key, const char *suffix)
+{
+	char *path = cache_unit_path(c, key, suffix), *dir = path_dirname(path);
+
+	if (mkdir_p(dir))
+		die("cannot create '%s'", dir);
+	write_bytes(path, "", 0);
+	free(dir);
+	return path;
 }
 
 /* A pid that is surely not running: a child's, reaped. */
@@ -190,23 +223,26 @@ static void test_scan(void)
 	struct cache c;
 	struct cache_scan s;
 	char k1[DIGEST_HEX_SIZE], k2[DIGEST_HEX_SIZE], k3[DIGEST_HEX_SIZE];
-	char *p, *unknown;
+	char old[DIGEST_HEX_SIZE];
+	char *p, *unknown, *legacy_art, *legacy_lock;
 	uint64_t b1, b2;
 	long dead = dead_pid();
+	double now = now_unix();
 	int fd;
 
 	fresh_cache(&c, "scan");
 	make_key("one", k1);
 	make_key("two", k2);
 	make_key("three", k3);
+	make_key("schema 1", old);
 	b1 = store(&c, k1, 100, 'a');
 	b2 = store(&c, k2, 0, 'b');
-	/* k3: only a lock (a compile that never published). */
+	/* Locks leave nothing to scan: k3 (never published) is no entry. */
 	fd = cache_lock_unit(&c, k3);
 	CHECK(fd >= 0);
 	cache_unlock(fd);
-	/* A lock on k1 too. */
 	fd = cache_lock_unit(&c, k1);
+	CHECK(fd >= 0);
 	cache_unlock(fd);
 
 	/* Temps of each kind, and files that are none of kwarm's. */
@@ -227,44 +263,57 @@ static void test_scan(void)
 	unknown = cache_unit_path(&c, k2, ".old");
 	write_bytes(unknown, "", 0);
 	free(unknown);
+	/* An older kwarm's artifact and lock file (no entry beside them). */
+	legacy_art = legacy_file(&c, old, "");
+	legacy_lock = legacy_file(&c, old, ".lock");
 
 	cache_scan_init(&s);
 	CHECK_INT(cache_scan_run(&s, &c), 0);
-	CHECK_INT(s.nr_units, 3);
-	CHECK_INT(s.nr_temps, 3);
+	CHECK_INT(s.nr_units, 2);
+	CHECK_INT(s.nr_temps, 5);
 	CHECK_INT(s.nr_unknown, 2);
 	for (size_t i = 1; i < s.nr_units; i++)
 		CHECK(strcmp(s.units[i - 1].key, s.units[i].key) < 0);
 	for (size_t i = 0; i < s.nr_units; i++) {
 		struct cache_unit_entry *u = &s.units[i];
 
+		CHECK_INT(u->removed, 0);
 		if (!strcmp(u->key, k1)) {
-			CHECK(u->artifact && u->manifest && u->lock);
 			CHECK_INT(u->bytes, b1);
-			CHECK(u->last_use > now_unix() - 600);
-		} else if (!strcmp(u->key, k2)) {
-			CHECK(u->artifact && u->manifest && !u->lock);
-			CHECK_INT(u->bytes, b2);
+			CHECK(u->last_use > now - 600);
 		} else {
-			CHECK_STR(u->key, k3);
-			CHECK(!u->artifact && !u->manifest && u->lock);
-			CHECK_INT(u->bytes, 0);
+			CHECK_STR(u->key, k2);
+			CHECK_INT(u->bytes, b2);
 		}
 	}
 	{
-		int kinds[3] = { 0, 0, 0 };
+		int kinds[4] = { 0, 0, 0, 0 }, saw_art = 0, saw_lock = 0;
 
 		for (size_t i = 0; i < s.nr_temps; i++) {
-			kinds[s.temps[i].kind]++;
-			CHECK_INT(s.temps[i].pid, dead);
+			const struct cache_temp *t = &s.temps[i];
+
+			kinds[t->kind]++;
+			/* Each one is left behind: a dead process's, or schema 1's. */
+			CHECK(cache_temp_orphaned(t, now));
+			if (t->kind != CACHE_TEMP_LEGACY) {
+				CHECK_INT(t->pid, dead);
+				continue;
+			}
+			CHECK_INT(t->pid, -1);
+			saw_art += !strcmp(t->path, legacy_art);
+			saw_lock += !strcmp(t->path, legacy_lock);
 		}
 		CHECK_INT(kinds[CACHE_TEMP_PUBLISH], 1);
 		CHECK_INT(kinds[CACHE_TEMP_SCRATCH], 1);
 		CHECK_INT(kinds[CACHE_TEMP_PROBE], 1);
+		CHECK_INT(kinds[CACHE_TEMP_LEGACY], 2);
+		CHECK_INT(saw_art, 1);
+		CHECK_INT(saw_lock, 1);
 	}
 	/* A second run starts over. */
 	CHECK_INT(cache_scan_run(&s, &c), 0);
-	CHECK_INT(s.nr_units, 3);
+	CHECK_INT(s.nr_units, 2);
+	CHECK_INT(s.nr_temps, 5);
 	cache_scan_release(&s);
 	CHECK(s.units == NULL && s.nr_units == 0);
 
@@ -278,7 +327,33 @@ static void test_scan(void)
 		free(bare.dir);
 	}
 	cache_scan_release(&s);
+	free(legacy_art);
+	free(legacy_lock);
 	cache_release(&c);
+}
+
+static void test_temp_orphaned(void)
+{
+	double now = now_unix();
+	struct cache_temp t = { NULL, CACHE_TEMP_PUBLISH, 0, 0 };
+
+	/* A live process's fresh temp is in use; over a day old, it is not. */
+	t.pid = (long)getpid();
+	t.mtime = now - 60;
+	CHECK(!cache_temp_orphaned(&t, now));
+	t.mtime = now - CACHE_TEMP_MAX_AGE - 60;
+	CHECK(cache_temp_orphaned(&t, now));
+	/* A dead process's, however fresh. */
+	t.pid = dead_pid();
+	t.mtime = now;
+	CHECK(cache_temp_orphaned(&t, now));
+	/* Schema 1's files always, even fresh (nothing of this kwarm uses them). */
+	t.kind = CACHE_TEMP_LEGACY;
+	t.pid = -1;
+	t.mtime = now;
+	CHECK(cache_temp_orphaned(&t, now));
+	t.pid = (long)getpid();
+	CHECK(cache_temp_orphaned(&t, now));
 }
 
 static int verify(const struct cache *c, int repair, struct cache_verify_result *r, char **msg)
@@ -291,67 +366,128 @@ static int verify(const struct cache *c, int repair, struct cache_verify_result 
 	return ret;
 }
 
+/* Whether msg names entry key as corrupt for reason why. */
+static int names_corrupt(const char *msg, const struct cache *c, const char *key,
+			 const char *why)
+{
+	char *m = cache_unit_path(c, key, ".m");
+	char *line = xstrfmt("kwarm: error: cache entry '%s' is corrupt: %s\n", m, why);
+	int ret = strstr(msg, line) != NULL;
+
+	if (!ret)
+		fprintf(stderr, "  no line: %s", line);
+	free(line);
+	free(m);
+	return ret;
+}
+
 static void test_verify(void)
 {
 	struct cache c;
 	struct cache_verify_result r;
 	char good[DIGEST_HEX_SIZE], flipped[DIGEST_HEX_SIZE], cut[DIGEST_HEX_SIZE];
-	char bare[DIGEST_HEX_SIZE], held[DIGEST_HEX_SIZE];
-	char *p, *msg, *dead_temp, *live_temp;
+	char length[DIGEST_HEX_SIZE], wrong[DIGEST_HEX_SIZE], old[DIGEST_HEX_SIZE];
+	char held[DIGEST_HEX_SIZE], mine[DIGEST_HEX_SIZE], gone[DIGEST_HEX_SIZE];
+	char *p, *msg, *dead_temp, *live_temp, *legacy_art, *legacy_lock, *line;
 	struct holder h;
 	struct stat before, after;
-	double old = now_unix() - 5 * 86400;
+	double old_time = now_unix() - 5 * 86400;
+	int fd;
 
 	fresh_cache(&c, "verify");
 	make_key("good", good);
 	make_key("flipped", flipped);
 	make_key("cut", cut);
-	make_key("bare", bare);
+	make_key("length", length);
+	make_key("wrong key", wrong);
+	make_key("schema 1", old);
 	make_key("held", held);
+	make_key("mine", mine);
+	make_key("gone", gone);
 	store(&c, good, 64, 'g');
 	store(&c, flipped, 64, 'f');
 	store(&c, cut, 64, 'c');
-	store(&c, bare, 64, 'b');
+	store(&c, length, 64, 'l');
 	store(&c, held, 64, 'h');
+	store(&c, mine, 64, 'm');
 
-	/* One byte flipped, same size. */
-	p = cache_unit_path(&c, flipped, "");
-	write_bytes(p, "fffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffF", 64);
+	/* One artifact byte flipped, same size. */
+	damage(&c, flipped, 63, 0x20, 0);
+	/* Truncated within the artifact. */
+	damage(&c, cut, 0, 0, 10);
+	/* A digit of the length line changed. */
+	damage(&c, length, -2, 0x01, 0);
+	/* Another key's entry under this key. */
+	{
+		char *from = cache_unit_path(&c, good, ".m"), *to = cache_unit_path(&c, wrong, ".m");
+		char *bytes;
+		size_t n;
+
+		if (read_file_all(from, &bytes, &n))
+			die("cannot read '%s'", from);
+		p = path_dirname(to);
+		CHECK_INT(mkdir_p(p), 0);
+		free(p);
+		write_bytes(to, bytes, n);
+		free(bytes);
+		free(from);
+		free(to);
+	}
+	/* A schema 1 entry: its manifest in <key>.m, its artifact in <key>, its lock. */
+	legacy_art = legacy_file(&c, old, "");
+	legacy_lock = legacy_file(&c, old, ".lock");
+	p = cache_unit_path(&c, old, ".m");
+	line = xstrfmt("kwarm-manifest 1\nkey %s\nsize 0\nsha256 %s\nunit old\n", old, old);
+	write_bytes(p, line, strlen(line));
+	free(line);
 	free(p);
-	/* Truncated. */
-	p = cache_unit_path(&c, cut, "");
-	CHECK_INT(truncate(p, 10), 0);
-	free(p);
-	/* Manifest gone: half-published. */
-	p = cache_unit_path(&c, bare, ".m");
-	CHECK_INT(unlink(p), 0);
-	free(p);
+	/* Schema 1's leftovers of another entry, which is gone. */
+	free(legacy_file(&c, gone, ".lock"));
 	/* A temp of a dead process, and one of a live one (this). */
 	dead_temp = xstrfmt("%s/tmp/probe.%ld", c.dir, dead_pid());
 	write_bytes(dead_temp, "", 0);
 	live_temp = xstrfmt("%s/tmp/probe.%ld", c.dir, (long)getpid());
 	write_bytes(live_temp, "", 0);
 	/* The good entry used long ago: verify must not make it look used. */
-	age_entry(&c, good, old);
+	age_entry(&c, good, old_time);
 	p = cache_unit_path(&c, good, ".m");
 	CHECK_INT(stat(p, &before), 0);
 
+	/* held: by a child; mine: by this process, through another open file
+	 * description than verify's. Both are busy, and skipped. */
 	holder_start(&h, &c, held);
+	fd = cache_lock_unit(&c, mine);
+	CHECK(fd >= 0);
 	CHECK_INT(verify(&c, 0, &r, &msg), 0);
+	cache_unlock(fd);
 	holder_release(&h);
-	CHECK_INT(r.checked, 4);
-	CHECK_INT(r.busy, 1);
-	CHECK_INT(r.bad, 4);	/* flipped, cut, bare, the dead temp */
+	CHECK_INT(r.checked, 6);	/* good, flipped, cut, length, wrong, old */
+	CHECK_INT(r.busy, 2);
+	CHECK_INT(r.bad, 9);	/* 5 corrupt entries, 3 schema 1 files, the dead temp */
 	CHECK_INT(r.removed, 0);
-	CHECK(strstr(msg, flipped) != NULL);
-	CHECK(strstr(msg, cut) != NULL);
-	CHECK(strstr(msg, "artifact without manifest (half-published)") != NULL);
+	CHECK(names_corrupt(msg, &c, flipped, "artifact SHA-256 differs from its manifest"));
+	CHECK(names_corrupt(msg, &c, cut, "no manifest at its end (truncated?)"));
+	CHECK(names_corrupt(msg, &c, length, "unknown entry schema"));
+	CHECK(names_corrupt(msg, &c, wrong, "manifest names another key"));
+	CHECK(names_corrupt(msg, &c, old, "schema 1 manifest (an older kwarm's)"));
+	line = xstrfmt("kwarm: error: leftover of an older kwarm's cache layout '%s'\n",
+		       legacy_art);
+	CHECK(strstr(msg, line) != NULL);
+	free(line);
+	line = xstrfmt("kwarm: error: leftover of an older kwarm's cache layout '%s'\n",
+		       legacy_lock);
+	CHECK(strstr(msg, line) != NULL);
+	free(line);
+	CHECK(strstr(msg, gone) != NULL);
 	CHECK(strstr(msg, dead_temp) != NULL);
 	CHECK(strstr(msg, live_temp) == NULL);
 	CHECK(strstr(msg, good) == NULL);
 	CHECK(strstr(msg, held) == NULL);
+	CHECK(strstr(msg, mine) == NULL);
 	/* Nothing removed without repair. */
-	CHECK(entry_present(&c, flipped) && entry_present(&c, cut) && entry_present(&c, bare));
+	CHECK(entry_present(&c, flipped) && entry_present(&c, cut) && entry_present(&c, length));
+	CHECK(entry_present(&c, wrong) && entry_present(&c, old));
+	CHECK(exists(legacy_art) && exists(legacy_lock));
 	CHECK(exists(dead_temp));
 	free(msg);
 	CHECK_INT(stat(p, &after), 0);
@@ -359,31 +495,40 @@ static void test_verify(void)
 	CHECK_INT(after.st_mtim.tv_sec, before.st_mtim.tv_sec);
 	free(p);
 
-	/* Repair: the bad ones go, the good and the held stay. */
+	/* Repair: the bad ones go, the good and the (no longer) held stay. */
 	CHECK_INT(verify(&c, 1, &r, &msg), 0);
 	free(msg);
-	CHECK_INT(r.checked, 5);
+	CHECK_INT(r.checked, 8);
 	CHECK_INT(r.busy, 0);
-	CHECK_INT(r.bad, 4);
-	CHECK_INT(r.removed, 4);
+	CHECK_INT(r.bad, 9);
+	/* The schema 1 artifact beside the schema 1 entry goes with the entry,
+	 * so its own removal finds nothing to do. */
+	CHECK_INT(r.removed, 9);
 	CHECK(!entry_present(&c, flipped));
 	CHECK(!entry_present(&c, cut));
-	CHECK(!entry_present(&c, bare));
+	CHECK(!entry_present(&c, length));
+	CHECK(!entry_present(&c, wrong));
+	CHECK(!entry_present(&c, old));
+	CHECK(!exists(legacy_art));
+	CHECK(!exists(legacy_lock));
 	CHECK(!exists(dead_temp));
 	CHECK(exists(live_temp));
 	CHECK_INT(cache_unit_check(&c, good, 0), 1);
 	CHECK_INT(cache_unit_check(&c, held, 0), 1);
+	CHECK_INT(cache_unit_check(&c, mine, 0), 1);
 
 	/* Now all is well. */
 	CHECK_INT(verify(&c, 0, &r, &msg), 0);
 	CHECK_STR(msg, "");
 	free(msg);
-	CHECK_INT(r.checked, 2);
+	CHECK_INT(r.checked, 3);
 	CHECK_INT(r.bad, 0);
 
 	unlink(live_temp);
 	free(dead_temp);
 	free(live_temp);
+	free(legacy_art);
+	free(legacy_lock);
 	cache_release(&c);
 }
 
@@ -404,6 +549,7 @@ static void test_prune_age(void)
 	double now = now_unix();
 	uint64_t b_old, b_hours, total;
 	char *m;
+	int fd;
 
 	fresh_cache(&c, "age");
 	make_key("old", old);
@@ -428,15 +574,31 @@ static void test_prune_age(void)
 	CHECK_INT(r.units, 0);
 	CHECK_INT(r.total_after, total + b_old + b_hours);
 
+	/* Older than a day, but held (by a compile republishing it, say): kept. */
+	fd = cache_lock_unit(&c, old);
+	CHECK(fd >= 0);
+	CHECK_INT(prune(&c, 86400, 0, &r), 0);
+	cache_unlock(fd);
+	CHECK_INT(r.units, 0);
+	CHECK_INT(r.busy, 1);
+	CHECK(entry_present(&c, old));
+	CHECK_INT(r.total_after, total + b_old + b_hours);
+
 	/* Older than a day: only the 10-day one. */
 	CHECK_INT(prune(&c, 86400, 0, &r), 0);
+	CHECK_INT(r.busy, 0);
 	CHECK_INT(r.units, 1);
 	CHECK_INT(r.bytes, b_old);
 	CHECK(!entry_present(&c, old));
 	CHECK(entry_present(&c, hours));
-	/* Its lock went with it. */
-	m = cache_unit_path(&c, old, ".lock");
-	CHECK(!exists(m));
+	/* Nothing of it is left: its folder holds no other file. */
+	m = cache_unit_path(&c, old, ".m");
+	{
+		char *dir = path_dirname(m);
+
+		CHECK(rmdir(dir) == 0 || errno == ENOENT);
+		free(dir);
+	}
 	free(m);
 
 	/* max_age 0: everything older than the grace hour, not the 10-minute one. */
@@ -458,6 +620,7 @@ static void test_prune_size(void)
 	uint64_t b[5], total = 0;
 	double now = now_unix();
 	struct holder h;
+	int fd;
 
 	fresh_cache(&c, "size");
 	for (int i = 0; i < 5; i++) {
@@ -497,11 +660,25 @@ static void test_prune_size(void)
 	total -= b[0];
 	CHECK_INT(r.total_after, total);
 
+	/* The same with the lock held by this process (prune's own open file
+	 * description is another): k[1] is skipped again, k[2] goes. */
+	fd = cache_lock_unit(&c, k[1]);
+	CHECK(fd >= 0);
+	CHECK_INT(prune(&c, -1, total - 1, &r), 0);
+	cache_unlock(fd);
+	CHECK_INT(r.busy, 1);
+	CHECK_INT(r.units, 1);
+	CHECK(entry_present(&c, k[1]));
+	CHECK(!entry_present(&c, k[2]));
+	CHECK_INT(r.bytes, b[2]);
+	total -= b[2];
+	CHECK_INT(r.total_after, total);
+
 	/* A limit of one byte: all but the one used within the grace hour. */
 	CHECK_INT(prune(&c, -1, 1, &r), 0);
-	CHECK_INT(r.units, 2);
+	CHECK_INT(r.units, 1);
+	CHECK_INT(r.busy, 0);
 	CHECK(!entry_present(&c, k[1]));
-	CHECK(!entry_present(&c, k[2]));
 	CHECK(entry_present(&c, k[4]));
 	CHECK_INT(r.total_after, b[4]);
 	CHECK_INT(cache_unit_check(&c, k[4], 0), 1);
@@ -512,25 +689,31 @@ static void test_prune_leftovers(void)
 {
 	struct cache c;
 	struct cache_prune_result r;
-	char stale[DIGEST_HEX_SIZE], held[DIGEST_HEX_SIZE], kept[DIGEST_HEX_SIZE];
-	char *stale_lock, *held_lock, *pub, *scratch, *inner, *probe, *live, *old_live;
-	char *packs, *pack_file;
+	char old[DIGEST_HEX_SIZE], held[DIGEST_HEX_SIZE], kept[DIGEST_HEX_SIZE];
+	char *old_art, *old_lock, *held_lock, *kept_art, *old_m, *pub, *scratch, *inner;
+	char *probe, *live, *old_live, *packs, *pack_file, *text;
 	long dead = dead_pid();
 	struct holder h;
 	double now = now_unix();
-	int fd;
 
 	fresh_cache(&c, "leftovers");
-	make_key("stale", stale);
-	make_key("held lock", held);
+	make_key("schema 1", old);
+	make_key("held", held);
 	make_key("kept", kept);
 	store(&c, kept, 10, 'k');
-	fd = cache_lock_unit(&c, stale);
-	cache_unlock(fd);
-	fd = cache_lock_unit(&c, held);
-	cache_unlock(fd);
-	stale_lock = cache_unit_path(&c, stale, ".lock");
-	held_lock = cache_unit_path(&c, held, ".lock");
+	store(&c, held, 10, 'h');
+	/* Schema 1's files, fresh: an artifact and a lock file without entry, a
+	 * lock file beside an entry held right now, an artifact beside a valid
+	 * entry, and a schema 1 manifest (an entry to prune by age, not a
+	 * leftover: it is the make target). */
+	old_art = legacy_file(&c, old, "");
+	old_lock = legacy_file(&c, old, ".lock");
+	held_lock = legacy_file(&c, held, ".lock");
+	kept_art = legacy_file(&c, kept, "");
+	old_m = cache_unit_path(&c, old, ".m");
+	text = xstrfmt("kwarm-manifest 1\nkey %s\nsize 0\nsha256 %s\nunit old\n", old, old);
+	write_bytes(old_m, text, strlen(text));
+	free(text);
 
 	inner = cache_unit_path(&c, kept, "");
 	pub = xstrfmt("%s.tmp.%ld.89abcdef", inner, dead);
@@ -565,15 +748,19 @@ static void test_prune_leftovers(void)
 	}
 	write_bytes(pack_file, "d", 1);
 
+	/* No age or size limit: only what is left behind goes. */
 	holder_start(&h, &c, held);
 	CHECK_INT(prune(&c, -1, 0, &r), 0);
 	holder_release(&h);
 	CHECK_INT(r.units, 0);
-	CHECK_INT(r.locks, 1);
-	CHECK_INT(r.busy, 1);
-	CHECK(!exists(stale_lock));
-	CHECK(exists(held_lock));
-	CHECK_INT(r.temps, 4);	/* publish temp, scratch tree, probe, the old live probe */
+	CHECK_INT(r.busy, 0);	/* no entry was a candidate */
+	/* publish temp, scratch tree, probe, the old live probe, 4 schema 1 files */
+	CHECK_INT(r.temps, 8);
+	CHECK(!exists(old_art));
+	CHECK(!exists(old_lock));
+	CHECK(!exists(held_lock));
+	CHECK(!exists(kept_art));
+	CHECK(exists(old_m));
 	CHECK(!exists(pub));
 	CHECK(!exists(scratch));
 	CHECK(!exists(probe));
@@ -582,17 +769,27 @@ static void test_prune_leftovers(void)
 	CHECK_INT(r.legacy_packs, 1);
 	CHECK(!exists(packs));
 	CHECK_INT(cache_unit_check(&c, kept, 0), 1);
+	CHECK_INT(cache_unit_check(&c, held, 0), 1);
 
-	/* Again: the held lock (free now) is stale too; no packs/ left to remove. */
+	/* Again: nothing left to remove. */
 	CHECK_INT(prune(&c, -1, 0, &r), 0);
-	CHECK_INT(r.locks, 1);
-	CHECK(!exists(held_lock));
 	CHECK_INT(r.legacy_packs, 0);
 	CHECK_INT(r.temps, 0);
+	CHECK_INT(r.units, 0);
+
+	/* The schema 1 manifest is an entry like any: old enough, it goes. */
+	set_times(old_m, now - 10 * 86400, now - 10 * 86400);
+	CHECK_INT(prune(&c, 86400, 0, &r), 0);
+	CHECK_INT(r.units, 1);
+	CHECK(!exists(old_m));
+	CHECK(entry_present(&c, kept) && entry_present(&c, held));
 
 	rmdir(live);
-	free(stale_lock);
+	free(old_art);
+	free(old_lock);
 	free(held_lock);
+	free(kept_art);
+	free(old_m);
 	free(pub);
 	free(scratch);
 	free(inner);
@@ -646,6 +843,7 @@ int main(void)
 {
 	tmpdir = check_tmpdir("cachemaint");
 	test_scan();
+	test_temp_orphaned();
 	test_verify();
 	test_prune_age();
 	test_prune_size();

@@ -241,15 +241,21 @@ int main(void)
 	want2 = expected_image(sig, 2, "entry", "", orch, sizeof(orch), ch, 2, &want2_len);
 	CHECK(same_file(out, want2, want2_len));
 
-	/* A corrupt unit: pack fails, names the incore, and publishes nothing. */
+	/* A corrupt unit (a byte of its artifact flipped in its entry file):
+	 * pack fails, names the incore, and publishes nothing. */
 	{
 		static const unsigned char bad_bin[] = "will be corrupted";
-		char *apath;
+		char *mpath, *bytes;
+		size_t len;
 
 		store_unit(&c, bad_bin, sizeof(bad_bin), kbad);
-		apath = cache_unit_path(&c, kbad, "");
-		check_write_file(apath, "will be corrupteD", sizeof(bad_bin), 0644);
-		free(apath);
+		mpath = cache_unit_path(&c, kbad, ".m");
+		if (read_file_all(mpath, &bytes, &len) || len <= sizeof(bad_bin))
+			die("cannot read '%s'", mpath);
+		bytes[sizeof(bad_bin) - 2] ^= 0x20;	/* the final 'd' */
+		check_write_file(mpath, bytes, len, 0644);
+		free(bytes);
+		free(mpath);
 	}
 	text = desc_text("cfg", korch, ka, kbad);
 	save_desc(&c, text, ckey3);

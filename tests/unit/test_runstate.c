@@ -286,9 +286,10 @@ static void test_total(void)
 	buf_addf(&list, "unit %s TestB incore 'b' (aiv)\n", k[2]);
 	buf_addf(&list, "unit %s TestC incore 'c' (aiv)\n", k[3]);
 	check_write_text(NULL, units, list.s, 0644);
-	/* k[2] is in the cache already. */
+	/* k[2] is in the cache already (its entry file is there; the count
+	 * does not read it). */
 	text = xstrfmt("%s/units/cc/%s.m", cache, k[2]);
-	check_write_text(NULL, text, "kwarm-manifest 1\n", 0644);
+	check_write_text(NULL, text, "artifact\nkwarm-entry 2\n", 0644);
 	free(text);
 
 	runstate_open(&rs, kw, units);
