@@ -35,6 +35,7 @@ class Bench:
         self.kwarm = os.path.abspath(args.kwarm)
         self.standin = os.path.abspath(args.standin)
         self.scratch = args.scratch
+        self.cpu_total = 0.0	# CPU seconds of every run so far, descendants included
         self.env = dict(os.environ)
         for k in ("MAKEFLAGS", "MAKELEVEL", "MFLAGS", "KWARM_CACHE", "STANDIN_LOG", "FARM_SLOTS") + DISTCC_VARS:
             self.env.pop(k, None)
@@ -56,6 +57,8 @@ class Bench:
         p = subprocess.Popen(argv, cwd=cwd, env=self.env, stdout=out, stderr=subprocess.STDOUT)
         _, status, ru = os.wait4(p.pid, 0)
         dt = time.monotonic() - t0
+        # wait4's figures include the descendants the child waited for.
+        self.cpu_total += ru.ru_utime + ru.ru_stime
         p.returncode = os.waitstatus_to_exitcode(status)
         if log_name:
             out.close()
@@ -396,15 +399,19 @@ class Bench:
 
     def overhead(self, units):
         """units tiny real compiles: kwarm (gen + make -j2) vs a plain Makefile
-        with the same commands (make -j2); best of reps each, interleaved."""
+        with the same commands (make -j2), interleaved; wall and CPU seconds
+        (user + sys of every process) of each run."""
         w = wl.tiny(units)
         cc = shutil.which("cc") or shutil.which("gcc")
         d, spec = self.setup(w, {"orch": cc, "aiv": cc, "aic": cc}, ["-O0", "-c"])
         mk = os.path.join(d, "probe.mk")
         self.gen(spec, mk, os.path.join(d, "probe-cache"), os.path.join(d, "probe-out"))
         cmds = self.commands(w, mk)
+        # The noisiest figure on a shared machine, and the one with the
+        # tightest target: three runs each where there is time.
+        reps = 1 if (self.a.smoke or self.a.quick) else 3
         kw, plain = [], []
-        for r in range(self.a.reps):
+        for r in range(reps):
             k = self.fresh("tiny-plain")
             lines = ["all:"]
             outs = []
@@ -417,9 +424,15 @@ class Bench:
             pm = os.path.join(k, "plain.mk")
             with open(pm, "w") as f:
                 f.write("\n".join(lines) + "\n")
-            plain.append(self.run(["make", "-r", "-s", "-f", pm, "-j2", "all"], log_name=pm + ".log")[0])
-            kw.append(self.kwarm_cold(spec, 2)[0])
-        return {"units": len(cmds), "kwarm": min(kw), "plain": min(plain)}
+            cpu0 = self.cpu_total
+            wall = self.run(["make", "-r", "-s", "-f", pm, "-j2", "all"], log_name=pm + ".log")[0]
+            plain.append((wall, self.cpu_total - cpu0))
+            cpu0 = self.cpu_total
+            wall = self.kwarm_cold(spec, 2)[0]
+            kw.append((wall, self.cpu_total - cpu0))
+        return {"units": len(cmds), "reps": reps, "runs": list(zip(kw, plain)),
+                "kwarm": min(x[0] for x in kw), "plain": min(x[0] for x in plain),
+                "kwarm_cpu": min(x[1] for x in kw), "plain_cpu": min(x[1] for x in plain)}
 
     def scale(self, sizes):
         rows = []
@@ -513,10 +526,15 @@ def table(b, head, spans, farm, cached, over, scale_rows):
                      % (c["hits"], c["compiles"]))
         t.append("")
     if over is not None:
-        t.append("per-unit overhead: %d tiny real compiles (cc -O0 -c), -j2, best of %d"
-                 % (over["units"], b.a.reps))
-        t.append("  kwarm gen + make -j2 warmup %7.2f s   plain Makefile %7.2f s   ratio %.3f"
-                 % (over["kwarm"], over["plain"], over["kwarm"] / over["plain"]))
+        t.append("per-unit overhead: %d tiny real compiles (cc -O0 -c), -j2, %d interleaved runs each"
+                 % (over["units"], over["reps"]))
+        t.append("  wall, best of %d: kwarm gen + make -j2 warmup %6.2f s   plain Makefile %6.2f s   ratio %.3f"
+                 % (over["reps"], over["kwarm"], over["plain"], over["kwarm"] / over["plain"]))
+        t.append("  CPU (user + sys, every process), best of %d: kwarm %6.2f s   plain %6.2f s   ratio %.3f"
+                 % (over["reps"], over["kwarm_cpu"], over["plain_cpu"], over["kwarm_cpu"] / over["plain_cpu"]))
+        if over["reps"] > 1:
+            t.append("  each run's wall ratio (kwarm / the plain run before it): "
+                     + " ".join("%.3f" % (k[0] / p[0]) for k, p in over["runs"]))
         t.append("")
     if scale_rows is not None:
         t.append("generator and make at scale (classes of 1 orchestration + 9 incores, one shared header)")

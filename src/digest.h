@@ -9,7 +9,7 @@
 #define DIGEST_HEX_SIZE 65	/* 64 hex digits + NUL */
 
 struct digest {
-	void *ctx;	/* an EVP_MD_CTX; OpenSSL stays inside digest.c */
+	void *ctx;	/* a SHA256_CTX; OpenSSL stays inside digest.c */
 };
 
 /* Start a SHA-256; dies if libcrypto fails (it does not, short of no memory). */
