@@ -104,15 +104,21 @@ static int lock_entry(const struct cache *c, const char *key, int wait)
 {
 	char *path = path_join(c->dir, CACHE_LOCK_FILE);
 	struct flock fl;
-	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666), type = F_WRLCK;
 
+	/* A cache this user may only read (verify, prune of another's cache): a
+	 * read lock still conflicts with a compile's write lock. */
+	if (fd < 0 && !wait && (errno == EACCES || errno == EROFS)) {
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		type = F_RDLCK;
+	}
 	if (fd < 0) {
 		error("cannot open lock '%s': %s", path, strerror(errno));
 		fd = -2;
 		goto out;
 	}
 	memset(&fl, 0, sizeof(fl));
-	fl.l_type = F_WRLCK;
+	fl.l_type = (short)type;
 	fl.l_whence = SEEK_SET;
 	fl.l_start = lock_offset(key);
 	fl.l_len = 1;
@@ -180,6 +186,8 @@ static int parse_manifest(const char *text, struct manifest *m, const char **why
 			memcpy(m->sha, p + 7, 64);
 			m->sha[64] = '\0';
 			have |= 2;
+		} else if (starts_with(p, "unit ")) {
+			break;	/* the last line: a label's text is never a field */
 		} else if (starts_with(p, "size ")) {
 			char *end;
 
@@ -214,20 +222,19 @@ static long long split_entry(const char *data, size_t len, const char *key, cons
 	size_t tlen = 0, start;
 	int bad;
 
-	if (starts_with(data, "kwarm-manifest 1\n")) {
-		*why = "schema 1 manifest (an older kwarm's)";
-		return -1;
-	}
-	if (len < LENGTH_LINE || data[len - 1] != '\n') {
-		*why = "no manifest at its end (truncated?)";
-		return -1;
-	}
-	for (size_t i = len - LENGTH_LINE; i < len - 1; i++) {
+	for (size_t i = len - LENGTH_LINE; len >= LENGTH_LINE && i < len - 1; i++) {
 		if (data[i] < '0' || data[i] > '9') {
-			*why = "no manifest at its end (truncated?)";
-			return -1;
+			tlen = 0;
+			break;
 		}
 		tlen = tlen * 10 + (size_t)(data[i] - '0');
+	}
+	if (!tlen || data[len - 1] != '\n') {
+		/* An artifact may start like a schema 1 manifest; only a file
+		 * without an entry's end is taken for one. */
+		*why = starts_with(data, "kwarm-manifest 1\n") ? "schema 1 manifest (an older kwarm's)"
+								: "no manifest at its end (truncated?)";
+		return -1;
 	}
 	if (tlen < LENGTH_LINE || tlen > len) {
 		*why = "bad manifest length";
@@ -367,7 +374,12 @@ int cache_unit_adopt(const struct cache *c, const char *key, const char *tmp_pat
 	}
 	add_manifest(&man, key, size, hex, label);
 	fd = open(tmp_path, O_WRONLY | O_APPEND | O_CLOEXEC);
-	if (fd < 0 || write_all(fd, man.s, man.len) || (step = "fsync", fsync(fd)))
+	if (fd < 0) {
+		/* A compiler may leave its output read-only: publish a copy. */
+		ret = cache_unit_store(c, key, tmp_path, label);
+		goto out;
+	}
+	if (write_all(fd, man.s, man.len) || (step = "fsync", fsync(fd)))
 		goto fail;
 	step = "close";
 	if (close(fd)) {

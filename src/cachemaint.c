@@ -402,7 +402,9 @@ static int prune_unit(const struct cache *c, struct cache_unit_entry *u, double 
 	int fd = cache_try_lock_unit(c, u->key);
 
 	if (fd == -1) {
-		r->busy++;
+		/* Once per entry, though both passes may find it held. */
+		r->busy += !u->busy;
+		u->busy = 1;
 		return 0;
 	}
 	if (fd < 0)

@@ -19,7 +19,7 @@ struct cache_unit_entry {
 	char key[DIGEST_HEX_SIZE];
 	uint64_t bytes;			/* of its file: artifact and manifest */
 	double last_use;		/* max(atime, mtime) of its file */
-	int removed;			/* by prune */
+	int removed, busy;		/* by prune; held by a compile when prune came */
 };
 
 enum cache_temp_kind {
