@@ -7,7 +7,12 @@
  * locks on one byte of entries.lock at the key's first 15 hex digits: held
  * against a second open file description in this process and against a
  * child, released by unlock or by the holder's exit, waited for by the
- * blocking lock. */
+ * blocking lock. What an artifact or a label holds is no entry structure (an
+ * artifact that starts like a schema 1 manifest, a label with "\nsize 1").
+ * Another user than root (a child dropped to uid 65534): adopt of a read-only
+ * compiled file publishes a copy and leaves the file; on a cache it may only
+ * read, a try-lock is a read lock that a write lock holds off and that holds
+ * one off. */
 #include "cache.h"
 #include "check.h"
 #include "digest.h"
@@ -17,6 +22,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -856,6 +862,318 @@ static void test_lock_error(const char *tmp)
 	cache_release(&c);
 }
 
+/* The user a child becomes to be refused what root may do: nobody. */
+#define NOBODY 65534
+/* A child's exit status when it could not become NOBODY (not root). */
+#define NOT_NOBODY 77
+
+/* In a forked child: drop to uid and gid NOBODY, without supplementary
+ * groups; 0, or -1 when this process may not. */
+static int become_nobody(void)
+{
+	if (setgroups(0, NULL) || setgid(NOBODY) || setuid(NOBODY))
+		return -1;
+	return getuid() == NOBODY && geteuid() == NOBODY ? 0 : -1;
+}
+
+/* Everything fd gives until end of file, NUL-terminated (caller frees). */
+static char *read_to_end(int fd)
+{
+	struct buf b = BUF_INIT;
+	char chunk[4096];
+	ssize_t n;
+
+	while ((n = read(fd, chunk, sizeof(chunk))) > 0 || (n < 0 && errno == EINTR))
+		if (n > 0)
+			buf_add(&b, chunk, (size_t)n);
+	buf_adds(&b, "");
+	return buf_detach(&b);
+}
+
+/* Wait for child pid; its exit status, or 99 when it did not exit. */
+static int child_status(pid_t pid)
+{
+	int status;
+
+	if (waitpid(pid, &status, 0) != pid)
+		die("waitpid: %s", strerror(errno));
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 99;
+}
+
+/* A compiler may leave its output read-only (mode 0444); a user other than
+ * root then cannot append the manifest to it. adopt publishes a copy instead
+ * (a valid entry, silently) and the compiled file stays, the same file byte
+ * for byte. Root could open it, so a child drops to NOBODY, in an entry
+ * folder it may write. */
+static void test_adopt_read_only(const char *tmp)
+{
+	static const char data[] = "read-only\0compiled output\n";
+	char key[DIGEST_HEX_SIZE];
+	char *dir = path_join(tmp, "adopt-ro"), *mpath, *edir, *cfile, *msg, *man, *ls, *want_ls;
+	struct buf out = BUF_INIT, want = BUF_INIT;
+	struct stat before, after;
+	struct cache c;
+	int err[2], code;
+	pid_t pid;
+
+	if (cache_init(&c, dir))
+		die("cannot set up '%s'", dir);
+	make_key("adopt read-only", key);
+	mpath = cache_unit_path(&c, key, ".m");
+	edir = path_dirname(mpath);
+	cfile = compiled_file(&c, key, data, sizeof(data));
+	if (chmod(cfile, 0444))
+		die("cannot chmod '%s': %s", cfile, strerror(errno));
+	CHECK_INT(stat(cfile, &before), 0);
+	if (pipe(err))
+		die("pipe: %s", strerror(errno));
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0)
+		die("fork: %s", strerror(errno));
+	if (!pid) {
+		int fd;
+
+		close(err[0]);
+		/* The compiler ran as NOBODY, in a folder NOBODY may write. */
+		if (chown(edir, NOBODY, NOBODY) || chown(cfile, NOBODY, NOBODY) ||
+		    become_nobody())
+			_exit(NOT_NOBODY);
+		if (dup2(err[1], 2) < 0)
+			_exit(3);
+		/* The premise: this user cannot open it for append. */
+		fd = open(cfile, O_WRONLY | O_APPEND | O_CLOEXEC);
+		if (fd >= 0 || errno != EACCES)
+			_exit(4);
+		_exit(cache_unit_adopt(&c, key, cfile, "read-only output") ? 1 : 0);
+	}
+	close(err[1]);
+	msg = read_to_end(err[0]);
+	close(err[0]);
+	code = child_status(pid);
+	if (code == NOT_NOBODY) {
+		printf("note: test_adopt_read_only skipped: cannot become uid %d\n", NOBODY);
+		goto out;
+	}
+	CHECK_INT(code, 0);
+	CHECK_STR(msg, "");
+	/* The compiled file: where it was, as it was. */
+	CHECK(holds(cfile, data, sizeof(data)));
+	if (CHECK_INT(stat(cfile, &after), 0)) {
+		CHECK_INT(after.st_ino, before.st_ino);
+		CHECK_INT(after.st_mode & 07777, 0444);
+	}
+	/* The entry: a copy, in the documented format, valid. */
+	man = manifest_of(key, data, sizeof(data), "read-only output");
+	entry_bytes(&want, data, sizeof(data), man);
+	CHECK(holds(mpath, want.s, want.len));
+	free(man);
+	CHECK_INT(check_reported(&c, key, NULL), 1);
+	CHECK_INT(cache_unit_read(&c, key, &out), 0);
+	CHECK(out.len == sizeof(data) && !memcmp(out.s, data, sizeof(data)));
+	/* Nothing else beside them: no publish temp left. */
+	ls = entry_folder(&c, key);
+	want_ls = xstrfmt("%s.m %s ", key, strrchr(cfile, '/') + 1);
+	CHECK_STR(ls, want_ls);
+	free(ls);
+	free(want_ls);
+out:
+	unlink(cfile);
+	buf_release(&out);
+	buf_release(&want);
+	free(msg);
+	free(cfile);
+	free(edir);
+	free(mpath);
+	free(dir);
+	cache_release(&c);
+}
+
+/* An artifact is bytes, whatever they look like: one that starts like a
+ * schema 1 manifest is no schema 1 entry once it has an entry's end. */
+static void test_artifact_like_schema1(const struct cache *c)
+{
+	char key[DIGEST_HEX_SIZE];
+	struct buf out = BUF_INIT, b = BUF_INIT;
+	char *data, *man, *cfile;
+	size_t len;
+
+	make_key("artifact like schema 1", key);
+	data = xstrfmt("kwarm-manifest 1\nkey %s\nsize 10\nsha256 %s\nunit old\n", key, key);
+	len = strlen(data);
+	/* Stored, adopted, and written by hand to the documented format. */
+	CHECK_INT(store(c, key, data, len, "schema 1 lookalike"), 0);
+	CHECK_INT(check_reported(c, key, NULL), 1);
+	CHECK_INT(cache_unit_read(c, key, &out), 0);
+	CHECK(out.len == len && !memcmp(out.s, data, len));
+	buf_release(&out);
+
+	cfile = compiled_file(c, key, data, len);
+	CHECK_INT(cache_unit_adopt(c, key, cfile, "adopted lookalike"), 0);
+	CHECK_INT(check_reported(c, key, NULL), 1);
+	CHECK_INT(cache_unit_read(c, key, &out), 0);
+	CHECK(out.len == len && !memcmp(out.s, data, len));
+	buf_release(&out);
+	free(cfile);
+
+	man = manifest_of(key, data, len, "by hand");
+	entry_bytes(&b, data, len, man);
+	write_entry(c, key, b.s, b.len);
+	CHECK_INT(check_reported(c, key, NULL), 1);
+	CHECK_INT(cache_unit_read(c, key, &out), 0);
+	CHECK(out.len == len && !memcmp(out.s, data, len));
+	buf_release(&out);
+	/* Without its end it is taken for what it looks like. */
+	write_entry(c, key, data, len);
+	CHECK_INT(check_reported(c, key, "schema 1 manifest (an older kwarm's)"), -1);
+	free(man);
+	free(data);
+	buf_release(&b);
+}
+
+/* A label is the unit line's text to its end: manifest fields after a newline
+ * in it ("size 1", another key, another digest, a bad size) change nothing,
+ * from store or from adopt. */
+static void test_label_lines(const struct cache *c)
+{
+	static const char data[] = "label test artifact";
+	char key[DIGEST_HEX_SIZE], other[DIGEST_HEX_SIZE];
+	struct buf out = BUF_INIT, want = BUF_INIT;
+	char *labels[5], *mpath, *cfile, *man;
+
+	make_key("label lines", key);
+	make_key("label lines: another key", other);
+	labels[0] = xstrdup("lib/k.cpp\nsize 1");
+	labels[1] = xstrfmt("x\nkey %s", other);
+	labels[2] = xstrfmt("x\nsha256 %064d", 0);
+	labels[3] = xstrdup("x\nsize 1x");
+	labels[4] = xstrdup("x\nunit y\nsize 2\n");
+	mpath = cache_unit_path(c, key, ".m");
+	for (size_t i = 0; i < ARRAY_SIZE(labels); i++) {
+		int ok = 1;
+
+		CHECK_INT(cache_unit_remove(c, key), 0);
+		ok &= CHECK_INT(store(c, key, data, sizeof(data), labels[i]), 0);
+		/* Written as it is, in the unit line. */
+		man = manifest_of(key, data, sizeof(data), labels[i]);
+		entry_bytes(&want, data, sizeof(data), man);
+		free(man);
+		ok &= CHECK(holds(mpath, want.s, want.len));
+		ok &= CHECK_INT(check_reported(c, key, NULL), 1);
+		ok &= CHECK_INT(cache_unit_read(c, key, &out), 0);
+		ok &= CHECK(out.len == sizeof(data) && !memcmp(out.s, data, sizeof(data)));
+		buf_release(&out);
+
+		CHECK_INT(cache_unit_remove(c, key), 0);
+		cfile = compiled_file(c, key, data, sizeof(data));
+		ok &= CHECK_INT(cache_unit_adopt(c, key, cfile, labels[i]), 0);
+		ok &= CHECK(holds(mpath, want.s, want.len));
+		ok &= CHECK_INT(check_reported(c, key, NULL), 1);
+		ok &= CHECK_INT(cache_unit_read(c, key, &out), 0);
+		ok &= CHECK(out.len == sizeof(data) && !memcmp(out.s, data, sizeof(data)));
+		buf_release(&out);
+		free(cfile);
+		if (!ok)
+			fprintf(stderr, "  (for the label \"%s\")\n", labels[i]);
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(labels); i++)
+		free(labels[i]);
+	buf_release(&want);
+	free(mpath);
+}
+
+/* A cache this user may only read (another user's: entries.lock root's, mode
+ * 0644, the folder not writable): a try-lock is a read lock, taken without a
+ * word; it holds off a compile's write lock, and a compile's write lock holds
+ * it off. A child as NOBODY; the locks sequenced through pipes. */
+static void test_lock_read_only(const char *tmp)
+{
+	char key[DIGEST_HEX_SIZE], other[DIGEST_HEX_SIZE];
+	char *dir = path_join(tmp, "lock-ro"), *lock, *msg;
+	int to_parent[2], to_child[2], err[2], fd, code;
+	struct stat st;
+	struct cache c;
+	ssize_t n;
+	pid_t pid;
+	char ch;
+
+	if (cache_init(&c, dir))
+		die("cannot set up '%s'", dir);
+	make_key("read-only lock", key);
+	make_key("read-only lock, other", other);
+	lock = path_join(c.dir, CACHE_LOCK_FILE);
+	fd = cache_lock_unit(&c, key);	/* creates entries.lock */
+	CHECK(fd >= 0);
+	cache_unlock(fd);
+	if (chmod(lock, 0644) || chmod(c.dir, 0755) || stat(lock, &st))
+		die("cannot set up '%s': %s", lock, strerror(errno));
+	if (pipe(to_parent) || pipe(to_child) || pipe(err))
+		die("pipe: %s", strerror(errno));
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0)
+		die("fork: %s", strerror(errno));
+	if (!pid) {
+		close(to_parent[0]);
+		close(to_child[1]);
+		close(err[0]);
+		if (become_nobody())
+			_exit(NOT_NOBODY);
+		if (dup2(err[1], 2) < 0)
+			_exit(3);
+		/* 'R' taken, 'B' busy, 'E' error: each a byte to the parent. */
+		fd = cache_try_lock_unit(&c, key);
+		ch = fd >= 0 ? 'R' : fd == -1 ? 'B' : 'E';
+		if (write(to_parent[1], &ch, 1) != 1 || read(to_child[0], &ch, 1) != 1)
+			_exit(4);
+		cache_unlock(fd);
+		fd = cache_try_lock_unit(&c, other);
+		ch = fd >= 0 ? 'R' : fd == -1 ? 'B' : 'E';
+		cache_unlock(fd);
+		_exit(write(to_parent[1], &ch, 1) == 1 ? 0 : 5);
+	}
+	close(to_parent[1]);
+	close(to_child[0]);
+	close(err[1]);
+	n = read(to_parent[0], &ch, 1);
+	if (n == 1) {
+		int mine;
+
+		CHECK_INT(st.st_uid, 0);
+		CHECK_INT(ch, 'R');
+		/* The child's lock is a read lock on the key's byte... */
+		CHECK_INT(lock_at(&c, documented_offset(key)), F_RDLCK);
+		/* ...which a compile's write lock cannot take meanwhile. */
+		mine = cache_try_lock_unit(&c, key);
+		CHECK_INT(mine, -1);
+		cache_unlock(mine);
+		/* A compile holds other: the child finds it busy. */
+		fd = cache_lock_unit(&c, other);
+		CHECK(fd >= 0);
+		if (write(to_child[1], "g", 1) != 1)
+			die("cannot write to the child: %s", strerror(errno));
+		CHECK_INT(read(to_parent[0], &ch, 1), 1);
+		CHECK_INT(ch, 'B');
+		cache_unlock(fd);
+	}
+	close(to_child[1]);
+	close(to_parent[0]);
+	msg = read_to_end(err[0]);
+	close(err[0]);
+	code = child_status(pid);
+	if (code == NOT_NOBODY) {
+		printf("note: test_lock_read_only skipped: cannot become uid %d\n", NOBODY);
+	} else {
+		CHECK_INT(code, 0);
+		/* No "cannot open lock": a read-only cache is no error. */
+		CHECK_STR(msg, "");
+	}
+	free(msg);
+	free(lock);
+	free(dir);
+	cache_release(&c);
+}
+
 int main(void)
 {
 	char *tmp = check_tmpdir("cache"), *abs = realpath(tmp, NULL), *dir;
@@ -873,8 +1191,12 @@ int main(void)
 	test_adopt_rename_fails(&c);
 	test_adopt_append_fails(&c);
 	test_corrupt(&c);
+	test_artifact_like_schema1(&c);
+	test_label_lines(&c);
 	cache_release(&c);
 	test_lock_error(abs);
+	test_adopt_read_only(abs);
+	test_lock_read_only(abs);
 	free(dir);
 	free(abs);
 	free(tmp);

@@ -7,7 +7,10 @@
  * through another open file description); prune by age and by size (least
  * recently used first), the grace period, held entries skipped, temps of dead
  * processes and old temps removed, schema 1 files removed, the legacy packs/
- * folder; sizes and pids. A child's lock is sequenced through pipes. */
+ * folder; sizes and pids. A child's lock is sequenced through pipes. An old
+ * held entry both prune passes reach is busy once; verify by another user
+ * than root (a child dropped to uid 65534) of a cache it may only read checks
+ * each entry without a lock error and finds a held one busy. */
 #include "cache.h"
 #include "cachemaint.h"
 #include "check.h"
@@ -16,6 +19,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -801,6 +805,156 @@ static void test_prune_leftovers(void)
 	cache_release(&c);
 }
 
+/* An old entry a compile holds, with both an age and a size limit: both
+ * passes come to it, and it is busy once. Released, it goes. */
+static void test_prune_busy_once(void)
+{
+	struct cache c;
+	struct cache_prune_result r;
+	char held[DIGEST_HEX_SIZE], free_old[DIGEST_HEX_SIZE];
+	double now = now_unix();
+	uint64_t b_held;
+	int fd;
+
+	fresh_cache(&c, "busy-once");
+	make_key("held by a compile", held);
+	make_key("old, free", free_old);
+	b_held = store(&c, held, 100, 'h');
+	age_entry(&c, held, now - 10 * 86400);
+
+	fd = cache_lock_unit(&c, held);
+	CHECK(fd >= 0);
+	CHECK_INT(prune(&c, 60, 1, &r), 0);
+	CHECK_INT(r.busy, 1);
+	CHECK_INT(r.units, 0);
+	CHECK(entry_present(&c, held));
+	CHECK_INT(r.total_after, b_held);
+
+	/* Beside an old entry nobody holds: that one goes, the held one is
+	 * still busy once. */
+	store(&c, free_old, 100, 'f');
+	age_entry(&c, free_old, now - 20 * 86400);
+	CHECK_INT(prune(&c, 60, 1, &r), 0);
+	cache_unlock(fd);
+	CHECK_INT(r.busy, 1);
+	CHECK_INT(r.units, 1);
+	CHECK(!entry_present(&c, free_old));
+	CHECK(entry_present(&c, held));
+
+	CHECK_INT(prune(&c, 60, 1, &r), 0);
+	CHECK_INT(r.busy, 0);
+	CHECK_INT(r.units, 1);
+	CHECK_INT(r.bytes, b_held);
+	CHECK(!entry_present(&c, held));
+	cache_release(&c);
+}
+
+/* The user a child becomes to be refused what root may do: nobody. */
+#define NOBODY 65534
+/* A child's exit status when it could not become NOBODY (not root). */
+#define NOT_NOBODY 77
+
+/* In a forked child: drop to uid and gid NOBODY, without supplementary
+ * groups; 0, or -1 when this process may not. */
+static int become_nobody(void)
+{
+	if (setgroups(0, NULL) || setgid(NOBODY) || setuid(NOBODY))
+		return -1;
+	return getuid() == NOBODY && geteuid() == NOBODY ? 0 : -1;
+}
+
+/* verify of a cache this user may only read (another user's: entries.lock
+ * root's with mode 0644, its folder not writable): each entry is still
+ * checked, under a read lock, without a "cannot open lock" error, and an
+ * entry a compile holds (this process's write lock) is busy. The verify runs
+ * in a child as NOBODY, which sends back its result and what it printed. */
+static void test_verify_read_only(void)
+{
+	struct cache c;
+	struct cache_verify_result r;
+	char good[DIGEST_HEX_SIZE], bad[DIGEST_HEX_SIZE], held[DIGEST_HEX_SIZE];
+	char *lock, *m, *line, *msg = NULL;
+	struct buf got = BUF_INIT;
+	char chunk[4096];
+	mode_t old_umask = umask(022);	/* the entries readable by others */
+	int to_parent[2], fd, status, ret;
+	struct stat st;
+	ssize_t n;
+	pid_t pid;
+
+	fresh_cache(&c, "verify-ro");
+	make_key("ro good", good);
+	make_key("ro bad", bad);
+	make_key("ro held", held);
+	store(&c, good, 64, 'g');
+	store(&c, bad, 64, 'b');
+	store(&c, held, 64, 'h');
+	damage(&c, bad, 10, 0x20, 0);
+	lock = path_join(c.dir, CACHE_LOCK_FILE);
+	fd = cache_lock_unit(&c, held);	/* a compile; creates entries.lock */
+	CHECK(fd >= 0);
+	if (chmod(lock, 0644) || chmod(c.dir, 0755) || stat(lock, &st))
+		die("cannot set up '%s': %s", lock, strerror(errno));
+	if (pipe(to_parent))
+		die("pipe: %s", strerror(errno));
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0)
+		die("fork: %s", strerror(errno));
+	if (!pid) {
+		close(to_parent[0]);
+		close(fd);	/* the parent's lock stays with the parent's fd */
+		if (become_nobody())
+			_exit(NOT_NOBODY);
+		check_capture_begin(2);
+		ret = cache_verify(&c, 0, &r);
+		msg = check_capture_end(2);
+		if (write_all(to_parent[1], &ret, sizeof(ret)) ||
+		    write_all(to_parent[1], &r, sizeof(r)) ||
+		    write_all(to_parent[1], msg, strlen(msg)))
+			_exit(3);
+		_exit(0);
+	}
+	close(to_parent[1]);
+	while ((n = read(to_parent[0], chunk, sizeof(chunk))) > 0 || (n < 0 && errno == EINTR))
+		if (n > 0)
+			buf_add(&got, chunk, (size_t)n);
+	close(to_parent[0]);
+	buf_adds(&got, "");
+	if (waitpid(pid, &status, 0) != pid)
+		die("waitpid: %s", strerror(errno));
+	cache_unlock(fd);
+	umask(old_umask);
+	if (WIFEXITED(status) && WEXITSTATUS(status) == NOT_NOBODY) {
+		printf("note: test_verify_read_only skipped: cannot become uid %d\n", NOBODY);
+		goto out;
+	}
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	CHECK_INT(st.st_uid, 0);
+	if (!CHECK(got.len >= sizeof(ret) + sizeof(r)))
+		goto out;
+	memcpy(&ret, got.s, sizeof(ret));
+	memcpy(&r, got.s + sizeof(ret), sizeof(r));
+	msg = got.s + sizeof(ret) + sizeof(r);
+	CHECK_INT(ret, 0);
+	CHECK_INT(r.checked, 2);	/* good, bad */
+	CHECK_INT(r.busy, 1);		/* held */
+	CHECK_INT(r.bad, 1);
+	CHECK_INT(r.removed, 0);
+	/* The one corrupt entry named, and nothing else: no lock error. */
+	m = cache_unit_path(&c, bad, ".m");
+	line = xstrfmt("kwarm: error: cache entry '%s' is corrupt: "
+		       "artifact SHA-256 differs from its manifest\n", m);
+	CHECK_STR(msg, line);
+	CHECK(strstr(msg, "cannot open lock") == NULL);
+	free(line);
+	free(m);
+out:
+	buf_release(&got);
+	free(lock);
+	cache_release(&c);
+}
+
 static void test_parse_size(void)
 {
 	static const struct { const char *s; uint64_t want; } good[] = {
@@ -848,6 +1002,8 @@ int main(void)
 	test_prune_age();
 	test_prune_size();
 	test_prune_leftovers();
+	test_prune_busy_once();
+	test_verify_read_only();
 	test_parse_size();
 	test_pid_alive();
 	free(tmpdir);
