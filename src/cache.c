@@ -111,6 +111,13 @@ static int lock_entry(const struct cache *c, const char *key, int wait)
 	if (fd < 0 && !wait && (errno == EACCES || errno == EROFS)) {
 		fd = open(path, O_RDONLY | O_CLOEXEC);
 		type = F_RDLCK;
+		/* No lock file, and none can be made: nobody holds a lock. The
+		 * folder stands for the lock, so the caller has an fd to close. */
+		if (fd < 0 && errno == ENOENT) {
+			fd = open(c->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+			if (fd >= 0)
+				goto out;
+		}
 	}
 	if (fd < 0) {
 		error("cannot open lock '%s': %s", path, strerror(errno));

@@ -955,6 +955,86 @@ out:
 	cache_release(&c);
 }
 
+/* A cache another user made and never compiled in has no entries.lock, and
+ * this user cannot create one: nobody can hold a lock there, so verify checks
+ * every entry and says nothing about locks. */
+static void test_verify_no_lock_file(void)
+{
+	struct cache c;
+	struct cache_verify_result r;
+	char good[DIGEST_HEX_SIZE], bad[DIGEST_HEX_SIZE];
+	char *lock, *m, *line, *msg;
+	struct buf got = BUF_INIT;
+	char chunk[4096];
+	mode_t old_umask = umask(022);
+	int to_parent[2], status, ret;
+	ssize_t n;
+	pid_t pid;
+
+	fresh_cache(&c, "verify-nolock");
+	make_key("nolock good", good);
+	make_key("nolock bad", bad);
+	store(&c, good, 64, 'g');
+	store(&c, bad, 64, 'b');
+	damage(&c, bad, 10, 0x20, 0);
+	lock = path_join(c.dir, CACHE_LOCK_FILE);
+	if ((unlink(lock) && errno != ENOENT) || chmod(c.dir, 0755))
+		die("cannot set up '%s': %s", c.dir, strerror(errno));
+	if (pipe(to_parent))
+		die("pipe: %s", strerror(errno));
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0)
+		die("fork: %s", strerror(errno));
+	if (!pid) {
+		close(to_parent[0]);
+		if (become_nobody())
+			_exit(NOT_NOBODY);
+		check_capture_begin(2);
+		ret = cache_verify(&c, 0, &r);
+		msg = check_capture_end(2);
+		if (write_all(to_parent[1], &ret, sizeof(ret)) ||
+		    write_all(to_parent[1], &r, sizeof(r)) ||
+		    write_all(to_parent[1], msg, strlen(msg)))
+			_exit(3);
+		_exit(0);
+	}
+	close(to_parent[1]);
+	while ((n = read(to_parent[0], chunk, sizeof(chunk))) > 0 || (n < 0 && errno == EINTR))
+		if (n > 0)
+			buf_add(&got, chunk, (size_t)n);
+	close(to_parent[0]);
+	buf_adds(&got, "");
+	if (waitpid(pid, &status, 0) != pid)
+		die("waitpid: %s", strerror(errno));
+	umask(old_umask);
+	if (WIFEXITED(status) && WEXITSTATUS(status) == NOT_NOBODY) {
+		printf("note: test_verify_no_lock_file skipped: cannot become uid %d\n", NOBODY);
+		goto out;
+	}
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	if (!CHECK(got.len >= sizeof(ret) + sizeof(r)))
+		goto out;
+	memcpy(&ret, got.s, sizeof(ret));
+	memcpy(&r, got.s + sizeof(ret), sizeof(r));
+	msg = got.s + sizeof(ret) + sizeof(r);
+	CHECK_INT(ret, 0);
+	CHECK_INT(r.checked, 2);
+	CHECK_INT(r.busy, 0);
+	CHECK_INT(r.bad, 1);
+	m = cache_unit_path(&c, bad, ".m");
+	line = xstrfmt("kwarm: error: cache entry '%s' is corrupt: "
+		       "artifact SHA-256 differs from its manifest\n", m);
+	CHECK_STR(msg, line);
+	CHECK(access(lock, F_OK) != 0);	/* and none was made */
+	free(line);
+	free(m);
+out:
+	buf_release(&got);
+	free(lock);
+	cache_release(&c);
+}
+
 static void test_parse_size(void)
 {
 	static const struct { const char *s; uint64_t want; } good[] = {
@@ -1004,6 +1084,7 @@ int main(void)
 	test_prune_leftovers();
 	test_prune_busy_once();
 	test_verify_read_only();
+	test_verify_no_lock_file();
 	test_parse_size();
 	test_pid_alive();
 	free(tmpdir);
