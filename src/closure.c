@@ -159,13 +159,18 @@ static void scan_text(struct scan *s, const char *data, size_t len)
 	}
 }
 
-/* Read all of fd into b; 0 or -1 with errno set. */
-static int read_fd(int fd, struct buf *b)
+/* Read all of fd into b; size is what fstat said (the file may still grow).
+ * Sized reads: a small file costs a small buffer, not a 64 KiB one per file.
+ * 0 or -1 with errno set. */
+static int read_fd(int fd, struct buf *b, off_t size)
 {
+	/* One byte more than the file, so the read that finds its end needs no growth. */
+	buf_grow(b, size > 0 ? (size_t)size + 1 : 4096);
 	for (;;) {
 		ssize_t n;
 
-		buf_grow(b, 65536);
+		if (b->alloc - b->len < 2)
+			buf_grow(b, 4096);
 		n = read(fd, b->s + b->len, b->alloc - b->len - 1);
 		if (n < 0) {
 			if (errno == EINTR)
@@ -202,7 +207,7 @@ static struct scan *get_scan(struct closure_cache *cc, const char *abs)
 	fd = open(abs, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return NULL;
-	if (fstat(fd, &st) || read_fd(fd, &data))
+	if (fstat(fd, &st) || read_fd(fd, &data, st.st_size))
 		goto fail;
 	filestamp_from_stat(&before, &st);
 	if (fstat(fd, &st))

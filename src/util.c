@@ -180,7 +180,8 @@ int read_file_all(const char *path, char **data, size_t *len)
 	if (fd < 0)
 		return -1;
 	if (fstat(fd, &st) == 0 && st.st_size > 0) {
-		alloc = (size_t)st.st_size + 1;
+		/* Room for the NUL and for the read that finds the end. */
+		alloc = (size_t)st.st_size + 2;
 		buf = xmalloc(alloc);
 	}
 	for (;;) {
