@@ -262,10 +262,11 @@ static int compile_unit(struct compile_opts *o, const struct cache *cache, char 
 	struct cache priv = { NULL };
 	const struct cache *home = cache;
 	struct attempt a = { NULL, NULL, NULL, { -1, -1, -1 } };
+	struct cache_adoption ad = { NULL, NULL, -1, 0 };
 	char *tools = NULL;
 	const char *final = NULL;
-	double start = now_seconds();
-	int ret = -1;
+	double start = now_seconds(), seconds;
+	int ret = -1, adopted;
 
 	closure_cache_init(&cc);
 	if (cache) {
@@ -294,6 +295,9 @@ static int compile_unit(struct compile_opts *o, const struct cache *cache, char 
 		if (run_steps(o, &a, &output, &final))
 			goto out;
 	}
+	/* The manifest first: the file is then on its way to the disk while the
+	 * key is checked and the logs are written. */
+	adopted = !cache_unit_adopt_begin(home, o->key, final, o->label, &ad);
 	/* The key from the files as they are now, after the compile: if a file
 	 * changed since the Makefile was made (edited mid-build), the result is
 	 * not what the key names and is never cached under it. */
@@ -304,7 +308,12 @@ static int compile_unit(struct compile_opts *o, const struct cache *cache, char 
 		      "run make again", o->label);
 		goto out;
 	}
-	if (cache_unit_adopt(home, o->key, final, o->label)) {
+	seconds = now_seconds() - start;
+	if (home == cache && o->id)
+		durations_record(cache->dir, o->id, seconds);
+	if (home == cache)
+		cachelog_event(cache->dir, "miss", o->key, seconds);
+	if (!adopted || cache_unit_adopt_finish(&ad)) {
 		/* The cache took the compile but not its entry: keep the result
 		 * privately, when the compiled file is still there. */
 		if (home != cache || !o->private_dir || access(final, F_OK) ||
@@ -320,16 +329,13 @@ static int compile_unit(struct compile_opts *o, const struct cache *cache, char 
 		print_block(head, &output);
 		free(head);
 	}
-	if (home == cache && o->id)
-		durations_record(cache->dir, o->id, now_seconds() - start);
-	if (home == cache)
-		cachelog_event(cache->dir, "miss", o->key, now_seconds() - start);
 	if (!o->state) {
 		printf("kwarm: built %s (%.2f s)\n", o->label, now_seconds() - start);
 		fflush(stdout);
 	}
 	ret = 0;
 out:
+	cache_unit_adopt_abort(&ad);
 	attempt_release(&a);
 	cache_release(&priv);
 	closure_cache_release(&cc);

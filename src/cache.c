@@ -365,28 +365,53 @@ out:
 	return ret;
 }
 
-int cache_unit_adopt(const struct cache *c, const char *key, const char *tmp_path,
-		     const char *label)
+int cache_unit_adopt_begin(const struct cache *c, const char *key, const char *tmp_path,
+			   const char *label, struct cache_adoption *a)
 {
-	char *mpath = cache_unit_path(c, key, ".m");
 	char hex[DIGEST_HEX_SIZE];
 	struct buf man = BUF_INIT;
-	const char *step = "append to";
-	uint64_t size;
-	int fd = -1, ret = -1;
+	int ret = -1;
 
-	if (digest_file_hex(tmp_path, hex, &size)) {
+	memset(a, 0, sizeof(*a));
+	a->fd = -1;
+	if (digest_file_hex(tmp_path, hex, &a->size)) {
 		error("cannot read compiled output '%s': %s", tmp_path, strerror(errno));
+		return -1;
+	}
+	a->fd = open(tmp_path, O_WRONLY | O_APPEND | O_CLOEXEC);
+	if (a->fd < 0) {
+		/* A compiler may leave its output read-only: publish a copy now. */
+		return cache_unit_store(c, key, tmp_path, label);
+	}
+	add_manifest(&man, key, a->size, hex, label);
+	if (write_all(a->fd, man.s, man.len)) {
+		error("cannot append to '%s': %s", tmp_path, strerror(errno));
+		/* Leave the compiled file as it was, for the caller's fallback. */
+		if (ftruncate(a->fd, (off_t)a->size))
+			unlink(tmp_path);
+		close(a->fd);
+		a->fd = -1;
 		goto out;
 	}
-	add_manifest(&man, key, size, hex, label);
-	fd = open(tmp_path, O_WRONLY | O_APPEND | O_CLOEXEC);
-	if (fd < 0) {
-		/* A compiler may leave its output read-only: publish a copy. */
-		ret = cache_unit_store(c, key, tmp_path, label);
-		goto out;
-	}
-	if (write_all(fd, man.s, man.len) || (step = "fsync", fsync(fd)))
+	/* Start writing it back now: the caller's work until finish overlaps it. */
+	(void)sync_file_range(a->fd, 0, 0, SYNC_FILE_RANGE_WRITE);
+	a->tmp = xstrdup(tmp_path);
+	a->mpath = cache_unit_path(c, key, ".m");
+	ret = 0;
+out:
+	buf_release(&man);
+	return ret;
+}
+
+int cache_unit_adopt_finish(struct cache_adoption *a)
+{
+	const char *step = "fsync";
+	int fd = a->fd, ret = -1;
+
+	if (fd < 0)
+		return 0;	/* a copy was published by begin */
+	a->fd = -1;
+	if (fsync(fd))
 		goto fail;
 	step = "close";
 	if (close(fd)) {
@@ -394,29 +419,48 @@ int cache_unit_adopt(const struct cache *c, const char *key, const char *tmp_pat
 		goto fail;
 	}
 	fd = -1;
-	if (rename(tmp_path, mpath)) {
+	if (rename(a->tmp, a->mpath)) {
 		step = "rename";
 		goto fail;
 	}
-	if (publish_sync_folder(mpath)) {
+	if (publish_sync_folder(a->mpath)) {
 		/* Not durable: take it back rather than leave an entry a crash may tear. */
-		if (rename(mpath, tmp_path) || truncate(tmp_path, (off_t)size))
-			unlink(mpath);
+		if (rename(a->mpath, a->tmp) || truncate(a->tmp, (off_t)a->size))
+			unlink(a->mpath);
 		goto out;
 	}
 	ret = 0;
 	goto out;
 fail:
-	error("cannot %s '%s': %s", step, tmp_path, strerror(errno));
+	error("cannot %s '%s': %s", step, a->tmp, strerror(errno));
 	/* Leave the compiled file as it was, for the caller's fallback. */
-	if (fd >= 0 ? ftruncate(fd, (off_t)size) : truncate(tmp_path, (off_t)size))
-		unlink(tmp_path);
+	if (fd >= 0 ? ftruncate(fd, (off_t)a->size) : truncate(a->tmp, (off_t)a->size))
+		unlink(a->tmp);
 	if (fd >= 0)
 		close(fd);
 out:
-	buf_release(&man);
-	free(mpath);
+	cache_unit_adopt_abort(a);
 	return ret;
+}
+
+void cache_unit_adopt_abort(struct cache_adoption *a)
+{
+	if (a->fd >= 0)
+		close(a->fd);
+	a->fd = -1;
+	free(a->tmp);
+	free(a->mpath);
+	a->tmp = a->mpath = NULL;
+}
+
+int cache_unit_adopt(const struct cache *c, const char *key, const char *tmp_path,
+		     const char *label)
+{
+	struct cache_adoption a;
+
+	if (cache_unit_adopt_begin(c, key, tmp_path, label, &a))
+		return -1;
+	return cache_unit_adopt_finish(&a);
 }
 
 int cache_fs_full(const struct cache *c)

@@ -31,6 +31,8 @@
 #include "buf.h"
 #include "digest.h"
 
+#include <stdint.h>
+
 #define CACHE_ENTRY_MAGIC "kwarm-entry 2"
 #define CACHE_LOCK_FILE "entries.lock"
 
@@ -67,6 +69,23 @@ int cache_unit_store(const struct cache *c, const char *key, const char *tmp_pat
  * tmp_path is left as it was, unless it could not be restored (then it is gone). */
 int cache_unit_adopt(const struct cache *c, const char *key, const char *tmp_path,
 		     const char *label);
+
+/* The same in two steps, so that the caller's work overlaps the disk's: begin
+ * appends the manifest and starts writing the file back (or, when the file
+ * cannot be opened for append, publishes a copy at once); finish fsyncs,
+ * renames and fsyncs the folder. Each is 0, or -1 after reporting with
+ * tmp_path left as it was (unless it could not be restored: then it is gone).
+ * After a begin that returned 0, call finish or abort; abort leaves tmp_path
+ * with its manifest appended, for the caller to discard. */
+struct cache_adoption {
+	char *tmp, *mpath;	/* owned */
+	int fd;			/* open on tmp until finish; -1 when a copy was published */
+	uint64_t size;		/* the artifact's, to restore tmp on failure */
+};
+int cache_unit_adopt_begin(const struct cache *c, const char *key, const char *tmp_path,
+			   const char *label, struct cache_adoption *a);
+int cache_unit_adopt_finish(struct cache_adoption *a);
+void cache_unit_adopt_abort(struct cache_adoption *a);
 /* True when the cache's filesystem is (nearly) full. */
 int cache_fs_full(const struct cache *c);
 /* Read a verified entry into out; -1 after reporting when absent or corrupt. */
