@@ -408,8 +408,10 @@ class Bench:
         self.gen(spec, mk, os.path.join(d, "probe-cache"), os.path.join(d, "probe-out"))
         cmds = self.commands(w, mk)
         # The noisiest figure on a shared machine, and the one with the
-        # tightest target: three runs each where there is time.
-        reps = 1 if (self.a.smoke or self.a.quick) else 3
+        # tightest target: five runs each where there is time, the order
+        # alternating (plain first, then kwarm first) so that a slow spell
+        # of the machine weighs on both sides.
+        reps = 1 if (self.a.smoke or self.a.quick) else 5
         kw, plain = [], []
         for r in range(reps):
             k = self.fresh("tiny-plain")
@@ -424,13 +426,17 @@ class Bench:
             pm = os.path.join(k, "plain.mk")
             with open(pm, "w") as f:
                 f.write("\n".join(lines) + "\n")
-            cpu0 = self.cpu_total
-            wall = self.run(["make", "-r", "-s", "-f", pm, "-j2", "all"], log_name=pm + ".log")[0]
-            plain.append((wall, self.cpu_total - cpu0))
-            cpu0 = self.cpu_total
-            wall = self.kwarm_cold(spec, 2)[0]
-            kw.append((wall, self.cpu_total - cpu0))
+            for side in ("plain", "kwarm") if r % 2 == 0 else ("kwarm", "plain"):
+                cpu0 = self.cpu_total
+                if side == "plain":
+                    wall = self.run(["make", "-r", "-s", "-f", pm, "-j2", "all"], log_name=pm + ".log")[0]
+                    plain.append((wall, self.cpu_total - cpu0))
+                else:
+                    wall = self.kwarm_cold(spec, 2)[0]
+                    kw.append((wall, self.cpu_total - cpu0))
+        ratios = sorted(k[0] / p[0] for k, p in zip(kw, plain))
         return {"units": len(cmds), "reps": reps, "runs": list(zip(kw, plain)),
+                "median_ratio": ratios[len(ratios) // 2],
                 "kwarm": min(x[0] for x in kw), "plain": min(x[0] for x in plain),
                 "kwarm_cpu": min(x[1] for x in kw), "plain_cpu": min(x[1] for x in plain)}
 
@@ -526,15 +532,16 @@ def table(b, head, spans, farm, cached, over, scale_rows):
                      % (c["hits"], c["compiles"]))
         t.append("")
     if over is not None:
-        t.append("per-unit overhead: %d tiny real compiles (cc -O0 -c), -j2, %d interleaved runs each"
+        t.append("per-unit overhead: %d tiny real compiles (cc -O0 -c), -j2, %d alternating runs each"
                  % (over["units"], over["reps"]))
         t.append("  wall, best of %d: kwarm gen + make -j2 warmup %6.2f s   plain Makefile %6.2f s   ratio %.3f"
                  % (over["reps"], over["kwarm"], over["plain"], over["kwarm"] / over["plain"]))
         t.append("  CPU (user + sys, every process), best of %d: kwarm %6.2f s   plain %6.2f s   ratio %.3f"
                  % (over["reps"], over["kwarm_cpu"], over["plain_cpu"], over["kwarm_cpu"] / over["plain_cpu"]))
         if over["reps"] > 1:
-            t.append("  each run's wall ratio (kwarm / the plain run before it): "
-                     + " ".join("%.3f" % (k[0] / p[0]) for k, p in over["runs"]))
+            t.append("  each pair's wall ratio (kwarm / plain, adjacent runs): "
+                     + " ".join("%.3f" % (k[0] / p[0]) for k, p in over["runs"])
+                     + "; median %.3f" % over["median_ratio"])
         t.append("")
     if scale_rows is not None:
         t.append("generator and make at scale (classes of 1 orchestration + 9 incores, one shared header)")
