@@ -109,7 +109,7 @@ static int check_unit_paths(const struct plan_unit *u)
 
 static void add_unit_target(struct buf *b, const struct plan *plan, const struct plan_unit *u)
 {
-	buf_addf(b, "%s/units/%.2s/%s.m", plan->cache_dir, u->key, u->key);
+	buf_addf(b, "%s/units/%.1s/%s.m", plan->cache_dir, u->key, u->key);
 }
 
 static void write_unit(struct buf *b, const struct plan *plan, const struct plan_unit *u)

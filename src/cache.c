@@ -78,7 +78,7 @@ void cache_release(struct cache *c)
 
 char *cache_unit_path(const struct cache *c, const char *key, const char *suffix)
 {
-	return xstrfmt("%s/units/%.2s/%s%s", c->dir, key, key, suffix);
+	return xstrfmt("%s/units/%.1s/%s%s", c->dir, key, key, suffix);
 }
 
 /* The byte of the lock file that stands for key: its first 15 hex digits,

@@ -2,8 +2,8 @@
  *
  * On disk, under the cache folder:
  *
- *   units/<k0k1>/<key>.m      unit <key>: its artifact, then its manifest (the make target)
- *   units/<k0k1>/<key>.tmp.*  a compile's outputs; the last one becomes the entry by rename
+ *   units/<k0>/<key>.m        unit <key>: its artifact, then its manifest (the make target)
+ *   units/<k0>/<key>.tmp.*    a compile's outputs; the last one becomes the entry by rename
  *   entries.lock              the per-entry locks: entry <key> is an fcntl OFD write lock
  *                             on one byte of this file, at its key's first 15 hex digits
  *   tools/                    compiler identities, reused while a compiler's stat holds

@@ -296,7 +296,7 @@ int runstate_total(const struct runstate *rs, const char *cache_dir, const char 
 		if (!unitlist_load(&ul, rs->units)) {
 			for (size_t i = 0; i < ul.nr_units; i++) {
 				const struct unitlist_unit *u = &ul.units[i];
-				char *m = xstrfmt("%s/units/%.2s/%s.m", cache_dir, u->key, u->key);
+				char *m = xstrfmt("%s/units/%.1s/%s.m", cache_dir, u->key, u->key);
 				int pick = all;
 
 				for (size_t j = 0; j < picked.nr && !pick; j++)
@@ -318,11 +318,20 @@ int runstate_total(const struct runstate *rs, const char *cache_dir, const char 
 
 int runstate_bump_done(const struct runstate *rs)
 {
-	char *path = path_join(rs->dir, "done");
-	int done = 0;
+	char *path = path_join(rs->dir, "done"), text[32];
+	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666), done = 1;
+	ssize_t n;
 
-	(void)read_int(path, &done);
-	write_int(path, ++done);
+	/* Rewritten in place at a fixed width, never truncated: ext4 flushes a
+	 * file truncated and written again when it is closed, once per unit. */
+	if (fd >= 0) {
+		n = pread(fd, text, sizeof(text) - 1, 0);
+		text[n > 0 ? n : 0] = '\0';
+		done = atoi(text) + 1;
+		snprintf(text, sizeof(text), "%10d\n", done);
+		(void)pwrite(fd, text, strlen(text), 0);
+		close(fd);
+	}
 	free(path);
 	return done;
 }

@@ -6,7 +6,7 @@ import sys
 text = open(sys.argv[1]).read()
 for value, name in zip(sys.argv[2::2], sys.argv[3::2]):
     text = text.replace(value, name)
-text = re.sub(r"/(units|packs)/[0-9a-f]{2}/", r"/\1/XX/", text)
+text = re.sub(r"/(units|packs)/[0-9a-f]{1,2}/", r"/\1/XX/", text)
 keys = {}
 def full(m):
     return "@K%d@" % keys.setdefault(m.group(0), len(keys) + 1)

@@ -16,7 +16,7 @@ C=$T/cache
 mapfile -t keys < <(grep -o -- '--key [0-9a-f]*' m.mk | cut -d' ' -f2)
 [ "${#keys[@]}" = 4 ] || fail "expected 4 units, got ${#keys[@]}"
 # An entry is one file: the artifact, then its manifest.
-man() { echo "$C/units/${1:0:2}/$1.m"; }
+man() { echo "$C/units/${1:0:1}/$1.m"; }
 [ -z "$(find "$C/units" -type f ! -name '*.m')" ] || fail "files besides the entries in units/"
 # Descriptions live beside the Makefile now, not in the cache.
 [ -s m.mk.packs ] || fail "no m.mk.packs beside the Makefile"
@@ -197,7 +197,7 @@ mkdir -p "$C/units/ab"
 : > "$C/units/ab/$stale.lock"
 : > "$C/units/ab/$stale"
 k=${keys[3]}
-d=$C/units/${k:0:2}
+d=$C/units/${k:0:1}
 : > "$d/$k.m.tmp.$dead.deadbeef"
 : > "$d/$k.m.tmp.$live.0badf00d"
 mkdir -p "$C/tmp/0123456789abcdef.$dead.0" "$C/tmp/0123456789abcdef.$live.0" "$C/tmp/fedcba9876543210.$live.1"

@@ -15,7 +15,7 @@ cp out/TestMinimal.callable good.callable
 # An entry is one file: the artifact, then its manifest. Flip the artifact's
 # first byte (the first unit's entry).
 key=$(grep -m1 -o -- '--key [0-9a-f]*' m.mk | cut -d' ' -f2)
-entry=cache/units/${key:0:2}/$key.m
+entry=cache/units/${key:0:1}/$key.m
 cp "$entry" good.entry
 # damage HOW: rewrite the entry (flip: its first byte; cut: drop its artifact's
 # first byte; end: drop its last byte, half the length line).

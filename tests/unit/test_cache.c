@@ -189,12 +189,12 @@ static void test_init_paths(const char *tmp)
 
 	make_key("paths", key);
 	p = cache_unit_path(&c, key, "");
-	sub = xstrfmt("%s/units/%.2s/%s", dir, key, key);
+	sub = xstrfmt("%s/units/%.1s/%s", dir, key, key);
 	CHECK_STR(p, sub);
 	free(p);
 	free(sub);
 	p = cache_unit_path(&c, key, ".m");
-	sub = xstrfmt("%s/units/%.2s/%s.m", dir, key, key);
+	sub = xstrfmt("%s/units/%.1s/%s.m", dir, key, key);
 	CHECK_STR(p, sub);
 	free(p);
 	free(sub);

@@ -230,7 +230,7 @@ static void test_compact(void)
 
 static void test_touch_use(void)
 {
-	char *dir = fresh_dir("touch"), *sub = path_join(dir, "units/11");
+	char *dir = fresh_dir("touch"), *sub = path_join(dir, "units/1");
 	char *m = xstrfmt("%s/%s.m", sub, K1);
 	struct timespec old[2] = { { 1000000000, 0 }, { 1000000000, 0 } };
 	struct stat st;

@@ -288,7 +288,7 @@ static void test_total(void)
 	check_write_text(NULL, units, list.s, 0644);
 	/* k[2] is in the cache already (its entry file is there; the count
 	 * does not read it). */
-	text = xstrfmt("%s/units/cc/%s.m", cache, k[2]);
+	text = xstrfmt("%s/units/%.1s/%s.m", cache, k[2], k[2]);
 	check_write_text(NULL, text, "artifact\nkwarm-entry 2\n", 0644);
 	free(text);
 
