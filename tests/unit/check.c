@@ -5,8 +5,10 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 int check_passed, check_failed;
@@ -140,4 +142,46 @@ int check_done(void)
 {
 	printf("%d passed, %d failed\n", check_passed, check_failed);
 	return check_failed ? 1 : 0;
+}
+
+int check_become_nobody(void)
+{
+	if (setgroups(0, NULL) || setgid(CHECK_NOBODY) || setuid(CHECK_NOBODY))
+		return -1;
+	return getuid() == CHECK_NOBODY && geteuid() == CHECK_NOBODY ? 0 : -1;
+}
+
+char *check_read_to_end(int fd)
+{
+	struct buf b = BUF_INIT;
+	char chunk[4096];
+	ssize_t n;
+
+	while ((n = read(fd, chunk, sizeof(chunk))) > 0 || (n < 0 && errno == EINTR))
+		if (n > 0)
+			buf_add(&b, chunk, (size_t)n);
+	buf_adds(&b, "");
+	return buf_detach(&b);
+}
+
+int check_fork_piped(int fds[2])
+{
+	pid_t pid;
+
+	if (pipe(fds))
+		die("pipe: %s", strerror(errno));
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0)
+		die("fork: %s", strerror(errno));
+	return (int)pid;
+}
+
+int check_child_status(int pid)
+{
+	int status;
+
+	if (waitpid(pid, &status, 0) != pid)
+		die("waitpid: %s", strerror(errno));
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 99;
 }

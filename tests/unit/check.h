@@ -33,6 +33,20 @@ char *check_must_read(const char *path);
 void check_capture_begin(int fd);
 /* Restore fd and return what was written to it meanwhile (caller frees). */
 char *check_capture_end(int fd);
+/* The user a forked child becomes to be refused what root may do, and that
+ * child's exit status when it could not (the tests do not run as root). */
+#define CHECK_NOBODY 65534
+#define CHECK_NOT_NOBODY 77
+/* In a forked child: drop to uid and gid CHECK_NOBODY, without supplementary
+ * groups; 0, or -1 when this process may not. */
+int check_become_nobody(void);
+/* Everything fd gives until end of file, NUL-terminated (caller frees). */
+char *check_read_to_end(int fd);
+/* pipe(fds), then fork with stdio flushed; the child's pid (0 in the child).
+ * Dies when either fails. */
+int check_fork_piped(int fds[2]);
+/* Wait for child pid; its exit status, or 99 when it did not exit. */
+int check_child_status(int pid);
 /* Print "N passed, N failed" and return the exit status. */
 int check_done(void);
 

@@ -478,12 +478,7 @@ static void test_adopt_append_fails(const struct cache *c)
 	make_key("adopt append", key);
 	mpath = cache_unit_path(c, key, ".m");
 	tmp = compiled_file(c, key, data, 16);
-	if (pipe(err))
-		die("pipe: %s", strerror(errno));
-	fflush(NULL);
-	pid = fork();
-	if (pid < 0)
-		die("fork: %s", strerror(errno));
+	pid = check_fork_piped(err);
 	if (!pid) {
 		/* 10 bytes of the manifest fit: a partial append to undo. */
 		struct rlimit rl = { 16 + 10, 16 + 10 };
@@ -797,12 +792,7 @@ static void test_lock(const struct cache *c)
 	cache_unlock(fd2);
 
 	/* The blocking lock waits for the holder, then takes it. */
-	if (pipe(to_parent))
-		die("pipe: %s", strerror(errno));
-	fflush(NULL);
-	pid = fork();
-	if (pid < 0)
-		die("fork: %s", strerror(errno));
+	pid = check_fork_piped(to_parent);
 	if (!pid) {
 		int lfd;
 
@@ -862,48 +852,10 @@ static void test_lock_error(const char *tmp)
 	cache_release(&c);
 }
 
-/* The user a child becomes to be refused what root may do: nobody. */
-#define NOBODY 65534
-/* A child's exit status when it could not become NOBODY (not root). */
-#define NOT_NOBODY 77
-
-/* In a forked child: drop to uid and gid NOBODY, without supplementary
- * groups; 0, or -1 when this process may not. */
-static int become_nobody(void)
-{
-	if (setgroups(0, NULL) || setgid(NOBODY) || setuid(NOBODY))
-		return -1;
-	return getuid() == NOBODY && geteuid() == NOBODY ? 0 : -1;
-}
-
-/* Everything fd gives until end of file, NUL-terminated (caller frees). */
-static char *read_to_end(int fd)
-{
-	struct buf b = BUF_INIT;
-	char chunk[4096];
-	ssize_t n;
-
-	while ((n = read(fd, chunk, sizeof(chunk))) > 0 || (n < 0 && errno == EINTR))
-		if (n > 0)
-			buf_add(&b, chunk, (size_t)n);
-	buf_adds(&b, "");
-	return buf_detach(&b);
-}
-
-/* Wait for child pid; its exit status, or 99 when it did not exit. */
-static int child_status(pid_t pid)
-{
-	int status;
-
-	if (waitpid(pid, &status, 0) != pid)
-		die("waitpid: %s", strerror(errno));
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 99;
-}
-
 /* A compiler may leave its output read-only (mode 0444); a user other than
  * root then cannot append the manifest to it. adopt publishes a copy instead
  * (a valid entry, silently) and the compiled file stays, the same file byte
- * for byte. Root could open it, so a child drops to NOBODY, in an entry
+ * for byte. Root could open it, so a child drops to CHECK_NOBODY, in an entry
  * folder it may write. */
 static void test_adopt_read_only(const char *tmp)
 {
@@ -925,20 +877,15 @@ static void test_adopt_read_only(const char *tmp)
 	if (chmod(cfile, 0444))
 		die("cannot chmod '%s': %s", cfile, strerror(errno));
 	CHECK_INT(stat(cfile, &before), 0);
-	if (pipe(err))
-		die("pipe: %s", strerror(errno));
-	fflush(NULL);
-	pid = fork();
-	if (pid < 0)
-		die("fork: %s", strerror(errno));
+	pid = check_fork_piped(err);
 	if (!pid) {
 		int fd;
 
 		close(err[0]);
-		/* The compiler ran as NOBODY, in a folder NOBODY may write. */
-		if (chown(edir, NOBODY, NOBODY) || chown(cfile, NOBODY, NOBODY) ||
-		    become_nobody())
-			_exit(NOT_NOBODY);
+		/* The compiler ran as CHECK_NOBODY, in a folder CHECK_NOBODY may write. */
+		if (chown(edir, CHECK_NOBODY, CHECK_NOBODY) || chown(cfile, CHECK_NOBODY, CHECK_NOBODY) ||
+		    check_become_nobody())
+			_exit(CHECK_NOT_NOBODY);
 		if (dup2(err[1], 2) < 0)
 			_exit(3);
 		/* The premise: this user cannot open it for append. */
@@ -948,11 +895,11 @@ static void test_adopt_read_only(const char *tmp)
 		_exit(cache_unit_adopt(&c, key, cfile, "read-only output") ? 1 : 0);
 	}
 	close(err[1]);
-	msg = read_to_end(err[0]);
+	msg = check_read_to_end(err[0]);
 	close(err[0]);
-	code = child_status(pid);
-	if (code == NOT_NOBODY) {
-		printf("note: test_adopt_read_only skipped: cannot become uid %d\n", NOBODY);
+	code = check_child_status(pid);
+	if (code == CHECK_NOT_NOBODY) {
+		printf("note: test_adopt_read_only skipped: cannot become uid %d\n", CHECK_NOBODY);
 		goto out;
 	}
 	CHECK_INT(code, 0);
@@ -1085,7 +1032,7 @@ static void test_label_lines(const struct cache *c)
 /* A cache this user may only read (another user's: entries.lock root's, mode
  * 0644, the folder not writable): a try-lock is a read lock, taken without a
  * word; it holds off a compile's write lock, and a compile's write lock holds
- * it off. A child as NOBODY; the locks sequenced through pipes. */
+ * it off. A child as CHECK_NOBODY; the locks sequenced through pipes. */
 static void test_lock_read_only(const char *tmp)
 {
 	char key[DIGEST_HEX_SIZE], other[DIGEST_HEX_SIZE];
@@ -1117,8 +1064,8 @@ static void test_lock_read_only(const char *tmp)
 		close(to_parent[0]);
 		close(to_child[1]);
 		close(err[0]);
-		if (become_nobody())
-			_exit(NOT_NOBODY);
+		if (check_become_nobody())
+			_exit(CHECK_NOT_NOBODY);
 		if (dup2(err[1], 2) < 0)
 			_exit(3);
 		/* 'R' taken, 'B' busy, 'E' error: each a byte to the parent. */
@@ -1158,11 +1105,11 @@ static void test_lock_read_only(const char *tmp)
 	}
 	close(to_child[1]);
 	close(to_parent[0]);
-	msg = read_to_end(err[0]);
+	msg = check_read_to_end(err[0]);
 	close(err[0]);
-	code = child_status(pid);
-	if (code == NOT_NOBODY) {
-		printf("note: test_lock_read_only skipped: cannot become uid %d\n", NOBODY);
+	code = check_child_status(pid);
+	if (code == CHECK_NOT_NOBODY) {
+		printf("note: test_lock_read_only skipped: cannot become uid %d\n", CHECK_NOBODY);
 	} else {
 		CHECK_INT(code, 0);
 		/* No "cannot open lock": a read-only cache is no error. */

@@ -849,38 +849,94 @@ static void test_prune_busy_once(void)
 	cache_release(&c);
 }
 
-/* The user a child becomes to be refused what root may do: nobody. */
-#define NOBODY 65534
-/* A child's exit status when it could not become NOBODY (not root). */
-#define NOT_NOBODY 77
-
-/* In a forked child: drop to uid and gid NOBODY, without supplementary
- * groups; 0, or -1 when this process may not. */
-static int become_nobody(void)
+/* Read exactly n bytes of fd into p; 1, or 0 at an early end or an error. */
+static int read_exact(int fd, void *p, size_t n)
 {
-	if (setgroups(0, NULL) || setgid(NOBODY) || setuid(NOBODY))
+	char *at = p;
+
+	while (n) {
+		ssize_t got = read(fd, at, n);
+
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0)
+			return 0;
+		at += got;
+		n -= (size_t)got;
+	}
+	return 1;
+}
+
+/* cache_verify of c in a child that becomes CHECK_NOBODY (after closing
+ * keep_out, the parent's lock fd, or -1): its return in *ret, its result in
+ * *r and what it printed to stderr in *msg (caller frees). 0, or -1 when the
+ * child could not become CHECK_NOBODY (*msg is then NULL). */
+static int verify_as_nobody(const struct cache *c, int keep_out, int *ret,
+			    struct cache_verify_result *r, char **msg)
+{
+	int to_parent[2], code, whole;
+	char *got, *printed;
+	pid_t pid;
+
+	*msg = NULL;
+	pid = check_fork_piped(to_parent);
+	if (!pid) {
+		close(to_parent[0]);
+		if (keep_out >= 0)
+			close(keep_out);	/* the parent's lock stays with the parent's fd */
+		if (check_become_nobody())
+			_exit(CHECK_NOT_NOBODY);
+		check_capture_begin(2);
+		*ret = cache_verify(c, 0, r);
+		printed = check_capture_end(2);
+		if (write_all(to_parent[1], ret, sizeof(*ret)) ||
+		    write_all(to_parent[1], r, sizeof(*r)) ||
+		    write_all(to_parent[1], printed, strlen(printed)))
+			_exit(3);
+		_exit(0);
+	}
+	close(to_parent[1]);
+	memset(r, 0, sizeof(*r));
+	*ret = -99;
+	whole = read_exact(to_parent[0], ret, sizeof(*ret)) &&
+		read_exact(to_parent[0], r, sizeof(*r));
+	got = check_read_to_end(to_parent[0]);
+	close(to_parent[0]);
+	code = check_child_status(pid);
+	if (code == CHECK_NOT_NOBODY) {
+		free(got);
 		return -1;
-	return getuid() == NOBODY && geteuid() == NOBODY ? 0 : -1;
+	}
+	CHECK_INT(code, 0);
+	CHECK(whole);
+	*msg = got;
+	return 0;
+}
+
+/* The error verify prints for c's entry key when its artifact's digest is off. */
+static char *sha_error(const struct cache *c, const char *key)
+{
+	char *m = cache_unit_path(c, key, ".m");
+	char *line = xstrfmt("kwarm: error: cache entry '%s' is corrupt: "
+			     "artifact SHA-256 differs from its manifest\n", m);
+
+	free(m);
+	return line;
 }
 
 /* verify of a cache this user may only read (another user's: entries.lock
  * root's with mode 0644, its folder not writable): each entry is still
  * checked, under a read lock, without a "cannot open lock" error, and an
- * entry a compile holds (this process's write lock) is busy. The verify runs
- * in a child as NOBODY, which sends back its result and what it printed. */
+ * entry a compile holds (this process's write lock) is busy. */
 static void test_verify_read_only(void)
 {
 	struct cache c;
 	struct cache_verify_result r;
 	char good[DIGEST_HEX_SIZE], bad[DIGEST_HEX_SIZE], held[DIGEST_HEX_SIZE];
-	char *lock, *m, *line, *msg = NULL;
-	struct buf got = BUF_INIT;
-	char chunk[4096];
+	char *lock, *line, *msg;
 	mode_t old_umask = umask(022);	/* the entries readable by others */
-	int to_parent[2], fd, status, ret;
+	int fd, ret;
 	struct stat st;
-	ssize_t n;
-	pid_t pid;
 
 	fresh_cache(&c, "verify-ro");
 	make_key("ro good", good);
@@ -895,62 +951,23 @@ static void test_verify_read_only(void)
 	CHECK(fd >= 0);
 	if (chmod(lock, 0644) || chmod(c.dir, 0755) || stat(lock, &st))
 		die("cannot set up '%s': %s", lock, strerror(errno));
-	if (pipe(to_parent))
-		die("pipe: %s", strerror(errno));
-	fflush(NULL);
-	pid = fork();
-	if (pid < 0)
-		die("fork: %s", strerror(errno));
-	if (!pid) {
-		close(to_parent[0]);
-		close(fd);	/* the parent's lock stays with the parent's fd */
-		if (become_nobody())
-			_exit(NOT_NOBODY);
-		check_capture_begin(2);
-		ret = cache_verify(&c, 0, &r);
-		msg = check_capture_end(2);
-		if (write_all(to_parent[1], &ret, sizeof(ret)) ||
-		    write_all(to_parent[1], &r, sizeof(r)) ||
-		    write_all(to_parent[1], msg, strlen(msg)))
-			_exit(3);
-		_exit(0);
+	if (verify_as_nobody(&c, fd, &ret, &r, &msg)) {
+		printf("note: test_verify_read_only skipped: cannot become uid %d\n", CHECK_NOBODY);
+	} else {
+		CHECK_INT(st.st_uid, 0);
+		CHECK_INT(ret, 0);
+		CHECK_INT(r.checked, 2);	/* good, bad */
+		CHECK_INT(r.busy, 1);		/* held */
+		CHECK_INT(r.bad, 1);
+		CHECK_INT(r.removed, 0);
+		/* The one corrupt entry named, and nothing else: no lock error. */
+		line = sha_error(&c, bad);
+		CHECK_STR(msg, line);
+		free(line);
 	}
-	close(to_parent[1]);
-	while ((n = read(to_parent[0], chunk, sizeof(chunk))) > 0 || (n < 0 && errno == EINTR))
-		if (n > 0)
-			buf_add(&got, chunk, (size_t)n);
-	close(to_parent[0]);
-	buf_adds(&got, "");
-	if (waitpid(pid, &status, 0) != pid)
-		die("waitpid: %s", strerror(errno));
 	cache_unlock(fd);
 	umask(old_umask);
-	if (WIFEXITED(status) && WEXITSTATUS(status) == NOT_NOBODY) {
-		printf("note: test_verify_read_only skipped: cannot become uid %d\n", NOBODY);
-		goto out;
-	}
-	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-	CHECK_INT(st.st_uid, 0);
-	if (!CHECK(got.len >= sizeof(ret) + sizeof(r)))
-		goto out;
-	memcpy(&ret, got.s, sizeof(ret));
-	memcpy(&r, got.s + sizeof(ret), sizeof(r));
-	msg = got.s + sizeof(ret) + sizeof(r);
-	CHECK_INT(ret, 0);
-	CHECK_INT(r.checked, 2);	/* good, bad */
-	CHECK_INT(r.busy, 1);		/* held */
-	CHECK_INT(r.bad, 1);
-	CHECK_INT(r.removed, 0);
-	/* The one corrupt entry named, and nothing else: no lock error. */
-	m = cache_unit_path(&c, bad, ".m");
-	line = xstrfmt("kwarm: error: cache entry '%s' is corrupt: "
-		       "artifact SHA-256 differs from its manifest\n", m);
-	CHECK_STR(msg, line);
-	CHECK(strstr(msg, "cannot open lock") == NULL);
-	free(line);
-	free(m);
-out:
-	buf_release(&got);
+	free(msg);
 	free(lock);
 	cache_release(&c);
 }
@@ -963,13 +980,9 @@ static void test_verify_no_lock_file(void)
 	struct cache c;
 	struct cache_verify_result r;
 	char good[DIGEST_HEX_SIZE], bad[DIGEST_HEX_SIZE];
-	char *lock, *m, *line, *msg;
-	struct buf got = BUF_INIT;
-	char chunk[4096];
+	char *lock, *line, *msg;
 	mode_t old_umask = umask(022);
-	int to_parent[2], status, ret;
-	ssize_t n;
-	pid_t pid;
+	int ret;
 
 	fresh_cache(&c, "verify-nolock");
 	make_key("nolock good", good);
@@ -980,57 +993,20 @@ static void test_verify_no_lock_file(void)
 	lock = path_join(c.dir, CACHE_LOCK_FILE);
 	if ((unlink(lock) && errno != ENOENT) || chmod(c.dir, 0755))
 		die("cannot set up '%s': %s", c.dir, strerror(errno));
-	if (pipe(to_parent))
-		die("pipe: %s", strerror(errno));
-	fflush(NULL);
-	pid = fork();
-	if (pid < 0)
-		die("fork: %s", strerror(errno));
-	if (!pid) {
-		close(to_parent[0]);
-		if (become_nobody())
-			_exit(NOT_NOBODY);
-		check_capture_begin(2);
-		ret = cache_verify(&c, 0, &r);
-		msg = check_capture_end(2);
-		if (write_all(to_parent[1], &ret, sizeof(ret)) ||
-		    write_all(to_parent[1], &r, sizeof(r)) ||
-		    write_all(to_parent[1], msg, strlen(msg)))
-			_exit(3);
-		_exit(0);
+	if (verify_as_nobody(&c, -1, &ret, &r, &msg)) {
+		printf("note: test_verify_no_lock_file skipped: cannot become uid %d\n", CHECK_NOBODY);
+	} else {
+		CHECK_INT(ret, 0);
+		CHECK_INT(r.checked, 2);
+		CHECK_INT(r.busy, 0);
+		CHECK_INT(r.bad, 1);
+		line = sha_error(&c, bad);
+		CHECK_STR(msg, line);
+		CHECK(access(lock, F_OK) != 0);	/* and none was made */
+		free(line);
 	}
-	close(to_parent[1]);
-	while ((n = read(to_parent[0], chunk, sizeof(chunk))) > 0 || (n < 0 && errno == EINTR))
-		if (n > 0)
-			buf_add(&got, chunk, (size_t)n);
-	close(to_parent[0]);
-	buf_adds(&got, "");
-	if (waitpid(pid, &status, 0) != pid)
-		die("waitpid: %s", strerror(errno));
 	umask(old_umask);
-	if (WIFEXITED(status) && WEXITSTATUS(status) == NOT_NOBODY) {
-		printf("note: test_verify_no_lock_file skipped: cannot become uid %d\n", NOBODY);
-		goto out;
-	}
-	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-	if (!CHECK(got.len >= sizeof(ret) + sizeof(r)))
-		goto out;
-	memcpy(&ret, got.s, sizeof(ret));
-	memcpy(&r, got.s + sizeof(ret), sizeof(r));
-	msg = got.s + sizeof(ret) + sizeof(r);
-	CHECK_INT(ret, 0);
-	CHECK_INT(r.checked, 2);
-	CHECK_INT(r.busy, 0);
-	CHECK_INT(r.bad, 1);
-	m = cache_unit_path(&c, bad, ".m");
-	line = xstrfmt("kwarm: error: cache entry '%s' is corrupt: "
-		       "artifact SHA-256 differs from its manifest\n", m);
-	CHECK_STR(msg, line);
-	CHECK(access(lock, F_OK) != 0);	/* and none was made */
-	free(line);
-	free(m);
-out:
-	buf_release(&got);
+	free(msg);
 	free(lock);
 	cache_release(&c);
 }
