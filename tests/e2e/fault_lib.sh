@@ -144,6 +144,18 @@ fault_check_current() {
 		cmp -s "$T/refs/$1/TestB/b.callable" "$T/out/TestB/b.callable"
 }
 
+# fault_group_leader PID: wait until PID, started as `setsid CMD &`, leads its
+# own process group (the background child may not have called setsid yet),
+# failing if it ends first or after 60 s.
+fault_group_leader() {
+	local i=0
+	until [ "$(ps -o pgid= -p "$1" | tr -d ' ')" = "$1" ]; do
+		kill -0 "$1" 2>/dev/null || fail "process $1 ended before it led its own group"
+		i=$((i + 1)); [ "$i" -lt 6000 ] || fail "process $1 never led its own process group"
+		sleep 0.01
+	done
+}
+
 # fault_settle PGID [WHAT]: wait until the group's processes are gone (zombies
 # aside: their files are closed, and this machine's init may be slow to reap
 # them).

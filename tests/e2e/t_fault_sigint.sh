@@ -21,6 +21,7 @@ fault_expect "$T/refs/0/TestA.callable" "[1]" "$T/bins/0" orch k0 k1 k2 k3
 "$KWARM" gen root/spec.yaml -o warmup.mk --cache "$T/cache" --out "$T/out"
 setsid make -f warmup.mk -j2 warmup > int0.txt 2>&1 &
 pid=$!
+fault_group_leader "$pid"
 trap 'kill -KILL -- -"$pid" 2>/dev/null || true' EXIT
 wait_file "$T/blocked" "$pid"
 # ... and let two other units finish, so that there are entries to verify.
@@ -55,6 +56,7 @@ for d in $delays; do
 	fault_version "$v"
 	setsid make -f warmup.mk -j2 warmup > "int$v.txt" 2>&1 &
 	pid=$!
+	fault_group_leader "$pid"
 	sleep "$d"	# the random point of the interrupt: intended, not a wait
 	if kill -INT -- -"$pid" 2>/dev/null; then
 		interrupted=$((interrupted + 1))

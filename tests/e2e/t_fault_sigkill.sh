@@ -25,10 +25,11 @@ for d in $delays; do
 	v=$((v + 1))
 	fault_version "$v"
 	# setsid: make leads a process group of its own (the script has no job
-	# control, so setsid need not fork and $! is that group's id).
+	# control, so setsid need not fork and $! is that group's id), once the
+	# background child has got that far.
 	setsid make -f warmup.mk -j2 warmup > "run$v.txt" 2>&1 &
 	pid=$!
-	[ "$(ps -o pgid= -p "$pid" | tr -d ' ')" = "$pid" ] || fail "make is not a process group leader"
+	fault_group_leader "$pid"
 	sleep "$d"	# the random point of the kill: intended, not a wait
 	if kill -KILL -- -"$pid" 2>/dev/null; then
 		interrupted=$((interrupted + 1))
