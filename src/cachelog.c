@@ -24,6 +24,7 @@
 #include "buf.h"
 #include "cache.h"
 #include "hashmap.h"
+#include "logappend.h"
 #include "path.h"
 #include "publish.h"
 #include "util.h"
@@ -46,17 +47,9 @@ static int valid_word(const char *s, size_t max)
 	return n && n < max && !strpbrk(s, " \t\n");
 }
 
-static void lock(int fd, int how)
-{
-	if (fd >= 0)
-		while (flock(fd, how) && errno == EINTR)
-			;
-}
-
 void cachelog_event(const char *cache_dir, const char *event, const char *key, double seconds)
 {
 	char *log, *lockpath, *line, run[48];
-	int fd, lockfd;
 
 	if (!cache_dir || !valid_word(event, sizeof(((struct cachelog_event *)0)->event)) ||
 	    !valid_word(key, DIGEST_HEX_SIZE))
@@ -69,16 +62,8 @@ void cachelog_event(const char *cache_dir, const char *event, const char *key, d
 			       run);
 	else
 		line = xstrfmt("%lld %s %s %s\n", (long long)time(NULL), event, key, run);
-	lockfd = open(lockpath, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
-	lock(lockfd, LOCK_SH);
-	fd = open(log, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0666);
-	if (fd >= 0) {
-		/* An optimisation: a lost event only makes the figures less exact. */
-		(void)write_all(fd, line, strlen(line));
-		close(fd);
-	}
-	if (lockfd >= 0)
-		close(lockfd);	/* drops the flock */
+	/* An optimisation: a lost event only makes the figures less exact. */
+	(void)logappend_line(lockpath, log, line, NULL, NULL);
 	free(line);
 	free(lockpath);
 	free(log);

@@ -13,6 +13,7 @@
  */
 #include "durations.h"
 #include "buf.h"
+#include "logappend.h"
 #include "path.h"
 #include "publish.h"
 #include "util.h"
@@ -170,44 +171,22 @@ static int crossed_check_point(off_t start, off_t end)
 	return 0;
 }
 
-static void lock(int fd, int how)
-{
-	if (fd >= 0)
-		while (flock(fd, how) && errno == EINTR)
-			;
-}
-
 int durations_record(const char *cache_dir, const char *id, double seconds)
 {
-	char *log = NULL, *lockpath = NULL, *line = NULL;
-	int fd = -1, lockfd, ret = -1;
-	off_t end;
-	size_t len;
+	char *log, *lockpath, *line;
+	int lockfd = -1, ret;
+	off_t end = -1;
 
 	if (!valid_id(id) || !isfinite(seconds) || seconds < 0)
 		return -1;
 	log = path_join(cache_dir, DURATIONS_LOG);
 	lockpath = path_join(cache_dir, DURATIONS_LOCK);
-	/* Without a lock file (read-only cache) the append fails as well. */
-	lockfd = open(lockpath, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
-	lock(lockfd, LOCK_SH);
 	line = xstrfmt("%.3f\t%s\n", seconds, id);
-	len = strlen(line);
-	fd = open(log, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0666);
-	if (fd < 0 || write_all(fd, line, len))
-		goto out;
-	ret = 0;
-	/* On an O_APPEND descriptor the offset is now the end of our line. */
-	end = lseek(fd, 0, SEEK_CUR);
-	if (end > 0 && crossed_check_point(end - (off_t)len, end)) {
-		close(fd);
-		fd = -1;
-		lock(lockfd, LOCK_EX);
+	ret = logappend_line(lockpath, log, line, &lockfd, &end);
+	if (!ret && end > 0 && crossed_check_point(end - (off_t)strlen(line), end)) {
+		logappend_lock(lockfd, LOCK_EX);
 		ret = compact(log);
 	}
-out:
-	if (fd >= 0)
-		close(fd);
 	if (lockfd >= 0)
 		close(lockfd);	/* drops the flock */
 	free(line);
