@@ -1,4 +1,5 @@
 #include "makefile.h"
+#include "cache.h"
 
 #include <stdlib.h>
 #include "util.h"
@@ -109,7 +110,7 @@ static int check_unit_paths(const struct plan_unit *u)
 
 static void add_unit_target(struct buf *b, const struct plan *plan, const struct plan_unit *u)
 {
-	buf_addf(b, "%s/units/%.1s/%s.m", plan->cache_dir, u->key, u->key);
+	cache_add_unit_path(b, plan->cache_dir, u->key, ".m");
 }
 
 static void write_unit(struct buf *b, const struct plan *plan, const struct plan_unit *u)

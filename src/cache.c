@@ -76,9 +76,17 @@ void cache_release(struct cache *c)
 	c->dir = NULL;
 }
 
+void cache_add_unit_path(struct buf *b, const char *dir, const char *key, const char *suffix)
+{
+	buf_addf(b, "%s/units/%.1s/%s%s", dir, key, key, suffix);
+}
+
 char *cache_unit_path(const struct cache *c, const char *key, const char *suffix)
 {
-	return xstrfmt("%s/units/%.1s/%s%s", c->dir, key, key, suffix);
+	struct buf b = BUF_INIT;
+
+	cache_add_unit_path(&b, c->dir, key, suffix);
+	return buf_detach(&b);
 }
 
 /* The byte of the lock file that stands for key: its first 15 hex digits,

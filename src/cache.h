@@ -48,8 +48,10 @@ int cache_try_init(struct cache *c, const char *dir, char **why);
  * (caller frees). A real write, so a full disk shows. */
 int cache_probe(const struct cache *c, char **why);
 void cache_release(struct cache *c);
-/* Path of a unit's file: suffix ".m" (the entry), "" (the stem of its temps).
- * Caller frees. */
+/* Add the path of unit key's file in cache folder dir to b: suffix ".m" (the
+ * entry), "" (the stem of its temps). The one place that knows the fan-out. */
+void cache_add_unit_path(struct buf *b, const char *dir, const char *key, const char *suffix);
+/* The same as a string of c's (caller frees). */
 char *cache_unit_path(const struct cache *c, const char *key, const char *suffix);
 /* Take the entry's lock (blocking); returns the lock fd, or -1 after reporting. */
 int cache_lock_unit(const struct cache *c, const char *key);

@@ -1,5 +1,6 @@
 #include "runstate.h"
 #include "buf.h"
+#include "cache.h"
 #include "cachelog.h"
 #include "json.h"
 #include "path.h"
@@ -294,17 +295,20 @@ int runstate_total(const struct runstate *rs, const char *cache_dir, const char 
 
 		/* A missing list only costs the total: say nothing. */
 		if (!unitlist_load(&ul, rs->units)) {
+			struct buf m = BUF_INIT;
+
 			for (size_t i = 0; i < ul.nr_units; i++) {
 				const struct unitlist_unit *u = &ul.units[i];
-				char *m = xstrfmt("%s/units/%.1s/%s.m", cache_dir, u->key, u->key);
 				int pick = all;
 
 				for (size_t j = 0; j < picked.nr && !pick; j++)
 					pick = unitlist_unit_owned_by(u, picked.v[j]);
-				if (pick && access(m, F_OK))
+				buf_reset(&m);
+				cache_add_unit_path(&m, cache_dir, u->key, ".m");
+				if (pick && access(m.s, F_OK))
 					total++;
-				free(m);
 			}
+			buf_release(&m);
 			unitlist_release(&ul);
 		}
 		error_sink(old);

@@ -370,18 +370,26 @@ static int verify(const struct cache *c, int repair, struct cache_verify_result 
 	return ret;
 }
 
+/* The line verify prints for c's entry key, corrupt for reason why (caller frees). */
+static char *corrupt_line(const struct cache *c, const char *key, const char *why)
+{
+	char *m = cache_unit_path(c, key, ".m");
+	char *line = xstrfmt("kwarm: error: cache entry '%s' is corrupt: %s\n", m, why);
+
+	free(m);
+	return line;
+}
+
 /* Whether msg names entry key as corrupt for reason why. */
 static int names_corrupt(const char *msg, const struct cache *c, const char *key,
 			 const char *why)
 {
-	char *m = cache_unit_path(c, key, ".m");
-	char *line = xstrfmt("kwarm: error: cache entry '%s' is corrupt: %s\n", m, why);
+	char *line = corrupt_line(c, key, why);
 	int ret = strstr(msg, line) != NULL;
 
 	if (!ret)
 		fprintf(stderr, "  no line: %s", line);
 	free(line);
-	free(m);
 	return ret;
 }
 
@@ -886,9 +894,7 @@ static int verify_as_nobody(const struct cache *c, int keep_out, int *ret,
 			close(keep_out);	/* the parent's lock stays with the parent's fd */
 		if (check_become_nobody())
 			_exit(CHECK_NOT_NOBODY);
-		check_capture_begin(2);
-		*ret = cache_verify(c, 0, r);
-		printed = check_capture_end(2);
+		*ret = verify(c, 0, r, &printed);
 		if (write_all(to_parent[1], ret, sizeof(*ret)) ||
 		    write_all(to_parent[1], r, sizeof(*r)) ||
 		    write_all(to_parent[1], printed, strlen(printed)))
@@ -911,17 +917,6 @@ static int verify_as_nobody(const struct cache *c, int keep_out, int *ret,
 	CHECK(whole);
 	*msg = got;
 	return 0;
-}
-
-/* The error verify prints for c's entry key when its artifact's digest is off. */
-static char *sha_error(const struct cache *c, const char *key)
-{
-	char *m = cache_unit_path(c, key, ".m");
-	char *line = xstrfmt("kwarm: error: cache entry '%s' is corrupt: "
-			     "artifact SHA-256 differs from its manifest\n", m);
-
-	free(m);
-	return line;
 }
 
 /* verify of a cache this user may only read (another user's: entries.lock
@@ -961,7 +956,7 @@ static void test_verify_read_only(void)
 		CHECK_INT(r.bad, 1);
 		CHECK_INT(r.removed, 0);
 		/* The one corrupt entry named, and nothing else: no lock error. */
-		line = sha_error(&c, bad);
+		line = corrupt_line(&c, bad, "artifact SHA-256 differs from its manifest");
 		CHECK_STR(msg, line);
 		free(line);
 	}
@@ -1000,7 +995,7 @@ static void test_verify_no_lock_file(void)
 		CHECK_INT(r.checked, 2);
 		CHECK_INT(r.busy, 0);
 		CHECK_INT(r.bad, 1);
-		line = sha_error(&c, bad);
+		line = corrupt_line(&c, bad, "artifact SHA-256 differs from its manifest");
 		CHECK_STR(msg, line);
 		CHECK(access(lock, F_OK) != 0);	/* and none was made */
 		free(line);
