@@ -25,21 +25,22 @@ static const char *const include_options[] = { "-I", "-iquote", "-isystem", "-id
 void unit_command_inputs(const struct unit_command *uc, struct strvec *sources,
 			 struct strvec *include_dirs)
 {
-	size_t i, n = uc->argv.nr;
-	int after_out = 0;
+	size_t i, n = uc->argv.nr, out = n;
 
-	for (i = 1; i < n; i++) {
+	/* The sources follow the last "-o {out}" (the generator puts it there).
+	 * Found first, so that a flag list ending in an option that takes an
+	 * argument ("-iquote") cannot swallow it: that compile then fails with
+	 * the compiler's own message instead. */
+	for (i = n; i-- > 2;)
+		if (!strcmp(uc->argv.v[i], UNITKEY_OUT) && !strcmp(uc->argv.v[i - 1], "-o")) {
+			out = i - 1;
+			break;
+		}
+	for (i = out + 2; i < n; i++)
+		strvec_push(sources, uc->argv.v[i]);
+	for (i = 1; i < out; i++) {
 		const char *w = uc->argv.v[i];
 
-		if (after_out) {
-			strvec_push(sources, w);
-			continue;
-		}
-		if (!strcmp(w, "-o") && i + 1 < n && !strcmp(uc->argv.v[i + 1], UNITKEY_OUT)) {
-			after_out = 1;
-			i++;
-			continue;
-		}
 		for (size_t k = 0; k < ARRAY_SIZE(include_options); k++) {
 			size_t len = strlen(include_options[k]);
 
@@ -47,7 +48,7 @@ void unit_command_inputs(const struct unit_command *uc, struct strvec *sources,
 				continue;
 			if (w[len])
 				strvec_push(include_dirs, w + len);
-			else if (i + 1 < n)
+			else if (i + 1 < out)
 				strvec_push(include_dirs, uc->argv.v[++i]);
 			break;
 		}

@@ -61,6 +61,11 @@ static void test_inputs(void)
 	static const char *const no_out[] = { "cc", "-Ia", "-c", "x.cpp", NULL };
 	static const char *const only_out[] = { "cc", "-o", "{out}", "s.cpp", NULL };
 	static const char *const last_i[] = { "cc", "-Ifirst", "-I", NULL };
+	/* A flag list ending in an option that takes an argument (found by the
+	 * fuzzer): the option cannot swallow the "-o {out}" before the sources. */
+	static const char *const trailing_option[] = {
+		"cc", "-O3", "-T", "-iquote", "-o", "{out}", "k.c", NULL
+	};
 	static const char *const lookalikes[] = {
 		"cc", "-include", "pre.h", "-isysroot", "/sr", "-imacros", "m.h", "-o", "{out}",
 		"x.cpp", NULL
@@ -74,6 +79,7 @@ static void test_inputs(void)
 	check_inputs(only_out, "s.cpp", "");
 	check_inputs(last_i, "", "first");
 	check_inputs(lookalikes, "x.cpp", "");
+	check_inputs(trailing_option, "k.c", "");
 }
 
 struct fixture {
