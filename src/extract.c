@@ -103,7 +103,7 @@ static int find_text(Elf *elf, const char *label, const char *image_path, Elf_Sc
 int extract_text(const char *image_path, const char *out_path, const char *label)
 {
 	Elf *elf = NULL;
-	Elf_Scn *text;
+	Elf_Scn *text = NULL;
 	Elf_Data *data;
 	int in, out = -1, ret = -1;
 
