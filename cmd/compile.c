@@ -33,7 +33,8 @@ const char usage_compile[] =
 	"computed again from the files compiled; nothing is cached under a stale key.\n"
 	"  --state DIR     OUT/.kwarm: report progress, trace and summary of the run there\n"
 	"  --units FILE    the unit list 'kwarm gen' wrote (MAKEFILE.units)\n"
-	"  --goals GOALS   the make run's goals, for the progress total\n"
+	"  --goals GOALS   the make run's goals, for the progress total and to know\n"
+	"                  when the run is over\n"
 	"  --format FMT    text, or github: failures also as GitHub annotations\n";
 
 struct compile_opts {
@@ -347,7 +348,7 @@ out:
 int cmd_compile(int argc, char **argv)
 {
 	struct compile_opts o;
-	struct progress_step step = { NULL, NULL, NULL, NULL, 0, 0, 0 };
+	struct progress_step step = { NULL, NULL, NULL, NULL, 0, 0, 0, NULL };
 	struct runstate rs;
 	struct cache cache = { NULL };
 	char *why = NULL;
@@ -444,6 +445,7 @@ out:
 		step.status = ret ? "failed" : step.status ? step.status : "built";
 		step.t1 = runstate_now();
 		step.github = o.github;
+		step.goals = o.goals;
 		progress_unit_done(&rs, &step);
 		runstate_release(&rs);
 	}

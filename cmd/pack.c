@@ -17,7 +17,7 @@
 const char usage_pack[] =
 	"usage: kwarm pack --cache DIR [--private DIR] --descs FILE --at OFFSET --len N\n"
 	"                  --out FILE --stamp FILE [--state DIR] [--units FILE]\n"
-	"                  [--format FMT] CKEY\n"
+	"                  [--goals GOALS] [--format FMT] CKEY\n"
 	"\n"
 	"Pack callable CKEY (its description is the N bytes at OFFSET of the --descs\n"
 	"file 'kwarm gen' wrote, its units are in the cache) into FILE,\n"
@@ -26,6 +26,7 @@ const char usage_pack[] =
 	"cache are looked for in the --private store (compiled without the cache).\n"
 	"  --state DIR     OUT/.kwarm: record the pack in the run's trace and summary\n"
 	"  --units FILE    the unit list 'kwarm gen' wrote (MAKEFILE.units)\n"
+	"  --goals GOALS   the make run's goals, to know when the run is over\n"
 	"  --format FMT    text, or github: a failed class is also a GitHub annotation\n";
 
 /* The class callable ckey belongs to, from the unit list; caller frees. */
@@ -49,9 +50,9 @@ static char *pack_class(const char *list, const char *ckey)
 int cmd_pack(int argc, char **argv)
 {
 	const char *cache_dir = NULL, *out = NULL, *stamp = NULL, *ckey = NULL, *priv = NULL;
-	const char *state = NULL, *format = NULL, *units = "";
+	const char *state = NULL, *format = NULL, *units = "", *goals = NULL;
 	struct pack_desc_ref desc = { NULL, UINT64_MAX, UINT64_MAX };
-	struct progress_step step = { NULL, NULL, NULL, NULL, 0, 0, 0 };
+	struct progress_step step = { NULL, NULL, NULL, NULL, 0, 0, 0, NULL };
 	struct runstate rs;
 	char *cls = NULL, *label = NULL;
 	struct cache cache = { NULL };
@@ -64,7 +65,7 @@ int cmd_pack(int argc, char **argv)
 		if (!strcmp(a, "--cache") || !strcmp(a, "--out") || !strcmp(a, "--stamp") ||
 		    !strcmp(a, "--private") || !strcmp(a, "--state") || !strcmp(a, "--format") ||
 		    !strcmp(a, "--units") || !strcmp(a, "--descs") || !strcmp(a, "--at") ||
-		    !strcmp(a, "--len")) {
+		    !strcmp(a, "--len") || !strcmp(a, "--goals")) {
 			if (i + 1 >= argc)
 				return usage_error(usage_pack, "option '%s' needs a value", a);
 			if (!strcmp(a, "--descs"))
@@ -86,6 +87,8 @@ int cmd_pack(int argc, char **argv)
 				format = argv[++i];
 			else if (!strcmp(a, "--units"))
 				units = argv[++i];
+			else if (!strcmp(a, "--goals"))
+				goals = argv[++i];
 			else if (!strcmp(a, "--out"))
 				out = argv[++i];
 			else
@@ -130,6 +133,7 @@ out:
 		step.status = ret ? "failed" : "packed";
 		step.t1 = runstate_now();
 		step.github = annotate_pick_format(format) == 1;
+		step.goals = goals;
 		progress_pack_done(&rs, &step);
 		runstate_release(&rs);
 	}

@@ -116,7 +116,7 @@ static void add_unit_target(struct buf *b, const struct plan *plan, const struct
 static void write_unit(struct buf *b, const struct plan *plan, const struct plan_unit *u)
 {
 	add_unit_target(b, plan, u);
-	buf_adds(b, ":\n\t$(KW_Q)$(KW_KWARM) compile $(KW_REPORT) --goals '$(KW_GOALS)' --cache ");
+	buf_adds(b, ":\n\t$(KW_Q)$(KW_KWARM) compile $(KW_REPORT) --cache ");
 	makefile_add_shell_word(b, plan->cache_dir);
 	buf_adds(b, " --root ");
 	makefile_add_shell_word(b, plan->spec->root);
@@ -253,6 +253,12 @@ int makefile_write(const struct plan *plan, const struct makefile_options *opts,
 		 "#   make -f THIS warmup-CLASS      one class\n"
 		 "#   make -f THIS help              list the classes\n"
 		 "#   V=1                            show full command lines\n"
+		 "#   KWARM_STOP=1                   stop at the first failed unit\n"
+		 "#\n"
+		 "# A failed unit does not stop the others: every class that does not need\n"
+		 "# it is still compiled and packed, then make exits non-zero and the last\n"
+		 "# lines name every failed class (this file sets -k, which make -S cannot\n"
+		 "# undo: KWARM_STOP=1 is the way to stop at the first error).\n"
 		 "#\n"
 		 "# Inside another make, nest it on a '+' line and without -j, so that the\n"
 		 "# parent's -jN stays the one bound:  +$(MAKE) -f THIS warmup\n#\n");
@@ -261,7 +267,9 @@ int makefile_write(const struct plan *plan, const struct makefile_options *opts,
 	add_comment_text(b, plan->cache_dir);
 	buf_adds(b, "\n# out   ");
 	add_comment_text(b, plan->out_dir);
-	buf_adds(b, "\n\nMAKEFLAGS += -r\n.SUFFIXES:\n.DELETE_ON_ERROR:\n.DEFAULT_GOAL := warmup\n\n"
+	/* -k reaches this make and its recipes (which read it in MAKEFLAGS), not a
+	 * parent make: a parent's MAKEFLAGS is its own. */
+	buf_adds(b, "\n\nMAKEFLAGS += -r\nifneq ($(KWARM_STOP),1)\nMAKEFLAGS += -k\nendif\n.SUFFIXES:\n.DELETE_ON_ERROR:\n.DEFAULT_GOAL := warmup\n\n"
 		 "KW_SELF := $(lastword $(MAKEFILE_LIST))\nKW_KWARM := ");
 	makefile_add_shell_word(b, opts->kwarm);
 	buf_adds(b, "\nKW_DESCS := ");
@@ -271,7 +279,7 @@ int makefile_write(const struct plan *plan, const struct makefile_options *opts,
 	buf_addf(b, "KW_GOALS := $(subst ',,$(MAKECMDGOALS))\nKW_REPORT := --state %s/.kwarm --units ",
 		 plan->out_dir);
 	makefile_add_shell_word(b, opts->self);
-	buf_adds(b, ".units");
+	buf_adds(b, ".units --goals '$(KW_GOALS)'");
 	if (opts->format) {
 		buf_adds(b, " --format ");
 		makefile_add_shell_word(b, opts->format);

@@ -118,22 +118,33 @@ void jobserver_auth_release(struct jobserver_auth *auth)
 	auth->kind = JOBSERVER_NONE;
 }
 
-int jobserver_dry_run(const char *makeflags)
+/* True when make's single-letter flags, the first MAKEFLAGS word when it has
+ * no leading '-' and only letters, hold one of letters. */
+static int first_word_has(const char *makeflags, const char *letters)
 {
 	struct buf w = BUF_INIT;
 	const char *p = makeflags ? makeflags : "";
-	int dry = 0;
+	int has = 0;
 
-	/* Make's single-letter flags come first, as one word of letters. */
 	if (next_word(&p, &w) && w.s[0] != '-') {
-		dry = 1;
+		has = 1;
 		for (const char *c = w.s; *c; c++)
 			if (!isalpha((unsigned char)*c))
-				dry = 0;
-		dry = dry && strpbrk(w.s, "ntq");
+				has = 0;
+		has = has && strpbrk(w.s, letters);
 	}
 	buf_release(&w);
-	return dry;
+	return has;
+}
+
+int jobserver_dry_run(const char *makeflags)
+{
+	return first_word_has(makeflags, "ntq");
+}
+
+int jobserver_keep_going(const char *makeflags)
+{
+	return first_word_has(makeflags, "k");
 }
 
 void jobserver_init(struct jobserver *js)

@@ -29,7 +29,8 @@
  * - Dry runs: the first MAKEFLAGS word, when it has no leading '-', is make's
  *   single-letter flags. 'n' (--just-print), 't' (--touch) and 'q'
  *   (--question) all mean "run no recipe"; make still runs '+' lines under
- *   them, so a client started by one must not do the work itself.
+ *   them, so a client started by one must not do the work itself. 'k'
+ *   (--keep-going) there tells a step whether make goes on after it fails.
  */
 #ifndef KWARM_JOBSERVER_H
 #define KWARM_JOBSERVER_H
@@ -68,6 +69,9 @@ void jobserver_parse(const char *makeflags, struct jobserver_auth *auth);
 void jobserver_auth_release(struct jobserver_auth *auth);
 /* True when makeflags (may be NULL) asks for a dry run: 'n', 't' or 'q' in its first word. */
 int jobserver_dry_run(const char *makeflags);
+/* True when makeflags (may be NULL) says make keeps going after a failed
+ * recipe: 'k' in its first word. */
+int jobserver_keep_going(const char *makeflags);
 
 /* An unconnected jobserver holding no tokens; pair with jobserver_disconnect. */
 void jobserver_init(struct jobserver *js);

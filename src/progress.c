@@ -1,6 +1,7 @@
 #include "progress.h"
 #include "annotate.h"
 #include "buf.h"
+#include "jobserver.h"
 #include "summary.h"
 #include "util.h"
 
@@ -53,8 +54,23 @@ static void announce_failed_classes(const struct progress_step *st, int is_unit,
 	}
 }
 
+/* Under the lock: true when this step ends a run that had a failure: make
+ * stops after this failed step (no -k), or keeps going and has nothing of its
+ * goals left, and no step said so before. */
+static int closing_step(struct runstate *rs, const struct progress_step *st, int failed)
+{
+	if (failed)
+		(void)runstate_mark(rs, "failed");
+	else if (!runstate_marked(rs, "failed"))
+		return 0;
+	if (!jobserver_keep_going(getenv("MAKEFLAGS")))
+		return failed;
+	return !runstate_compiles_pending(rs) && summary_run_settled(rs, st->goals ? st->goals : "") &&
+	       runstate_mark(rs, "final");
+}
+
 static void record(struct runstate *rs, const struct progress_step *st, int is_unit,
-		   struct buf *line)
+		   struct buf *line, struct buf *closing)
 {
 	struct runstate_slice sl;
 	struct strvec before;
@@ -95,29 +111,34 @@ static void record(struct runstate *rs, const struct progress_step *st, int is_u
 			(void)summary_write(rs);
 		if (failed && st->github)
 			announce_failed_classes(st, is_unit, &before, line);
+		if (closing_step(rs, st, failed))
+			(void)summary_failures(rs, closing);
 	}
 	runstate_unlock(lock);
 	strvec_release(&before);
 	free(event);
 }
 
+static void step_done(struct runstate *rs, const struct progress_step *st, int is_unit)
+{
+	struct buf line = BUF_INIT, closing = BUF_INIT;
+
+	record(rs, st, is_unit, &line, &closing);
+	fflush(stdout);
+	fflush(stderr);
+	/* One write each, so parallel steps never interleave within a line. */
+	(void)write_all(1, line.s ? line.s : "", line.len);
+	(void)write_all(2, closing.s ? closing.s : "", closing.len);
+	buf_release(&line);
+	buf_release(&closing);
+}
+
 void progress_unit_done(struct runstate *rs, const struct progress_step *st)
 {
-	struct buf line = BUF_INIT;
-
-	record(rs, st, 1, &line);
-	fflush(stdout);
-	/* One write, so parallel steps never interleave within a line. */
-	(void)write_all(1, line.s ? line.s : "", line.len);
-	buf_release(&line);
+	step_done(rs, st, 1);
 }
 
 void progress_pack_done(struct runstate *rs, const struct progress_step *st)
 {
-	struct buf line = BUF_INIT;
-
-	record(rs, st, 0, &line);
-	fflush(stdout);
-	(void)write_all(1, line.s ? line.s : "", line.len);
-	buf_release(&line);
+	step_done(rs, st, 0);
 }

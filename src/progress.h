@@ -2,7 +2,10 @@
  * short line per unit, "[done/total] built|cached|failed LABEL (CLASS) 1.23 s",
  * where total counts the units this run compiles (runstate_total) and done
  * those finished; the event, trace slice and summary of runstate.h and
- * summary.h; and under --format github, a "::error" line per failed class. */
+ * summary.h; under --format github, a "::error" line per failed class; and
+ * once a run that had a failure is over, its closing lines on stderr
+ * (summary_failures): from the failed step when make stops there (no -k in
+ * MAKEFLAGS), else from the step after which make -k has nothing left. */
 #ifndef KWARM_PROGRESS_H
 #define KWARM_PROGRESS_H
 
@@ -15,6 +18,7 @@ struct progress_step {
 	const char *status;	/* "built", "cached", "packed" or "failed" */
 	double t0, t1;		/* runstate_now() at the start and the end */
 	int github;		/* print ::error lines for newly failed classes */
+	const char *goals;	/* the make run's goals (MAKECMDGOALS), or NULL */
 };
 
 /* A compile begins: take a job slot and, first in the run, fix the total. */

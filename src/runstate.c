@@ -250,8 +250,7 @@ static void write_int(const char *path, int v)
 	free(text);
 }
 
-/* True when the goals pick every unit; otherwise picked holds the classes. */
-static int goals_pick_all(const char *goals, struct strvec *picked)
+int runstate_goals_pick_all(const char *goals, struct strvec *picked)
 {
 	struct strvec words;
 	int all = 0;
@@ -289,7 +288,7 @@ int runstate_total(const struct runstate *rs, const char *cache_dir, const char 
 		return total;
 	}
 	strvec_init(&picked);
-	all = goals_pick_all(goals, &picked);
+	all = runstate_goals_pick_all(goals, &picked);
 	{
 		struct buf sink = BUF_INIT, *old = error_sink(&sink);
 
@@ -338,6 +337,43 @@ int runstate_bump_done(const struct runstate *rs)
 	}
 	free(path);
 	return done;
+}
+
+int runstate_compiles_pending(const struct runstate *rs)
+{
+	char *tpath = path_join(rs->dir, "total"), *dpath = path_join(rs->dir, "done");
+	int total, done = 0, pending = 0;
+
+	/* No total: this run compiled nothing. */
+	if (!read_int(tpath, &total)) {
+		if (read_int(dpath, &done))
+			done = 0;
+		pending = done < total;
+	}
+	free(tpath);
+	free(dpath);
+	return pending;
+}
+
+int runstate_mark(const struct runstate *rs, const char *name)
+{
+	char *path = path_join(rs->dir, name);
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+
+	free(path);
+	if (fd < 0)
+		return 0;
+	close(fd);
+	return 1;
+}
+
+int runstate_marked(const struct runstate *rs, const char *name)
+{
+	char *path = path_join(rs->dir, name);
+	int ret = !access(path, F_OK);
+
+	free(path);
+	return ret;
 }
 
 static void append(const char *path, const char *text, size_t len)

@@ -11,6 +11,8 @@
  *     done               units finished so far (built, cached or failed)
  *     events             "unit KEY built|cached|failed SECONDS OWNERS LABEL" and
  *                        "pack CKEY packed|failed SECONDS CLASS" lines
+ *     failed             present once a step of the run has failed
+ *     final              present once a step printed the run's closing lines
  *     slot.N             job slots: a step holds the lowest N whose lock it
  *                        can take (flock LOCK_NB) while it runs; under
  *                        make -jN, N < the -j value
@@ -68,6 +70,17 @@ void runstate_unlock(int fd);
 int runstate_total(const struct runstate *rs, const char *cache_dir, const char *goals);
 /* Under the lock: add one to done and return it. */
 int runstate_bump_done(const struct runstate *rs);
+/* Under the lock: true when the run counted compiles (runstate_total) and
+ * fewer have finished (runstate_bump_done). */
+int runstate_compiles_pending(const struct runstate *rs);
+/* Under the lock: create the run's marker file name; 1 when this call created
+ * it, 0 when it was there (or cannot be made). */
+int runstate_mark(const struct runstate *rs, const char *name);
+/* True when the run's marker file name exists. */
+int runstate_marked(const struct runstate *rs, const char *name);
+/* True when goals (MAKECMDGOALS) pick every class; otherwise the picked
+ * classes are pushed onto picked. */
+int runstate_goals_pick_all(const char *goals, struct strvec *picked);
 /* Under the lock: append one line (with its LF) to the run's events. */
 void runstate_add_event(const struct runstate *rs, const char *line);
 /* Under the lock: append a slice on the held slot to the trace. */

@@ -220,3 +220,61 @@ void summary_counts(const struct runstate *rs, int counts[4])
 	tally_release(&t);
 	unitlist_release(&ul);
 }
+
+int summary_run_settled(const struct runstate *rs, const char *goals)
+{
+	struct unitlist ul;
+	struct tally t;
+	struct strvec picked;
+	int all, settled = 1;
+
+	if (tally_load(&t, &ul, rs))
+		return 0;
+	strvec_init(&picked);
+	all = runstate_goals_pick_all(goals, &picked);
+	for (size_t i = 0; i < ul.nr_callables && settled; i++) {
+		const struct unitlist_callable *c = &ul.callables[i];
+		const struct class_tally *ct = find_class(&t, c->cls, strlen(c->cls));
+
+		if (!all && strvec_find(&picked, c->cls) < 0)
+			continue;
+		/* make -k skips the pack of a callable whose unit failed; the list
+		 * knows classes, not callables, so any failure of its class will do. */
+		settled = (ct && ct->status == ST_FAILED) || !access(c->stamp, F_OK);
+	}
+	strvec_release(&picked);
+	tally_release(&t);
+	unitlist_release(&ul);
+	return settled;
+}
+
+int summary_failures(const struct runstate *rs, struct buf *out)
+{
+	struct unitlist ul;
+	struct tally t;
+	int counts[4] = { 0, 0, 0, 0 };
+
+	if (tally_load(&t, &ul, rs))
+		return 0;
+	for (size_t i = 0; i < t.nr; i++)
+		counts[t.classes[i].status]++;
+	if (counts[ST_FAILED])
+		buf_addf(out, "kwarm: warm-up failed: %d of %zu classes failed (%d built, %d cached, "
+			 "%d pending); see '%s/" SUMMARY_FILE "'\n", counts[ST_FAILED], t.nr,
+			 counts[ST_BUILT], counts[ST_CACHED], counts[ST_PENDING], rs->kw_dir);
+	for (size_t i = 0; i < t.nr; i++) {
+		const struct class_tally *c = &t.classes[i];
+
+		if (c->status != ST_FAILED)
+			continue;
+		buf_addf(out, "kwarm: class %s failed:", c->name);
+		for (size_t j = 0; j < c->failed_units.nr; j++)
+			buf_addf(out, "%s %s", j ? "," : "", c->failed_units.v[j]);
+		if (c->pack_failed)
+			buf_addf(out, "%s its pack step", c->failed_units.nr ? "," : "");
+		buf_addch(out, '\n');
+	}
+	tally_release(&t);
+	unitlist_release(&ul);
+	return counts[ST_FAILED];
+}

@@ -20,6 +20,7 @@
 #ifndef KWARM_SUMMARY_H
 #define KWARM_SUMMARY_H
 
+#include "buf.h"
 #include "runstate.h"
 #include "strvec.h"
 
@@ -32,5 +33,14 @@ void summary_failed_classes(const struct runstate *rs, struct strvec *out);
 /* Under the lock: the numbers of classes of the last summary_write-able state
  * that are built, cached, failed and pending. */
 void summary_counts(const struct runstate *rs, int counts[4]);
+/* Under the lock: true when make -k has nothing of goals (MAKECMDGOALS) left
+ * to do: each callable of a picked class is packed and current, or its class
+ * failed (then make skips its pack). */
+int summary_run_settled(const struct runstate *rs, const char *goals);
+/* Under the lock: append the closing lines of a failed run to out, "kwarm:
+ * warm-up failed: F of N classes failed (...)" and one "kwarm: class X
+ * failed: LABEL, ..." per failed class; the number of failed classes (0:
+ * nothing appended). */
+int summary_failures(const struct runstate *rs, struct buf *out);
 
 #endif

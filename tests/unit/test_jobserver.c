@@ -88,6 +88,19 @@ static void test_dry_run(void)
 	CHECK(!jobserver_dry_run("FOO=n"));
 }
 
+static void test_keep_going(void)
+{
+	CHECK(jobserver_keep_going("k"));
+	CHECK(jobserver_keep_going("rk -j2 --jobserver-auth=3,4"));
+	CHECK(jobserver_keep_going("kw -j2 --jobserver-auth=3,4 -- KWARM_STOP=0"));
+	CHECK(!jobserver_keep_going(NULL));
+	CHECK(!jobserver_keep_going(""));
+	CHECK(!jobserver_keep_going("r -j2 --jobserver-auth=3,4"));
+	CHECK(!jobserver_keep_going(" -j2 --jobserver-auth=3,4 -- FOO=k"));
+	CHECK(!jobserver_keep_going("-k"));
+	CHECK(!jobserver_keep_going("FOO=k"));
+}
+
 /* Bytes waiting in a pipe. */
 static int pending(int fd)
 {
@@ -441,6 +454,7 @@ int main(void)
 
 	test_parse();
 	test_dry_run();
+	test_keep_going();
 	test_pipe_tokens();
 	test_unusable(dir);
 	test_fifo(dir);
