@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# labels: e2e
+# Keep going by default, with real g++: one class of three has a unit with a
+# compile error; make -j2 warmup (no -k given) exits non-zero, the two other
+# classes are packed byte for byte as a build of them alone packs them,
+# summary.json marks exactly that class failed with that unit, and the last
+# lines name it. Nested under a parent make the -k stays in the warm-up.
+# KWARM_STOP=1 stops at the first error. make -n compiles nothing.
+. "$(dirname "$0")/lib.sh"
+
+R=$T/root
+mkdir -p "$R/inc"
+printf '#define KW_SCALE 3\n' > "$R/inc/k.h"
+printf '#include "k.h"\nextern "C" int entry(int x) { return x * KW_SCALE; }\n' > "$R/orch.cpp"
+printf '#include "k.h"\nextern "C" int ka(int x) { return x + KW_SCALE; }\n' > "$R/a.cpp"
+printf 'extern "C" int kb(int x) { return x * 2; }\n' > "$R/b.cpp"
+printf 'extern "C" int kc(int x) { return x - not_declared; }\n' > "$R/bad.cpp"
+head() {
+	printf 'version: 1\nplatform: a5sim\ntoolchains:\n'
+	printf '  orchestration: {compiler: g++, flags: [-O2, -fPIC, -shared], include_dirs: [inc]}\n'
+	printf '  incore: {aiv: {compiler: g++, flags: [-O2, -fPIC, -shared], include_dirs: [inc]}}\n'
+	printf 'classes:\n'
+}
+class() { # NAME SRC...
+	local name=$1 i=0 sep='' src
+	shift
+	printf '  - name: %s\n    callable:\n' "$name"
+	printf '      orchestration: {source: orch.cpp, function_name: entry, signature: [IN, OUT]}\n'
+	printf '      incores: ['
+	for src in "$@"; do
+		printf '%s{func_id: %d, source: %s, core_type: aiv, signature: [IN]}' "$sep" "$i" "$src"
+		sep=', ' i=$((i + 1))
+	done
+	printf ']\n'
+}
+{ head; class TestA a.cpp; class TestBad a.cpp bad.cpp; class TestB b.cpp; } > "$R/spec.yaml"
+{ head; class TestA a.cpp; class TestB b.cpp; } > "$R/good.yaml"
+cd "$T"
+"$KWARM" gen root/spec.yaml -o w.mk --cache "$T/cache" --out "$T/out"
+"$KWARM" gen root/good.yaml -o good.mk --cache "$T/cache.good" --out "$T/out.good"
+
+# make -n: no compiler, nothing in the cache or out.
+make -n -f w.mk -j2 warmup > dry.txt 2>&1 || { cat dry.txt; fail "make -n failed"; }
+[ -z "$(find cache out -name '*.m' -o -name '*.callable' 2>/dev/null)" ] || fail "make -n compiled or packed"
+pass "make -n warmup runs no compiler"
+
+# The reference: the two good classes alone.
+make -f good.mk -j2 warmup > good.txt 2>&1 || { cat good.txt; fail "the good classes alone failed"; }
+
+if make -f w.mk -j2 warmup > all.txt 2>&1; then cat all.txt; fail "make -j2 warmup succeeded"; fi
+for c in TestA TestB; do
+	[ -s "out/$c.callable" ] || { cat all.txt; fail "$c was not packed: make stopped at the error"; }
+	cmp "out/$c.callable" "out.good/$c.callable" || fail "$c differs from a build of the good classes alone"
+	[ "$(stat -c %s "out/$c.callable")" -gt 9376 ] || fail "$c holds no binaries"
+done
+[ ! -e out/TestBad.callable ] || fail "the failed class was packed"
+grep -q "error: .*not_declared" all.txt || fail "the compiler's error is not shown"
+pass "make -j2 warmup (no -k given): exit non-zero, the other two classes packed and right"
+
+python3 - out/.kwarm/summary.json <<'PY' || fail "summary.json is wrong"
+import json, sys
+s = json.load(open(sys.argv[1]))
+c = {x["name"]: x for x in s["classes"]}
+assert {n: x["status"] for n, x in c.items()} == {"TestA": "built", "TestBad": "failed", "TestB": "built"}, c
+assert c["TestBad"]["failed_units"] == ["incore 'bad' (aiv)"], c["TestBad"]
+assert c["TestA"]["failed_units"] == [] and c["TestB"]["failed_units"] == [], c
+assert s["units"]["failed"] == 1 and s["units"]["built"] == 3, s["units"]
+PY
+pass "summary.json: exactly TestBad failed, with its unit"
+
+grep -v '^make' all.txt | tail -n 2 > closing.txt
+diff - closing.txt <<EOF || { cat all.txt; fail "the last lines do not name the failed class"; }
+kwarm: warm-up failed: 1 of 3 classes failed (2 built, 0 cached, 0 pending); see '$T/out/.kwarm/summary.json'
+kwarm: class TestBad failed: incore 'bad' (aiv)
+EOF
+[ "$(grep -c '^kwarm: warm-up failed' all.txt)" = 1 ] || fail "the closing lines were printed more than once"
+pass "the last lines name the failed class and its unit, once"
+
+# Nested: the parent stops at the failed sub-make (its own flags, no -k), the
+# warm-up inside keeps going.
+rm -rf cache out
+cat > parent.mk <<'EOF'
+all: after
+sub: ; +$(MAKE) -f w.mk warmup
+after: sub ; touch after-ran
+EOF
+if make -f parent.mk -j2 > nested.txt 2>&1; then cat nested.txt; fail "the parent succeeded"; fi
+[ ! -e after-ran ] || fail "-k leaked into the parent make"
+[ -s out/TestA.callable ] && [ -s out/TestB.callable ] || { cat nested.txt; fail "nested: the warm-up did not keep going"; }
+grep -q "^kwarm: class TestBad failed: incore 'bad' (aiv)" nested.txt || fail "nested: no closing lines"
+pass "nested under a parent make: the warm-up keeps going, the parent does not"
+
+# KWARM_STOP=1 stops at the first error. At -j1 make takes warmup's
+# prerequisites in order, every unit before any pack: keeping going would
+# pack TestA and TestB; stopping packs nothing and compiles nothing more.
+rm -rf cache out
+if make -f w.mk -j1 KWARM_STOP=1 warmup > stop.txt 2>&1; then cat stop.txt; fail "KWARM_STOP=1 succeeded"; fi
+[ -z "$(find out -name '*.callable')" ] || { cat stop.txt; fail "KWARM_STOP=1 packed a class after the error"; }
+grep '^\[' stop.txt | tail -n 1 | grep -q "failed incore 'bad' (aiv)" || { cat stop.txt; fail "a unit compiled after the error"; }
+grep -q "^kwarm: class TestBad failed: incore 'bad' (aiv)" stop.txt || { cat stop.txt; fail "KWARM_STOP=1: no closing lines"; }
+grep -q "Target 'warmup' not remade" stop.txt && fail "KWARM_STOP=1 kept going"
+pass "KWARM_STOP=1: stops at the first error and names the class"
