@@ -2,7 +2,8 @@
 # labels: e2e
 # A failing unit: one block naming the unit and every class that owns it,
 # nothing cached; with make -k the other classes still finish. A compiler that
-# crashes, or exits 0 without output, is a failure too and is not cached.
+# crashes, or exits 0 without output, is a failure too and is not cached, and
+# leaves no temp beside the entry.
 . "$(dirname "$0")/lib.sh"
 
 R=$T/root
@@ -41,5 +42,25 @@ make -k -f warmup.mk -j4 warmup > /dev/null 2>&1 || true
 [ "$(compiles bad.c)" = 1 ] && [ "$(compiles crash.c)" = 1 ] && [ "$(compiles empty.c)" = 1 ] ||
 	fail "a failed unit was cached"
 [ "$(compiles ok.c)" = 0 ] || fail "a good unit was compiled again"
+# A compile's temps lie beside its entry, units/<k>/<key>.tmp.* (cache.h).
+[ -z "$(find cache out/.kwarm/private -name '*.tmp.*' 2>/dev/null)" ] ||
+	fail "temps left in the cache: $(find cache -name '*.tmp.*')"
 [ -z "$(find cache/tmp -mindepth 1)" ] || fail "scratch files left in the cache: $(find cache/tmp -mindepth 1)"
 pass "failed units are not cached, good ones are, no scratch left"
+
+# That check looks where temps really are: a compiler that wrote part of its
+# output, then fails, leaves a temp there while it runs, and none after.
+mkdir -p "$T/p"
+printf 'int orch;\n' > "$T/p/orch.c"
+printf '// kwarm-standin: block %s\n// kwarm-standin: fail\n' "$T/partial" > "$T/p/part.c"
+standin_spec "$T/p" TestPartial=part.c
+"$KWARM" gen p/spec.yaml -o p.mk --cache "$T/cache" --out "$T/out"
+make -f p.mk -j2 warmup > p.out 2>&1 &
+pid=$!
+wait_file "$T/partial" "$pid"
+temps=$(find cache -path '*/units/*' -name '*.tmp.*')
+[ "$(printf '%s\n' "$temps" | grep -c .)" = 1 ] || { touch "$T/partial.go"; kill "$pid"; fail "no single temp beside the entry while compiling: '$temps'"; }
+touch "$T/partial.go"
+if wait "$pid"; then fail "the partial compile succeeded"; fi
+[ ! -e "$temps" ] && [ -z "$(find cache -name '*.tmp.*')" ] || fail "the failed compile left its temp: $temps"
+pass "a failed compile's partial output beside the entry is removed"
