@@ -72,7 +72,9 @@ static void tally_unit(struct tally *t, char **f)
 			c->cached++;
 		} else if (c) {
 			c->failed++;
-			strvec_push(&c->failed_units, f[5]);
+			/* One label once, however often the unit failed. */
+			if (strvec_find(&c->failed_units, f[5]) < 0)
+				strvec_push(&c->failed_units, f[5]);
 		}
 		o += n + (o[n] == ',');
 	}

@@ -2,7 +2,8 @@
  * its end prints "[done/total] STATUS LABEL (CLASS +N) S s", records the event
  * and the trace slice; a failure rewrites the summary and, under github,
  * prints one ::error line per newly failed class; a pack records and rewrites
- * the summary without printing a progress line. */
+ * the summary without printing a progress line; the step that ends a failed
+ * run prints the closing lines on stderr. */
 #include "buf.h"
 #include "check.h"
 #include "path.h"
@@ -184,6 +185,75 @@ int main(void)
 		free(text);
 		runstate_release(&rs2);
 		free(kw2);
+	}
+
+	{
+		/* Closing lines, on stderr. Under make -k: once nothing is left
+		 * (TestA packed, TestB and TestC failed), and only once. */
+		char *kw3 = path_join(tmp, "out3/.kwarm"), *err;
+		char *stamp = path_join(kw, "TestA.callable.x");
+		struct runstate rs3;
+
+		setenv("MAKEFLAGS", "k -j2 --jobserver-auth=3,4", 1);
+		runstate_open(&rs3, kw3, units);
+		progress_unit_start(&rs3, cache, "warmup");
+		memset(&st, 0, sizeof(st));
+		st.goals = "warmup";
+		st.t1 = st.t0 = rs3.start;
+		for (int i = 0; i < 3; i++) {
+			/* The last compile fails, with TestA's pack still to come. */
+			st.label = i == 2 ? "incore 'b' (aiv)" : "orchestration or incore a";
+			st.key = k[i];
+			st.owners = i == 2 ? "TestB" : "TestA";
+			st.status = i == 2 ? "failed" : "built";
+			check_capture_begin(2);
+			free(done(&rs3, &st, 1));
+			err = check_capture_end(2);
+			CHECK_STR(err, "");
+			free(err);
+		}
+		check_write_text(NULL, stamp, "", 0644);
+		st.label = "class TestA";
+		st.key = ck;
+		st.owners = "TestA";
+		st.status = "packed";
+		check_capture_begin(2);
+		free(done(&rs3, &st, 0));
+		err = check_capture_end(2);
+		{
+			char *want = xstrfmt("kwarm: warm-up failed: 1 of 3 classes failed (1 built, "
+					     "1 cached, 0 pending); see '%s/summary.json'\n"
+					     "kwarm: class TestB failed: incore 'b' (aiv)\n", kw3);
+
+			CHECK_STR(err, want);
+			free(want);
+		}
+		free(err);
+		check_capture_begin(2);
+		free(done(&rs3, &st, 0));
+		err = check_capture_end(2);
+		CHECK_STR(err, "");
+		free(err);
+		runstate_release(&rs3);
+
+		/* Without -k make stops after a failed step: it prints them. */
+		unsetenv("MAKEFLAGS");
+		free(kw3);
+		kw3 = path_join(tmp, "out4/.kwarm");
+		runstate_open(&rs3, kw3, units);
+		st.label = "orchestration 'o.cpp'";
+		st.key = k[0];
+		st.owners = "TestA,TestB,TestC";
+		st.status = "failed";
+		check_capture_begin(2);
+		free(done(&rs3, &st, 1));
+		err = check_capture_end(2);
+		CHECK(err && strstr(err, "kwarm: warm-up failed: 3 of 3 classes failed") == err);
+		CHECK(err && strstr(err, "kwarm: class TestC failed: orchestration 'o.cpp'\n") != NULL);
+		free(err);
+		runstate_release(&rs3);
+		free(stamp);
+		free(kw3);
 	}
 
 	runstate_release(&rs);
