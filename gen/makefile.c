@@ -327,7 +327,10 @@ int makefile_write(const struct plan *plan, const struct makefile_options *opts,
 		write_unit(b, plan, plan->units[i]);
 
 	buf_adds(b, "# ---- this Makefile remakes itself when an input changes; a deleted\n"
-		 "# input counts as changed (empty rules below), never as an error\n"
+		 "# input counts as changed (empty rules below), never as an error. When\n"
+		 "# gen fails, its recipe appends lines that stop this run (make -k would\n"
+		 "# go on with this stale plan) and make the next run try gen again.\n"
+		 ".PRECIOUS: $(KW_SELF)\n"
 		 "$(KW_SELF): ");
 	add_prereq(b, opts->kwarm);
 	for (size_t i = 0; i < plan->inputs.nr; i++) {
@@ -356,7 +359,11 @@ int makefile_write(const struct plan *plan, const struct makefile_options *opts,
 		buf_adds(b, " --format ");
 		makefile_add_shell_word(b, opts->format);
 	}
-	buf_adds(b, "\n");
+	/* Make re-reads a makefile whose time changed even when its recipe
+	 * failed (MAKE_RESTARTS is then set, and never exported). */
+	buf_adds(b, " || { printf '\\n$$(KW_SELF): kw-force\\nifneq ($$(MAKE_RESTARTS),)\\n"
+		 "$$(error kwarm gen failed (see above); fix that, then run make again)\\n"
+		 "endif\\n' >> \"$@\"; exit 1; }\n");
 	for (size_t i = 0; i < spec->env_used.nr; i++) {
 		const char *kv = spec->env_used.v[i], *eq = strchr(kv, '=');
 

@@ -100,3 +100,23 @@ grep '^\[' stop.txt | tail -n 1 | grep -q "failed incore 'bad' (aiv)" || { cat s
 grep -q "^kwarm: class TestBad failed: incore 'bad' (aiv)" stop.txt || { cat stop.txt; fail "KWARM_STOP=1: no closing lines"; }
 grep -q "Target 'warmup' not remade" stop.txt && fail "KWARM_STOP=1 kept going"
 pass "KWARM_STOP=1: stops at the first error and names the class"
+
+# A spec that no longer loads stops the run before any step (under -k make
+# would go on with the stale plan), and every later run tries gen again.
+rm -rf cache out
+cp root/spec.yaml spec.ok
+printf '  - name: [\n' >> root/spec.yaml
+touch -d '1 hour ago' w.mk
+for run in 1 2; do
+	if make -f w.mk -j2 warmup > gen$run.txt 2>&1; then fail "run $run with a broken spec succeeded"; fi
+	grep -q 'spec.yaml:[0-9]*:[0-9]*: ' gen$run.txt || { cat gen$run.txt; fail "run $run: gen did not run"; }
+	grep -q '\*\*\* kwarm gen failed (see above); fix that, then run make again.  Stop.' gen$run.txt ||
+		{ cat gen$run.txt; fail "run $run: the failed gen did not stop make"; }
+	[ -z "$(find cache out -name '*.m' -o -name '*.callable' 2>/dev/null)" ] || fail "run $run: the stale plan ran"
+	grep -q '^\$(error kwarm gen failed' w.mk || fail "run $run: no failure lines in the Makefile"
+done
+cp spec.ok root/spec.yaml
+if make -f w.mk -j2 warmup > fixed.txt 2>&1; then fail "TestBad still has its error"; fi
+[ -s out/TestA.callable ] && [ -s out/TestB.callable ] || { cat fixed.txt; fail "the fixed spec did not warm up"; }
+grep -q '^\$(error kwarm gen failed' w.mk && fail "the regenerated Makefile kept the failure lines"
+pass "a spec that does not load stops the run; fixed, the next run regenerates and warms up"

@@ -75,7 +75,10 @@ endif
 	$(KW_Q)$(KW_KWARM) compile $(KW_REPORT) --cache @TMP@/cache --root @TMP@/minimal --platform a5sim --private @TMP@/out/.kwarm/private --key @K4@ --unit 'incore '\''mat_mul'\'' (aic)' --id 'TestMinimal/incore '\''mat_mul'\'' (aic)' --owners TestMinimal -- g++ -O2 -fPIC -shared -std=c++17 -D__DAV_CUBE__ -Iinclude -o '{out}' kernels/aic/mat_mul.cpp
 
 # ---- this Makefile remakes itself when an input changes; a deleted
-# input counts as changed (empty rules below), never as an error
+# input counts as changed (empty rules below), never as an error. When
+# gen fails, its recipe appends lines that stop this run (make -k would
+# go on with this stale plan) and make the next run try gen again.
+.PRECIOUS: $(KW_SELF)
 $(KW_SELF): @KWARM@ \
     @TMP@/minimal/spec.yaml \
     @TMP@/minimal/kernels/orchestration/minimal_orch.cpp \
@@ -89,7 +92,7 @@ $(KW_SELF): @KWARM@ \
     @TMP@/minimal/kernels/aic/mat_mul.cpp \
     @TMP@/minimal/kernels/aic \
     $(KW_DESCS)
-	$(KW_Q)$(KW_KWARM) gen @TMP@/minimal/spec.yaml -o @TMP@/a.mk --cache @TMP@/cache --out @TMP@/out
+	$(KW_Q)$(KW_KWARM) gen @TMP@/minimal/spec.yaml -o @TMP@/a.mk --cache @TMP@/cache --out @TMP@/out || { printf '\n$$(KW_SELF): kw-force\nifneq ($$(MAKE_RESTARTS),)\n$$(error kwarm gen failed (see above); fix that, then run make again)\nendif\n' >> "$@"; exit 1; }
 
 @KWARM@ :
 @TMP@/minimal/spec.yaml :
