@@ -6,6 +6,12 @@
 # passed to 'kwarm gen' (--cache DIR, --out DIR, --launcher CMD, --format
 # github). The Makefile remakes itself whenever an input changes.
 #
+# The cache: ARGS' --cache DIR when given; else the KWARM_CACHE environment
+# variable as CMake saw it when configuring; else ${CMAKE_BINARY_DIR}/kwarm-cache,
+# so a build writes nothing outside its build folder (the spec's own 'cache',
+# relative to its root, is not used). The choice is always passed as --cache,
+# and a reconfigure that changes it regenerates the Makefile.
+#
 # Makefile generators: the warm-up runs as a sub-make through $(MAKE), so the
 # parent's make -jN is the one bound on every job (its jobserver reaches kwarm).
 #
@@ -18,6 +24,15 @@
 # own ('ninja warmup') when the machine must not run more than N jobs.
 
 set(KWARM_FUNCTIONS_DIR "${CMAKE_CURRENT_LIST_DIR}")
+
+# _kwarm_default_cache(<var>): the cache of a warm-up whose ARGS name none.
+function(_kwarm_default_cache var)
+  if(DEFINED ENV{KWARM_CACHE} AND NOT "$ENV{KWARM_CACHE}" STREQUAL "")
+    set(${var} "$ENV{KWARM_CACHE}" PARENT_SCOPE)
+  else()
+    set(${var} "${CMAKE_BINARY_DIR}/kwarm-cache" PARENT_SCOPE)
+  endif()
+endfunction()
 
 function(kwarm_add_warmup target)
   cmake_parse_arguments(PARSE_ARGV 1 KW "" "SPEC;OUTPUT" "ARGS")
@@ -41,13 +56,22 @@ function(kwarm_add_warmup target)
     message(FATAL_ERROR "kwarm_add_warmup(${target}): no kwarm::kwarm target; find_package(kwarm) first")
   endif()
 
+  # Without --cache, kwarm gen would fall back to the spec's cache, which is
+  # usually in the source tree.
+  set(args ${KW_ARGS})
+  list(FIND args --cache at)
+  if(at EQUAL -1)
+    _kwarm_default_cache(cache)
+    list(APPEND args --cache "${cache}")
+  endif()
+
   # A changed ARGS list must regenerate: Makefile generators do not rerun a
   # custom command whose command line alone changed, so it is a file here.
   set(args_file "${mk}.args")
-  string(REPLACE ";" "\n" args_text "${KW_ARGS}")
+  string(REPLACE ";" "\n" args_text "${args}")
   file(GENERATE OUTPUT "${args_file}" CONTENT "${args_text}\n")
   add_custom_command(OUTPUT "${mk}"
-    COMMAND ${kwarm_exe} gen "${spec}" -o "${mk}" ${KW_ARGS}
+    COMMAND ${kwarm_exe} gen "${spec}" -o "${mk}" ${args}
     DEPENDS "${spec}" "${args_file}"
     COMMENT "kwarm: generating ${mk}"
     VERBATIM)
