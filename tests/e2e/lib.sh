@@ -14,6 +14,11 @@ unset MAKEFLAGS MAKELEVEL MFLAGS KWARM_CACHE
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
 pass() { echo "ok: $*"; }
+# A test that cannot run here says why and exits 77, which CTest reports as
+# skipped (SKIP_RETURN_CODE): never a silent pass.
+skip() { echo "SKIP: $*" >&2; exit 77; }
+# need PROGRAM DEBIAN-PACKAGE: skip unless PROGRAM is on PATH.
+need() { command -v "$1" > /dev/null || skip "$1 is not installed (Debian: apt-get install $2; scripts/deps.sh installs it)"; }
 
 # Wait until file exists (polling it), failing if process pid ends first or
 # after 60 s: a wait on a file, not a guess.
