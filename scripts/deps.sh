@@ -9,7 +9,7 @@
 set -euo pipefail
 
 build=(build-essential cmake make pkg-config libyaml-dev libssl-dev libelf-dev binutils)
-tests=(python3 distcc ccache ninja-build groff-base clang libclang-rt-14-dev)
+tests=(python3 git distcc ccache ninja-build groff-base clang libclang-rt-14-dev)
 
 mode=all
 case "${1:-}" in

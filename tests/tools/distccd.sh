@@ -14,9 +14,12 @@
 #   have a masquerade link in /usr/lib/distcc (g++, gcc, cc, c++ do); a compiler
 #   given by another absolute path is refused ("cannot be an absolute path")
 #   unless the server runs with --enable-tcp-insecure or DISTCC_CMDLIST.
+#
+# Without distcc and distccd the test is skipped (exit 77) at the point it
+# sources this file.
 
-command -v distcc > /dev/null && command -v distccd > /dev/null ||
-	fail "distcc is not installed (Debian: apt-get install distcc)"
+need distcc distcc
+need distccd distcc
 
 DISTCCD_DIR=
 DISTCCD_PID=
