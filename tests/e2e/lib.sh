@@ -121,3 +121,29 @@ for (cid, sig, b), o in zip(kids, offs):
 sys.stdout.buffer.write(bytes(hdr) + bytes(store))
 PY
 }
+
+# parent_project: install kwarm under $T/prefix (P), copy the qwen example to
+# $T/q with the stand-in as compiler, and write $T/proj, a CMake project that
+# finds the package and adds 'warmup' with kwarm_add_warmup(): SPEC ${KW_SPEC},
+# ARGS ${KW_CACHE_ARGS} (default: --cache $T/cache) --out ${KW_OUT}. Ends in $T.
+parent_project() {
+	P=$T/prefix
+	cmake --install "$(dirname "$KWARM")" --prefix "$P" > "$T/install.log" 2>&1 ||
+		{ cat "$T/install.log"; fail "install failed"; }
+	standin_example qwen3_decode q
+	export STANDIN_SCALE=0.03
+	mkdir -p "$T/proj"
+	cat > "$T/proj/CMakeLists.txt" <<CM
+cmake_minimum_required(VERSION 3.16)
+project(parent C)
+find_package(kwarm 0.1 REQUIRED)
+if(NOT DEFINED KW_CACHE_ARGS)
+  set(KW_CACHE_ARGS --cache $T/cache)
+endif()
+kwarm_add_warmup(warmup SPEC \${KW_SPEC} OUTPUT kernels/warmup.mk ARGS \${KW_CACHE_ARGS} --out \${KW_OUT})
+if(NOT TARGET kwarm::kwarm OR NOT EXISTS "\${kwarm_MAKE_FRAGMENT}")
+  message(FATAL_ERROR "package incomplete")
+endif()
+CM
+	cd "$T"
+}

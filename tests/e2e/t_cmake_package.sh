@@ -4,23 +4,11 @@
 # kwarm_add_warmup(); 'make -j4 warmup' runs it nested under the parent's
 # jobserver: more than one and at most 4 compiles at once, no jobserver
 # warnings. Editing the spec regenerates; changing ARGS regenerates too.
+# Without --cache in ARGS the cache is the build tree's kwarm-cache (not the
+# spec's, in the source tree), or KWARM_CACHE as set when configuring.
 . "$(dirname "$0")/lib.sh"
 
-P=$T/prefix
-cmake --install "$(dirname "$KWARM")" --prefix "$P" > install.log 2>&1 || { cat install.log; fail "install failed"; }
-standin_example qwen3_decode q
-export STANDIN_SCALE=0.03
-mkdir -p "$T/proj"
-cat > "$T/proj/CMakeLists.txt" <<CM
-cmake_minimum_required(VERSION 3.16)
-project(parent C)
-find_package(kwarm 0.1 REQUIRED)
-kwarm_add_warmup(warmup SPEC \${KW_SPEC} OUTPUT kernels/warmup.mk ARGS --cache $T/cache --out \${KW_OUT})
-if(NOT TARGET kwarm::kwarm OR NOT EXISTS "\${kwarm_MAKE_FRAGMENT}")
-  message(FATAL_ERROR "package incomplete")
-endif()
-CM
-cd "$T"
+parent_project
 cmake -S proj -B b -DCMAKE_PREFIX_PATH="$P" -DKW_SPEC="$T/q/spec.yaml" -DKW_OUT="$T/out" \
 	-G "Unix Makefiles" > configure.log 2>&1 || { cat configure.log; fail "configure failed"; }
 grep -q 'MAKE) -f .*kernels/warmup.mk warmup' b/CMakeFiles/warmup.dir/build.make ||
@@ -47,15 +35,29 @@ grep -q -- "--out $T/out2" b/kernels/warmup.mk || fail "new ARGS did not regener
 [ "$(compiles)" = 0 ] || fail "a new out folder recompiled $(compiles) units (the cache is shared)"
 pass "up to date: nothing compiled; new ARGS regenerate the Makefile"
 
-# Ninja: no jobserver reaches the target, so it runs make -jKWARM_JOBS itself.
-if command -v ninja > /dev/null; then
-	rm -rf cache out
-	: > "$STANDIN_LOG"
-	cmake -S proj -B bn -G Ninja -DCMAKE_PREFIX_PATH="$P" -DKW_SPEC="$T/q/spec.yaml" \
-		-DKW_OUT="$T/out" -DKWARM_JOBS=3 > nconf.log 2>&1 || { cat nconf.log; fail "ninja configure failed"; }
-	ninja -C bn warmup > ninja.out 2>&1 || { cat ninja.out; fail "ninja warmup failed"; }
-	m=$(max_overlap)
-	[ "$(compiles)" = 39 ] && [ "$m" -gt 1 ] && [ "$m" -le 3 ] ||
-		{ cat ninja.out; fail "Ninja: $(compiles) compiles, max $m at once; want 39 and 2..3"; }
-	pass "Ninja: make -j\$KWARM_JOBS (3) in the console pool: max $m at once"
-fi
+# No --cache in ARGS: the cache is the build tree's, never the spec's own
+# (q/.kwarm/cache, beside the sources), nor the one above.
+rm -rf cache q/.kwarm
+: > "$STANDIN_LOG"
+cmake -S proj -B bd -DCMAKE_PREFIX_PATH="$P" -DKW_SPEC="$T/q/spec.yaml" -DKW_OUT="$T/outd" -DKW_CACHE_ARGS= \
+	-G "Unix Makefiles" > dconf.log 2>&1 || { cat dconf.log; fail "configure without --cache failed"; }
+make -C bd -j4 warmup > d.out 2>&1 || { cat d.out; fail "make -j4 warmup without --cache failed"; }
+[ "$(compiles)" = 39 ] || fail "without --cache: $(compiles) compiles, want 39"
+[ -s outd/TestQwen3Decode.callable ] || fail "without --cache: no callable"
+entries=$(find bd/kwarm-cache/units -name '*.m' 2> /dev/null | wc -l)
+[ "$entries" = 39 ] || fail "without --cache: bd/kwarm-cache holds $entries entries, want 39"
+[ ! -e q/.kwarm ] && [ ! -e cache ] || fail "without --cache the warm-up wrote outside its build folder"
+pass "no --cache in ARGS: the cache is BUILD/kwarm-cache, nothing written beside the spec"
+
+# KWARM_CACHE when configuring names the cache; --cache in ARGS beats it.
+KWARM_CACHE=$T/envcache cmake -S proj -B be -DCMAKE_PREFIX_PATH="$P" -DKW_SPEC="$T/q/spec.yaml" \
+	-DKW_OUT="$T/oute" -DKW_CACHE_ARGS= -G "Unix Makefiles" > econf.log 2>&1 || { cat econf.log; fail "configure with KWARM_CACHE failed"; }
+make -C be -j4 warmup > e.out 2>&1 || { cat e.out; fail "make -j4 warmup with KWARM_CACHE failed"; }
+entries=$(find envcache/units -name '*.m' 2> /dev/null | wc -l)
+[ "$entries" = 39 ] || fail "KWARM_CACHE at configure time: it holds $entries entries, want 39"
+[ ! -e be/kwarm-cache ] || fail "KWARM_CACHE set, yet the build tree got a cache"
+KWARM_CACHE=$T/envcache cmake -S proj -B bf -DCMAKE_PREFIX_PATH="$P" -DKW_SPEC="$T/q/spec.yaml" \
+	-DKW_OUT="$T/outf" -G "Unix Makefiles" > fconf.log 2>&1 || { cat fconf.log; fail "configure with both failed"; }
+grep -qx -- "$T/cache" bf/kernels/warmup.mk.args && ! grep -q envcache bf/kernels/warmup.mk.args ||
+	{ cat bf/kernels/warmup.mk.args; fail "--cache in ARGS did not win over KWARM_CACHE"; }
+pass "KWARM_CACHE at configure time is the cache; ARGS' --cache wins over it"
