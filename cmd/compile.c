@@ -4,11 +4,13 @@
 #include "annotate.h"
 #include "cache.h"
 #include "cachelog.h"
+#include "deps.h"
 #include "durations.h"
 #include "extract.h"
 #include "path.h"
 #include "progress.h"
 #include "publish.h"
+#include "reads.h"
 #include "run.h"
 #include "unitkey.h"
 #include "util.h"
@@ -25,7 +27,8 @@
 const char usage_compile[] =
 	"usage: kwarm compile --cache DIR --root DIR --platform P --key KEY --unit LABEL\n"
 	"                     [--id ID] [--owners A,B] [--private DIR] [--launcher WORD]...\n"
-	"                     [--link WORD]... [--extract text]\n"
+	"                     [--link WORD]... [--extract text] [--deps gcc|clang|none]\n"
+	"                     [--env NAME]...\n"
 	"                     [--state DIR] [--units FILE] [--goals GOALS] [--format FMT]\n"
 	"                     -- COMPILER ARGS... -o {out} SOURCE...\n"
 	"\n"
@@ -35,7 +38,9 @@ const char usage_compile[] =
 	"  --units FILE    the unit list 'kwarm gen' wrote (MAKEFILE.units)\n"
 	"  --goals GOALS   the make run's goals, for the progress total and to know\n"
 	"                  when the run is over\n"
-	"  --format FMT    text, or github: failures also as GitHub annotations\n";
+	"  --format FMT    text, or github: failures also as GitHub annotations\n"
+	"  --deps FAMILY   how the compiler lists the files it read (default: by its name)\n"
+	"  --env NAME      a variable that steers the compiler (part of the key)\n";
 
 struct compile_opts {
 	const char *cache, *root, *platform, *key, *label, *owners;
@@ -183,8 +188,8 @@ static void warn_uncached_once(const struct compile_opts *o, const char *why)
 /* The temp files of one attempt, beside the entry they become: a rename
  * publishes the last one. Registered, so a signal removes them. */
 struct attempt {
-	char *obj, *linked, *text;
-	int slots[3];
+	char *obj, *linked, *text, *deps;
+	int slots[4];
 };
 
 static void attempt_init(struct attempt *a, const struct cache *home, const char *key)
@@ -197,16 +202,18 @@ static void attempt_init(struct attempt *a, const struct cache *home, const char
 	a->obj = xstrfmt("%s.tmp.%ld.00000a00", entry, pid);
 	a->linked = xstrfmt("%s.tmp.%ld.00000a01", entry, pid);
 	a->text = xstrfmt("%s.tmp.%ld.00000a02", entry, pid);
+	a->deps = xstrfmt("%s.tmp.%ld.00000a03", entry, pid);
 	a->slots[0] = publish_register_temp(a->obj);
 	a->slots[1] = publish_register_temp(a->linked);
 	a->slots[2] = publish_register_temp(a->text);
+	a->slots[3] = publish_register_temp(a->deps);
 	free(dir);
 	free(entry);
 }
 
 static void attempt_release(struct attempt *a)
 {
-	char *files[] = { a->obj, a->linked, a->text };
+	char *files[] = { a->obj, a->linked, a->text, a->deps };
 
 	for (size_t i = 0; i < ARRAY_SIZE(files); i++) {
 		if (!files[i])
@@ -218,19 +225,68 @@ static void attempt_release(struct attempt *a)
 	memset(a, 0, sizeof(*a));
 }
 
-/* Compile, link and extract into a's files; *final is the one to publish. */
-static int run_steps(struct compile_opts *o, struct attempt *a, struct buf *output,
-		     const char **final)
+/* The family whose dependency output this compile asks for. */
+static enum deps_family compile_family(const struct compile_opts *o)
 {
-	struct strvec argv, link;
-	int ret = -1;
+	char *path;
+	enum deps_family f;
+
+	if (o->uc.deps >= 0)
+		return (enum deps_family)o->uc.deps;
+	path = path_which(o->uc.argv.v[0]);
+	f = deps_family_detect(path ? path : o->uc.argv.v[0]);
+	free(path);
+	return f;
+}
+
+/* Run the compile, with its dependency output in a->deps when the family
+ * can write one (*listed says whether it was asked for). */
+static int run_compile(struct compile_opts *o, struct attempt *a, struct buf *output,
+		       int *listed)
+{
+	struct strvec argv, extra, env, sources, dirs;
+	int ret;
 
 	strvec_init(&argv);
-	strvec_init(&link);
+	strvec_init(&extra);
+	strvec_init(&env);
+	strvec_init(&sources);
+	strvec_init(&dirs);
+	unit_command_inputs(&o->uc, &sources, &dirs);
+	*listed = !deps_request(compile_family(o), sources.nr, a->deps, &extra, &env);
 	strvec_pushv(&argv, &o->launcher);
-	for (size_t i = 0; i < o->uc.argv.nr; i++)
+	for (size_t i = 0; i < o->uc.argv.nr; i++) {
 		strvec_push(&argv, strcmp(o->uc.argv.v[i], UNITKEY_OUT) ? o->uc.argv.v[i] : a->obj);
-	if (run_step("compile", &argv, o, output) || check_output(a->obj, "compile", o, output))
+		if (!i)
+			strvec_pushv(&argv, &extra);
+	}
+	/* This process exists for this compile: its environment is the child's. */
+	for (size_t i = 0; i < env.nr; i++)
+		putenv(env.v[i]);
+	ret = run_step("compile", &argv, o, output);
+	for (size_t i = 0; i < env.nr; i++) {
+		char *name = xstrndup(env.v[i], strcspn(env.v[i], "="));
+
+		unsetenv(name);
+		free(name);
+	}
+	strvec_release(&argv);
+	strvec_release(&extra);
+	strvec_release(&env);
+	strvec_release(&sources);
+	strvec_release(&dirs);
+	return ret;
+}
+
+/* Compile, link and extract into a's files; *final is the one to publish. */
+static int run_steps(struct compile_opts *o, struct attempt *a, struct buf *output,
+		     const char **final, int *listed)
+{
+	struct strvec link;
+	int ret = -1;
+
+	strvec_init(&link);
+	if (run_compile(o, a, output, listed) || check_output(a->obj, "compile", o, output))
 		goto out;
 	*final = a->obj;
 	if (o->uc.link.nr) {
@@ -250,25 +306,51 @@ static int run_steps(struct compile_opts *o, struct attempt *a, struct buf *outp
 	}
 	ret = 0;
 out:
-	strvec_release(&argv);
 	strvec_release(&link);
+	return ret;
+}
+
+/* The manifest lines of what the compile read (reads.h); 0, or -1 after reporting. */
+static int read_lines(struct compile_opts *o, struct closure_cache *cc, const struct attempt *a,
+		      int listed, const struct closure *closure, struct buf *lines)
+{
+	struct strvec files;
+	int ret;
+
+	strvec_init(&files);
+	if (listed && deps_parse_file(a->deps, &files)) {
+		if (errno != ENOENT) {
+			strvec_release(&files);
+			return error("%s: cannot read the compiler's dependency output '%s': %s",
+				     o->label, a->deps, strerror(errno));
+		}
+		listed = 0;	/* it wrote none: the scanner's closure is all we know */
+	}
+	ret = reads_manifest_lines(cc, o->root, listed ? deps_family_name(compile_family(o)) : "none",
+				   &files, closure, lines);
+	if (ret)
+		error("%s: cannot record what the compiler read", o->label);
+	strvec_release(&files);
 	return ret;
 }
 
 static int compile_unit(struct compile_opts *o, const struct cache *cache, char *why)
 {
-	char key_now[DIGEST_HEX_SIZE];
+	char key_now[DIGEST_HEX_SIZE], base[DIGEST_HEX_SIZE];
 	struct closure_cache cc;
-	struct buf output = BUF_INIT;
+	struct closure closure;
+	struct unitkey_out kout = { .closure = &closure, .base = base };
+	struct buf output = BUF_INIT, lines = BUF_INIT;
 	struct cache priv = { NULL };
 	const struct cache *home = cache;
-	struct attempt a = { NULL, NULL, NULL, { -1, -1, -1 } };
+	struct attempt a = { NULL, NULL, NULL, NULL, { -1, -1, -1, -1 } };
 	struct cache_adoption ad = { NULL, NULL, -1, 0 };
 	char *tools = NULL;
 	const char *final = NULL;
 	double start = now_seconds(), seconds;
-	int ret = -1, adopted;
+	int ret = -1, adopted, listed = 0;
 
+	memset(&closure, 0, sizeof(closure));
 	closure_cache_init(&cc);
 	if (cache) {
 		/* Compiler identities outlive this process: no 1 MB hash per compile. */
@@ -283,7 +365,7 @@ static int compile_unit(struct compile_opts *o, const struct cache *cache, char 
 	}
 	/* The outputs go beside the entry, so that a rename publishes them. */
 	attempt_init(&a, home, o->key);
-	if (run_steps(o, &a, &output, &final)) {
+	if (run_steps(o, &a, &output, &final, &listed)) {
 		/* A full cache disk fails the compile itself: once more, privately. */
 		if (home != cache || !o->private_dir || !cache_fs_full(cache) ||
 		    cache_init(&priv, o->private_dir))
@@ -293,22 +375,24 @@ static int compile_unit(struct compile_opts *o, const struct cache *cache, char 
 		buf_reset(&output);
 		home = &priv;
 		attempt_init(&a, home, o->key);
-		if (run_steps(o, &a, &output, &final))
+		if (run_steps(o, &a, &output, &final, &listed))
 			goto out;
 	}
-	/* The manifest first: the file is then on its way to the disk while the
-	 * key is checked and the logs are written. */
-	adopted = !cache_unit_adopt_begin(home, o->key, final, o->label, &ad);
 	/* The key from the files as they are now, after the compile: if a file
 	 * changed since the Makefile was made (edited mid-build), the result is
 	 * not what the key names and is never cached under it. */
-	if (unitkey_compute(&cc, &o->uc, key_now, NULL, NULL))
+	if (unitkey_compute(&cc, &o->uc, key_now, &kout))
 		goto out;
 	if (strcmp(key_now, o->key)) {
 		error("%s: an input changed while it compiled; the result is not cached: "
 		      "run make again", o->label);
 		goto out;
 	}
+	/* What the compiler read beyond the closure goes into the manifest: the
+	 * entry is used only while those files stay as they are. */
+	if (read_lines(o, &cc, &a, listed, &closure, &lines))
+		goto out;
+	adopted = !cache_unit_adopt_begin(home, o->key, final, o->label, lines.s, &ad);
 	seconds = now_seconds() - start;
 	if (home == cache && o->id)
 		durations_record(cache->dir, o->id, seconds);
@@ -321,8 +405,10 @@ static int compile_unit(struct compile_opts *o, const struct cache *cache, char 
 		    cache_init(&priv, o->private_dir))
 			goto out;
 		warn_uncached_once(o, "it cannot store results");
-		if (cache_unit_store(&priv, o->key, final, o->label))
+		if (cache_unit_store(&priv, o->key, final, o->label, lines.s))
 			goto out;
+	} else if (strcmp(o->key, base)) {
+		reads_point(home->dir, base, o->key);
 	}
 	if (output.len) {
 		char *head = xstrfmt("kwarm: %s: compiler output:", o->label);
@@ -339,8 +425,10 @@ out:
 	cache_unit_adopt_abort(&ad);
 	attempt_release(&a);
 	cache_release(&priv);
+	closure_release(&closure);
 	closure_cache_release(&cc);
 	buf_release(&output);
+	buf_release(&lines);
 	free(tools);
 	return ret;
 }
@@ -394,6 +482,10 @@ int cmd_compile(int argc, char **argv)
 			strvec_push(&o.uc.link, v);
 		else if (!strcmp(a, "--extract") && !strcmp(v, "text"))
 			o.uc.extract_text = 1;
+		else if (!strcmp(a, "--deps") && deps_family_parse(v) >= 0)
+			o.uc.deps = deps_family_parse(v);
+		else if (!strcmp(a, "--env"))
+			strvec_push(&o.uc.env, v);
 		else
 			return usage_error(usage_compile, "unknown option '%s %s'", a, v);
 	}
@@ -404,6 +496,7 @@ int cmd_compile(int argc, char **argv)
 		strvec_push(&o.uc.argv, argv[i]);
 	o.uc.platform = o.platform;
 	o.uc.root = o.root;
+	o.uc.cache_dir = o.cache;
 	if (!o.github)
 		o.github = annotate_pick_format(NULL) == 1;
 	if (o.state) {

@@ -1,4 +1,5 @@
 #include "makefile.h"
+#include "deps.h"
 #include "cache.h"
 
 #include <stdlib.h>
@@ -139,6 +140,10 @@ static void write_unit(struct buf *b, const struct plan *plan, const struct plan
 	}
 	if (u->cmd.extract_text)
 		buf_adds(b, " --extract text");
+	if (u->cmd.deps >= 0)
+		buf_addf(b, " --deps %s", deps_family_name((enum deps_family)u->cmd.deps));
+	for (size_t i = 0; i < u->cmd.env.nr; i++)
+		buf_addf(b, " --env %s", u->cmd.env.v[i]);
 	buf_adds(b, " --");
 	add_words(b, &u->cmd.argv);
 	buf_adds(b, "\n\n");
@@ -337,6 +342,13 @@ int makefile_write(const struct plan *plan, const struct makefile_options *opts,
 		buf_adds(b, " \\\n    ");
 		add_prereq(b, plan->inputs.v[i]);
 	}
+	/* A unit never built: once its entry exists, this file learns what the
+	 * compile read (and then watches those files). */
+	for (size_t i = 0; i < plan->appear.nr; i++) {
+		buf_adds(b, " \\\n    $(wildcard ");
+		add_prereq(b, plan->appear.v[i]);
+		buf_adds(b, ")");
+	}
 	buf_adds(b, " \\\n    $(KW_DESCS)");
 	buf_adds(b, "\n\t$(KW_Q)$(KW_KWARM) gen ");
 	makefile_add_shell_word(b, opts->spec_abs);
@@ -376,6 +388,24 @@ int makefile_write(const struct plan *plan, const struct makefile_options *opts,
 		buf_addf(b, "\nifneq ($(value %.*s),$(KW_ENV_%zu))\n$(KW_SELF): kw-force\nendif\n",
 			 (int)(eq - kv), kv, i);
 	}
+	/* The variables that steer the compilers are in the keys: setting,
+	 * changing or unsetting one remakes this file. */
+	buf_adds(b, "KW_ENV_VARS :=");
+	for (size_t i = 0; i < plan->env.nr; i++)
+		buf_addf(b, " %s", plan->env.v[i]);
+	buf_adds(b, "\nKW_ENV_GEN :=");
+	for (size_t i = 0; i < plan->env.nr; i++) {
+		const char *value = getenv(plan->env.v[i]);
+
+		buf_addf(b, " %s%s", plan->env.v[i], value ? "=" : "-");
+		for (const char *p = value; p && *p; p++) {
+			if (*p == '$' || *p == '#')
+				buf_addch(b, *p == '$' ? '$' : '\\');
+			buf_addch(b, *p == '\n' ? ' ' : *p);
+		}
+	}
+	buf_adds(b, "\nifneq ($(foreach v,$(KW_ENV_VARS),$v$(if $(filter undefined,$(origin $v)),-,"
+		 "=$(value $v))),$(KW_ENV_GEN))\n$(KW_SELF): kw-force\nendif\n");
 	buf_adds(b, "\n");
 	/* "path :" with a blank: a name ending in '&' before ':' would read as
 	 * a grouped target. */

@@ -330,19 +330,19 @@ int cache_unit_read(const struct cache *c, const char *key, struct buf *out)
 
 /* Append the manifest of an artifact of size bytes with digest hex to b. */
 static void add_manifest(struct buf *b, const char *key, uint64_t size, const char *hex,
-			 const char *label)
+			 const char *label, const char *extra)
 {
 	size_t start = b->len;
 
-	buf_addf(b, "%s\nkey %s\nsize %llu\nsha256 %s\nunit %s\n", CACHE_ENTRY_MAGIC, key,
-		 (unsigned long long)size, hex, label);
+	buf_addf(b, "%s\nkey %s\nsize %llu\nsha256 %s\n%sunit %s\n", CACHE_ENTRY_MAGIC, key,
+		 (unsigned long long)size, hex, extra ? extra : "", label);
 	if (b->len - start + LENGTH_LINE > 99999999)
 		BUG("a manifest of %zu bytes", b->len - start);
 	buf_addf(b, "%08zu\n", b->len - start + LENGTH_LINE);
 }
 
 int cache_unit_store(const struct cache *c, const char *key, const char *tmp_path,
-		     const char *label)
+		     const char *label, const char *extra)
 {
 	char *mpath = cache_unit_path(c, key, ".m"), *dir = path_dirname(mpath);
 	char hex[DIGEST_HEX_SIZE];
@@ -363,7 +363,7 @@ int cache_unit_store(const struct cache *c, const char *key, const char *tmp_pat
 		goto out;
 	}
 	buf_add(&entry, bytes, size);
-	add_manifest(&entry, key, size, hex, label);
+	add_manifest(&entry, key, size, hex, label, extra);
 	ret = publish_bytes(mpath, entry.s, entry.len);
 out:
 	buf_release(&entry);
@@ -374,7 +374,7 @@ out:
 }
 
 int cache_unit_adopt_begin(const struct cache *c, const char *key, const char *tmp_path,
-			   const char *label, struct cache_adoption *a)
+			   const char *label, const char *extra, struct cache_adoption *a)
 {
 	char hex[DIGEST_HEX_SIZE];
 	struct buf man = BUF_INIT;
@@ -389,9 +389,9 @@ int cache_unit_adopt_begin(const struct cache *c, const char *key, const char *t
 	a->fd = open(tmp_path, O_WRONLY | O_APPEND | O_CLOEXEC);
 	if (a->fd < 0) {
 		/* A compiler may leave its output read-only: publish a copy now. */
-		return cache_unit_store(c, key, tmp_path, label);
+		return cache_unit_store(c, key, tmp_path, label, extra);
 	}
-	add_manifest(&man, key, a->size, hex, label);
+	add_manifest(&man, key, a->size, hex, label, extra);
 	if (write_all(a->fd, man.s, man.len)) {
 		error("cannot append to '%s': %s", tmp_path, strerror(errno));
 		/* Leave the compiled file as it was, for the caller's fallback. */
@@ -466,7 +466,7 @@ int cache_unit_adopt(const struct cache *c, const char *key, const char *tmp_pat
 {
 	struct cache_adoption a;
 
-	if (cache_unit_adopt_begin(c, key, tmp_path, label, &a))
+	if (cache_unit_adopt_begin(c, key, tmp_path, label, NULL, &a))
 		return -1;
 	return cache_unit_adopt_finish(&a);
 }
@@ -491,4 +491,67 @@ int cache_unit_remove(const struct cache *c, const char *key)
 	free(mpath);
 	free(legacy);
 	return ret;
+}
+
+int cache_unit_manifest(const char *dir, const char *key, struct buf *text)
+{
+	struct buf path = BUF_INIT;
+	char tail[LENGTH_LINE + 1];
+	struct manifest m;
+	const char *why;
+	struct stat st;
+	size_t tlen = 0;
+	int fd, ret = -1;
+
+	cache_add_unit_path(&path, dir, key, ".m");
+	fd = open(path.s, O_RDONLY | O_CLOEXEC);
+	buf_release(&path);
+	/* An entry that cannot be opened is not one to choose: absent. */
+	if (fd < 0)
+		return 0;
+	/* Only the manifest: the artifact is checked where it is used. */
+	if (fstat(fd, &st) || st.st_size < LENGTH_LINE ||
+	    pread(fd, tail, LENGTH_LINE, st.st_size - LENGTH_LINE) != LENGTH_LINE)
+		goto out;
+	for (size_t i = 0; i < LENGTH_LINE - 1; i++) {
+		if (tail[i] < '0' || tail[i] > '9')
+			goto out;
+		tlen = tlen * 10 + (size_t)(tail[i] - '0');
+	}
+	if (tail[LENGTH_LINE - 1] != '\n' || tlen < LENGTH_LINE || tlen > (size_t)st.st_size)
+		goto out;
+	buf_grow(text, tlen);
+	if (pread(fd, text->s + text->len, tlen - LENGTH_LINE, st.st_size - (off_t)tlen) !=
+	    (ssize_t)(tlen - LENGTH_LINE))
+		goto out;
+	text->len += tlen - LENGTH_LINE;
+	text->s[text->len] = '\0';
+	if (parse_manifest(text->s, &m, &why) || strcmp(m.key, key))
+		goto out;
+	ret = 1;
+out:
+	close(fd);
+	return ret;
+}
+
+int cache_manifest_reads(const char *text, struct strvec *reads, char deps[16])
+{
+	const char *p = strchr(text, '\n');
+	int recorded = 0;
+
+	deps[0] = '\0';
+	while (p && *++p && !starts_with(p, "unit ")) {
+		const char *nl = strchr(p, '\n');
+		size_t len = nl ? (size_t)(nl - p) : strlen(p);
+
+		if (starts_with(p, "read ") && len > 5 + 65 && p[69] == ' ') {
+			strvec_push_nodup(reads, xstrndup(p + 5, len - 5));
+		} else if (starts_with(p, "deps ") && len - 5 < 16) {
+			memcpy(deps, p + 5, len - 5);
+			deps[len - 5] = '\0';
+			recorded = 1;
+		}
+		p = nl;
+	}
+	return recorded;
 }

@@ -17,6 +17,9 @@
  *   key <64 hex>
  *   size <bytes of the artifact>
  *   sha256 <64 hex of the artifact>
+ *   deps <gcc|clang|none>      how the files the compiler read were listed
+ *   read <64 hex> <path>       one per file the compiler read beyond the scanner's
+ *                              closure (its dependency output), as it named it
  *   unit <label>
  *   <8 digits: the manifest's length in bytes, this line included>
  *
@@ -30,6 +33,7 @@
 
 #include "buf.h"
 #include "digest.h"
+#include "strvec.h"
 
 #include <stdint.h>
 
@@ -62,10 +66,11 @@ void cache_unlock(int fd);
 /* 1 when the entry is present and valid, 0 when absent, -1 when present but
  * corrupt (reported when report is set). */
 int cache_unit_check(const struct cache *c, const char *key, int report);
-/* Publish a copy of the finished file tmp_path, with its manifest, as entry key.
+/* Publish a copy of the finished file tmp_path, with its manifest, as entry key;
+ * extra (may be NULL) holds manifest lines that go before the unit line.
  * 0 or -1 after reporting; tmp_path is left as it was either way. */
 int cache_unit_store(const struct cache *c, const char *key, const char *tmp_path,
-		     const char *label);
+		     const char *label, const char *extra);
 /* Publish the finished file tmp_path, which lies in the entry's own folder:
  * append its manifest, then rename it. 0, or -1 after reporting; on failure
  * tmp_path is left as it was, unless it could not be restored (then it is gone). */
@@ -85,7 +90,7 @@ struct cache_adoption {
 	uint64_t size;		/* the artifact's, to restore tmp on failure */
 };
 int cache_unit_adopt_begin(const struct cache *c, const char *key, const char *tmp_path,
-			   const char *label, struct cache_adoption *a);
+			   const char *label, const char *extra, struct cache_adoption *a);
 int cache_unit_adopt_finish(struct cache_adoption *a);
 void cache_unit_adopt_abort(struct cache_adoption *a);
 /* True when the cache's filesystem is (nearly) full. */
@@ -94,5 +99,14 @@ int cache_fs_full(const struct cache *c);
 int cache_unit_read(const struct cache *c, const char *key, struct buf *out);
 /* Remove an entry (a corrupt one, say), and its schema 1 artifact; 0 or -1. */
 int cache_unit_remove(const struct cache *c, const char *key);
+
+/* Add entry key's manifest text (without its length line) to text, reading only
+ * the end of the entry, not its artifact: 1, 0 when there is no such entry (or
+ * it cannot be opened), -1 when it does not end in a manifest of key. */
+int cache_unit_manifest(const char *dir, const char *key, struct buf *text);
+/* The recorded reads of a manifest's text ("HEX PATH", appended to reads) and
+ * its deps family (empty when none was recorded). 1 when the manifest says how
+ * the reads were listed, 0 for an entry from before the compiler's list was kept. */
+int cache_manifest_reads(const char *text, struct strvec *reads, char deps[16]);
 
 #endif

@@ -18,9 +18,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-enum directive_kind { INC_QUOTE, INC_ANGLE, INC_QUOTE_NEXT, INC_ANGLE_NEXT, INC_MACRO };
+enum directive_kind {
+	INC_QUOTE, INC_ANGLE, INC_QUOTE_NEXT, INC_ANGLE_NEXT, INC_MACRO,
+	HAS_QUOTE, HAS_ANGLE	/* __has_include("name"), __has_include(<name>): a probe */
+};
 
-static const char *const kind_names[] = { "quote", "angle", "quote-next", "angle-next", "macro" };
+static const char *const kind_names[] = {
+	"quote", "angle", "quote-next", "angle-next", "macro", "has-quote", "has-angle"
+};
 
 struct directive {
 	enum directive_kind kind;
@@ -108,6 +113,32 @@ static void add_directive(struct scan *s, enum directive_kind kind, const char *
 	s->nr++;
 }
 
+/* Every __has_include("name") or __has_include(<name>) of a directive line: the
+ * answer depends on whether a file exists, which no dependency list records. */
+static void scan_has_include(struct scan *s, const char *p, const char *end)
+{
+	static const char word[] = "__has_include";
+
+	while ((p = memmem(p, (size_t)(end - p), word, sizeof(word) - 1))) {
+		const char *close;
+
+		p += sizeof(word) - 1;
+		if (end - p >= 5 && !memcmp(p, "_next", 5))
+			p += 5;
+		p = skip_blank(p, end);
+		if (p == end || *p != '(')
+			continue;
+		p = skip_blank(p + 1, end);
+		if (p == end || (*p != '"' && *p != '<'))
+			continue;
+		close = memchr(p + 1, *p == '"' ? '"' : '>', (size_t)(end - p - 1));
+		if (!close)
+			return;
+		add_directive(s, *p == '"' ? HAS_QUOTE : HAS_ANGLE, p + 1, (size_t)(close - p - 1));
+		p = close + 1;
+	}
+}
+
 /* One line: optional blanks, '#', optional blanks, include or include_next, then
  * "name", <name> or anything else (a macro, recorded by its text). */
 static void scan_line(struct scan *s, const char *p, const char *end)
@@ -119,6 +150,8 @@ static void scan_line(struct scan *s, const char *p, const char *end)
 	if (p == end || *p != '#')
 		return;
 	p = skip_blank(p + 1, end);
+	if (end - p >= 2 && (!memcmp(p, "if", 2) || !memcmp(p, "el", 2)))
+		scan_has_include(s, p, end);
 	if (end - p < 7 || memcmp(p, "include", 7))
 		return;
 	p += 7;
@@ -281,6 +314,7 @@ static int visit(struct walk *w, const char *abs, const char *source);
 static int try_candidate(struct walk *w, const char *cand, const char *from,
 			 const struct directive *d, int *found)
 {
+	int probe_only = d->kind == HAS_QUOTE || d->kind == HAS_ANGLE;
 	char *vis;
 	int ret;
 
@@ -291,7 +325,7 @@ static int try_candidate(struct walk *w, const char *cand, const char *from,
 	vis = path_visible(w->root, cand);
 	strvec_pushf(&w->out->edges, "%s\t%s\t%s\t%s", from, kind_names[d->kind], d->text, vis);
 	free(vis);
-	ret = visit(w, cand, NULL);
+	ret = probe_only ? 0 : visit(w, cand, NULL);
 	return ret;
 }
 
@@ -300,7 +334,7 @@ static int try_candidate(struct walk *w, const char *cand, const char *from,
 static int follow(struct walk *w, const char *from, const char *folder, const struct directive *d)
 {
 	int next = d->kind == INC_QUOTE_NEXT || d->kind == INC_ANGLE_NEXT;
-	int quoted = d->kind == INC_QUOTE || d->kind == INC_QUOTE_NEXT;
+	int quoted = d->kind == INC_QUOTE || d->kind == INC_QUOTE_NEXT || d->kind == HAS_QUOTE;
 	int found = 0;
 
 	if (d->kind == INC_MACRO || !d->text[0]) {

@@ -33,7 +33,8 @@ struct closure {
 	struct closure_file *files;	/* first-visit DFS order from the sources in order */
 	size_t nr, alloc;
 	/* One line per directive of each file: "FROM\tKIND\tNAME\tRESOLVED", with
-	 * KIND quote, angle, quote-next, angle-next or macro (NAME is then the
+	 * KIND quote, angle, quote-next, angle-next, has-quote, has-angle (a
+	 * __has_include probe) or macro (NAME is then the
 	 * directive's text) and RESOLVED empty when the name did not resolve. */
 	struct strvec edges;
 	struct strvec dirs;	/* searched folders, compiler-visible, sorted, unique */

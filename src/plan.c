@@ -1,4 +1,5 @@
 #include "plan.h"
+#include "deps.h"
 #include "durations.h"
 #include "hashmap.h"
 #include "pack.h"
@@ -83,7 +84,9 @@ static void build_command(const struct spec *spec, const struct spec_toolchain *
 	for (size_t i = 0; i < tc->sources.nr; i++)
 		strvec_push_nodup(&uc->argv, visible_path(spec, tc->sources.v[i]));
 	strvec_pushv(&uc->link, &tc->link);
+	strvec_pushv(&uc->env, &tc->env);
 	uc->extract_text = tc->extract_text;
+	uc->deps = tc->deps;
 }
 
 /* Record the files and folders a unit read, so the Makefile remakes itself
@@ -114,6 +117,29 @@ static void record_inputs(struct planner *p, const struct closure *closure,
 		add_input(p, tools->v[i]);
 }
 
+/* Will the unit's compile list what it read (deps.h)? By name: gen runs no compiler. */
+static int unit_lists_reads(const struct unit_command *uc)
+{
+	struct strvec sources, dirs, extra, env;
+	char *path = path_which(uc->argv.v[0]);
+	enum deps_family f = uc->deps >= 0 ? (enum deps_family)uc->deps
+					   : deps_family_detect(path ? path : uc->argv.v[0]);
+	int yes;
+
+	strvec_init(&sources);
+	strvec_init(&dirs);
+	strvec_init(&extra);
+	strvec_init(&env);
+	unit_command_inputs(uc, &sources, &dirs);
+	yes = !deps_request(f, sources.nr, "-", &extra, &env);
+	strvec_release(&sources);
+	strvec_release(&dirs);
+	strvec_release(&extra);
+	strvec_release(&env);
+	free(path);
+	return yes;
+}
+
 /* The unit for this command: an existing one with the same key, or a new one. */
 static struct plan_unit *add_unit(struct planner *p, struct unit_command *uc,
 				  const struct strvec *launcher, char *label,
@@ -124,9 +150,17 @@ static struct plan_unit *add_unit(struct planner *p, struct unit_command *uc,
 	char key[DIGEST_HEX_SIZE];
 	struct closure closure;
 	struct strvec tools;
+	struct unitkey_out out = { .closure = &closure, .inputs = &tools,
+				   .appear = &plan->appear };
 
 	strvec_init(&tools);
-	if (unitkey_compute(&p->cc, uc, key, &closure, &tools)) {
+	uc->cache_dir = plan->cache_dir;
+	/* A compiler that lists nothing it read needs no watch for its entry. */
+	out.appear = unit_lists_reads(uc) ? &plan->appear : NULL;
+	for (size_t i = 0; i < uc->env.nr; i++)
+		if (strvec_find(&plan->env, uc->env.v[i]) < 0)
+			strvec_push(&plan->env, uc->env.v[i]);
+	if (unitkey_compute(&p->cc, uc, key, &out)) {
 		error("in %s, %s", what, label);
 		strvec_release(&tools);
 		unit_command_release(uc);
@@ -219,6 +253,10 @@ int plan_build(struct plan *plan, const struct spec *spec, const char *cache_dir
 	plan->cache_dir = path_absolute(cache_dir);
 	plan->out_dir = path_absolute(out_dir);
 	strvec_init(&plan->inputs);
+	strvec_init(&plan->appear);
+	strvec_init(&plan->env);
+	for (size_t i = 0; unitkey_steering_env[i]; i++)
+		strvec_push(&plan->env, unitkey_steering_env[i]);
 	for (size_t i = 0; i < spec->nr_classes; i++)
 		total += spec->classes[i].nr_callables;
 	plan->callables = xcalloc(total, sizeof(*plan->callables));
@@ -283,6 +321,8 @@ void plan_release(struct plan *plan)
 	}
 	free(plan->callables);
 	strvec_release(&plan->inputs);
+	strvec_release(&plan->appear);
+	strvec_release(&plan->env);
 	free(plan->cache_dir);
 	free(plan->out_dir);
 	memset(plan, 0, sizeof(*plan));

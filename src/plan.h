@@ -42,6 +42,8 @@ struct plan {
 	struct plan_callable *callables;	/* spec order */
 	size_t nr_callables;
 	struct strvec inputs;		/* absolute files and folders the plan read, first-seen order */
+	struct strvec appear;		/* absolute paths whose appearance changes a key */
+	struct strvec env;		/* variables the keys cover */
 	const struct strvec *launcher;	/* the --launcher override, or NULL */
 };
 

@@ -2,6 +2,7 @@
  * every rule of CONTRACT.md's spec on the way. Aliases are node references, so
  * a class that reuses another's incores by alias simply walks them again. */
 #include "spec.h"
+#include "deps.h"
 #include "buf.h"
 #include "hashmap.h"
 #include "path.h"
@@ -218,6 +219,8 @@ static void toolchain_init(struct spec_toolchain *tc, const char *role, const ya
 	strvec_init(&tc->sources);
 	strvec_init(&tc->launcher);
 	strvec_init(&tc->link);
+	strvec_init(&tc->env);
+	tc->deps = -1;
 	tc->pos.file = file;
 	tc->pos.line = (int)node->start_mark.line + 1;
 	tc->pos.col = (int)node->start_mark.column + 1;
@@ -232,6 +235,7 @@ static void toolchain_release(struct spec_toolchain *tc)
 	strvec_release(&tc->sources);
 	strvec_release(&tc->launcher);
 	strvec_release(&tc->link);
+	strvec_release(&tc->env);
 }
 
 static int load_toolchain(struct loader *ld, yaml_node_t *node, const char *role,
@@ -239,7 +243,8 @@ static int load_toolchain(struct loader *ld, yaml_node_t *node, const char *role
 {
 	struct yamltree_field f[] = {
 		FIELD("compiler", 1), FIELD("flags", 0), FIELD("include_dirs", 0), FIELD("sources", 0),
-		FIELD("launcher", 0), FIELD("link", 0), FIELD("extract", 0),
+		FIELD("launcher", 0), FIELD("link", 0), FIELD("extract", 0), FIELD("deps", 0),
+		FIELD("env", 0),
 	};
 	char *where, *ctx, *what;
 	int ret;
@@ -282,6 +287,21 @@ static int load_toolchain(struct loader *ld, yaml_node_t *node, const char *role
 		if (!yamltree_is_string(f[6].value) || strcmp(yamltree_text(f[6].value), "text"))
 			return fail(ld, f[6].value, "'extract' must be 'text'");
 		tc->extract_text = 1;
+	}
+	if (f[7].value) {
+		tc->deps = yamltree_is_string(f[7].value) ? deps_family_parse(yamltree_text(f[7].value)) : -1;
+		if (tc->deps < 0)
+			return fail(ld, f[7].value, "'deps' must be 'gcc', 'clang' or 'none'");
+	}
+	if (f[8].value && yamltree_strings(&ld->tree, f[8].value, "env", 0, &tc->env))
+		return -1;
+	for (size_t i = 0; i < tc->env.nr; i++) {
+		const char *v = tc->env.v[i];
+		size_t n = strspn(v, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_");
+
+		if (!*v || v[n] || (*v >= '0' && *v <= '9'))
+			return fail(ld, yamltree_node(&ld->tree, yamltree_item(f[8].value, i)),
+				    "'%s' in 'env' is not a variable name", v);
 	}
 	return 0;
 }

@@ -36,6 +36,8 @@ struct spec_toolchain {
 	struct strvec launcher;		/* empty when none */
 	struct strvec link;		/* empty when none: [linker, args...] */
 	int extract_text;		/* extract: text */
+	int deps;			/* enum deps_family, or -1: detect from the compiler */
+	struct strvec env;		/* env: more variables that steer the compiler */
 	struct spec_pos pos;
 };
 

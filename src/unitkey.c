@@ -1,5 +1,6 @@
 #include "unitkey.h"
 #include "path.h"
+#include "reads.h"
 #include "toolid.h"
 #include "util.h"
 
@@ -12,12 +13,15 @@ void unit_command_init(struct unit_command *uc)
 	memset(uc, 0, sizeof(*uc));
 	strvec_init(&uc->argv);
 	strvec_init(&uc->link);
+	strvec_init(&uc->env);
+	uc->deps = -1;
 }
 
 void unit_command_release(struct unit_command *uc)
 {
 	strvec_release(&uc->argv);
 	strvec_release(&uc->link);
+	strvec_release(&uc->env);
 }
 
 static const char *const include_options[] = { "-I", "-iquote", "-isystem", "-idirafter" };
@@ -99,7 +103,21 @@ static int tool_identity(struct closure_cache *cc, const char *root, const char 
 	return ret;
 }
 
-int unitkey_compute(struct closure_cache *cc, const struct unit_command *uc,
+/* Variables that change what a compiler reads or emits. */
+const char *const unitkey_steering_env[] = {
+	"CPATH", "C_INCLUDE_PATH", "CPLUS_INCLUDE_PATH", "OBJC_INCLUDE_PATH", "GCC_EXEC_PREFIX",
+	"COMPILER_PATH", "LIBRARY_PATH", "SOURCE_DATE_EPOCH", "GCC_COMPARE_DEBUG", NULL
+};
+
+static void digest_env(struct digest *d, const char *name)
+{
+	const char *value = getenv(name);
+
+	digest_add_str(d, "env", name);
+	digest_add_str(d, value ? "set" : "unset", value ? value : "");
+}
+
+static int base_key(struct closure_cache *cc, const struct unit_command *uc,
 		    char hex[DIGEST_HEX_SIZE], struct closure *closure_out,
 		    struct strvec *tools_out)
 {
@@ -155,6 +173,11 @@ int unitkey_compute(struct closure_cache *cc, const struct unit_command *uc,
 			add_named_files(uc->root, uc->link.v[i], &d, tools_out);
 	}
 	digest_add_str(&d, "extract", uc->extract_text ? "text" : "none");
+	for (size_t i = 0; unitkey_steering_env[i]; i++)
+		digest_env(&d, unitkey_steering_env[i]);
+	digest_add_u64(&d, "envc", uc->env.nr);
+	for (size_t i = 0; i < uc->env.nr; i++)
+		digest_env(&d, uc->env.v[i]);
 	digest_final_hex(&d, hex);
 	ret = 0;
 	if (closure_out) {
@@ -171,4 +194,23 @@ out_keep_closure:
 	strvec_release(&sources);
 	strvec_release(&dirs);
 	return ret;
+}
+
+int unitkey_compute(struct closure_cache *cc, const struct unit_command *uc,
+		    char hex[DIGEST_HEX_SIZE], const struct unitkey_out *out)
+{
+	static const struct unitkey_out none;
+	char base[DIGEST_HEX_SIZE];
+
+	if (!out)
+		out = &none;
+	if (base_key(cc, uc, base, out->closure, out->inputs))
+		return -1;
+	if (out->base)
+		memcpy(out->base, base, DIGEST_HEX_SIZE);
+	if (!uc->cache_dir) {
+		memcpy(hex, base, DIGEST_HEX_SIZE);
+		return 0;
+	}
+	return reads_pick_key(cc, uc->cache_dir, uc->root, base, hex, out->inputs, out->appear);
 }

@@ -16,7 +16,7 @@
 #include "digest.h"
 #include "strvec.h"
 
-#define UNITKEY_SCHEMA "kwarm-unit-2"
+#define UNITKEY_SCHEMA "kwarm-unit-3"
 #define UNITKEY_OUT "{out}"	/* stands for the output path in a command */
 
 struct unit_command {
@@ -25,6 +25,9 @@ struct unit_command {
 	struct strvec argv;		/* compiler flags... -I.. -o {out} SOURCE [sources...] */
 	struct strvec link;		/* [linker, args...] or empty */
 	int extract_text;
+	struct strvec env;		/* more variables that steer the compiler (toolchain env:) */
+	const char *cache_dir;		/* where recorded reads are found (see reads.h), or NULL */
+	int deps;			/* enum deps_family, or -1: detect (not in the key) */
 };
 
 void unit_command_init(struct unit_command *uc);
@@ -33,12 +36,24 @@ void unit_command_release(struct unit_command *uc);
  * -isystem, -idirafter, joined or separate) of argv, compiler-visible. */
 void unit_command_inputs(const struct unit_command *uc, struct strvec *sources,
 			 struct strvec *include_dirs);
-/* Compute the key. closure_out (may be NULL) receives the include closure;
- * tools_out (may be NULL) gets the resolved compiler and linker paths and the
- * files that flags name (absolute), for the Makefile's own prerequisites.
- * 0, or -1 after reporting (compiler not found, source unreadable). */
+/* The variables every compiler's key covers (NULL-terminated), besides a
+ * toolchain's own env: list. */
+extern const char *const unitkey_steering_env[];
+
+/* Optional outputs of unitkey_compute; any field may be NULL. */
+struct unitkey_out {
+	struct closure *closure;	/* the include closure (initialised) */
+	struct strvec *inputs;		/* resolved compiler and linker, files that flags
+					 * name, recorded reads the key used (absolute):
+					 * the Makefile's own prerequisites */
+	struct strvec *appear;		/* entries whose appearance changes the key */
+	char *base;			/* DIGEST_HEX_SIZE: the base key (before reads) */
+};
+
+/* Compute the key: the base key, then, with uc->cache_dir, the choice among
+ * entries by what their compiles read (reads.h). 0, or -1 after reporting
+ * (compiler not found, source unreadable). */
 int unitkey_compute(struct closure_cache *cc, const struct unit_command *uc,
-		    char hex[DIGEST_HEX_SIZE], struct closure *closure_out,
-		    struct strvec *tools_out);
+		    char hex[DIGEST_HEX_SIZE], const struct unitkey_out *out);
 
 #endif

@@ -102,7 +102,7 @@ static int store(const struct cache *c, const char *key, const void *data, size_
 	int ret;
 
 	check_write_file(tmp, data, len, 0644);
-	ret = cache_unit_store(c, key, tmp, label);
+	ret = cache_unit_store(c, key, tmp, label, NULL);
 	/* store copies: the compiled file stays for the caller. */
 	CHECK(exists(tmp));
 	unlink(tmp);
@@ -310,7 +310,7 @@ static void test_store_read(const struct cache *c)
 	{
 		char *missing = xstrfmt("%s/tmp/never-written", c->dir);
 
-		CHECK_INT(cache_unit_store(c, key, missing, "x"), -1);
+		CHECK_INT(cache_unit_store(c, key, missing, "x", NULL), -1);
 		free(missing);
 	}
 	msg = check_capture_end(2);

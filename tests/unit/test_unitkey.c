@@ -107,7 +107,7 @@ static int key_of(const struct unit_command *uc, char hex[DIGEST_HEX_SIZE])
 	int ret;
 
 	closure_cache_init(&cc);
-	ret = unitkey_compute(&cc, uc, hex, NULL, NULL);
+	ret = unitkey_compute(&cc, uc, hex, NULL);
 	closure_cache_release(&cc);
 	return ret;
 }
@@ -131,9 +131,10 @@ static void test_key(const struct fixture *f, const struct fixture *copy)
 	CHECK_STR(hex, base);
 	closure_cache_init(&cc);
 	strvec_init(&tools);
-	CHECK_INT(unitkey_compute(&cc, &uc, hex, &closure, &tools), 0);
+	CHECK_INT(unitkey_compute(&cc, &uc, hex, &(struct unitkey_out){ .closure = &closure,
+							    .inputs = &tools }), 0);
 	CHECK_STR(hex, base);
-	CHECK_INT(unitkey_compute(&cc, &uc, hex, NULL, NULL), 0);
+	CHECK_INT(unitkey_compute(&cc, &uc, hex, NULL), 0);
 	CHECK_STR(hex, base);
 	/* The closure and the resolved tools come back to the caller. */
 	CHECK_INT(closure.nr, 3);
@@ -221,7 +222,7 @@ static void test_key(const struct fixture *f, const struct fixture *copy)
 	strvec_push(&uc.link, f->ld);
 	closure_cache_init(&cc);
 	strvec_init(&tools);
-	CHECK_INT(unitkey_compute(&cc, &uc, hex, NULL, &tools), 0);
+	CHECK_INT(unitkey_compute(&cc, &uc, hex, &(struct unitkey_out){ .inputs = &tools }), 0);
 	s = joined(&tools);
 	want = xstrfmt("%s|%s", f->cc, f->ld);
 	CHECK_STR(s, want);

@@ -1,0 +1,37 @@
+/* deps: the compiler's own list of the files it read (its dependency output).
+ *
+ * Every compile of a family that can write one writes one: gcc and clang with
+ * -MD -MF FILE (one source), gcc with SUNPRO_DEPENDENCIES for a unit of several
+ * sources (-MF keeps only the last source's list, the variable appends one list
+ * per source). clang cannot list several sources in one file: such a unit keeps
+ * the scanner-only key, as a compiler with no dependency output does. */
+#ifndef KWARM_DEPS_H
+#define KWARM_DEPS_H
+
+#include "strvec.h"
+
+enum deps_family { DEPS_NONE, DEPS_GCC, DEPS_CLANG };
+
+/* The family a toolchain's "deps:" word names (gcc, clang, none), or -1. */
+int deps_family_parse(const char *word);
+/* "gcc", "clang" or "none". */
+const char *deps_family_name(enum deps_family f);
+/* The family of the compiler at path (resolved through links to its real file
+ * name: g++-12, clang-14, ...); DEPS_NONE for any other compiler. */
+enum deps_family deps_family_detect(const char *path);
+
+/* How one compile of nsources sources writes its list to dfile: words to add
+ * after the compiler (to argv_extra) and "NAME=VALUE" variables to set (to
+ * env_extra). 0 when it writes one, -1 when this family cannot (nothing added). */
+int deps_request(enum deps_family f, size_t nsources, const char *dfile,
+		 struct strvec *argv_extra, struct strvec *env_extra);
+
+/* Parse a make-style dependency file (one or more "target: prereq..." rules,
+ * backslash-newline continued, '\ ' for a space, '$$' for '$'); appends every
+ * prerequisite once, in first-seen order. 0, or -1 with errno set when the file
+ * cannot be read (ENOENT: the compiler wrote none). */
+int deps_parse_file(const char *path, struct strvec *out);
+/* The same over text already read. */
+void deps_parse(const char *text, size_t len, struct strvec *out);
+
+#endif
