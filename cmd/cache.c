@@ -109,6 +109,25 @@ static void add_tally_json(struct buf *b, const char *name, const struct cachelo
 		 t->hits, t->wait_hits, t->misses, t->corrupt, t->compile_seconds, hit_rate(t));
 }
 
+/* Does entry key's manifest list what its compiler read (reads.h)? */
+static void count_reads(const struct cache *c, const char *key, size_t *listed,
+			size_t *scanner_only)
+{
+	struct buf text = BUF_INIT;
+	struct strvec reads;
+	char deps[16];
+
+	strvec_init(&reads);
+	if (cache_unit_manifest(c->dir, key, &text) == 1) {
+		if (cache_manifest_reads(text.s, &reads, deps) && strcmp(deps, "none"))
+			(*listed)++;
+		else
+			(*scanner_only)++;
+	}
+	strvec_release(&reads);
+	buf_release(&text);
+}
+
 static int cache_stats(const struct cache *c, int json)
 {
 	struct cache_scan s;
@@ -116,7 +135,7 @@ static int cache_stats(const struct cache *c, int json)
 	struct cachelog_tally last, all;
 	struct buf b = BUF_INIT;
 	uint64_t unit_bytes = 0;
-	size_t orphans = 0;
+	size_t orphans = 0, listed = 0, scanner_only = 0;
 	double now = (double)time(NULL);
 	int ret = 0;
 
@@ -126,8 +145,10 @@ static int cache_stats(const struct cache *c, int json)
 	cachelog_init(&log);
 	if (cache_scan_run(&s, c) || cachelog_load(&log, c->dir))
 		ret = 1;
-	for (size_t i = 0; i < s.nr_units; i++)
+	for (size_t i = 0; i < s.nr_units; i++) {
 		unit_bytes += s.units[i].bytes;
+		count_reads(c, s.units[i].key, &listed, &scanner_only);
+	}
 	for (size_t i = 0; i < s.nr_temps; i++)
 		orphans += cache_temp_orphaned(&s.temps[i], now);
 	/* The last run is the one that wrote the last event. */
@@ -139,8 +160,9 @@ static int cache_stats(const struct cache *c, int json)
 	if (json) {
 		buf_adds(&b, "{\"cache\":");
 		add_json_string(&b, c->dir);
-		buf_addf(&b, ",\"units\":%zu,\"unit_bytes\":%" PRIu64 ",\"orphaned_temps\":%zu,",
-			 s.nr_units, unit_bytes, orphans);
+		buf_addf(&b, ",\"units\":%zu,\"unit_bytes\":%" PRIu64 ",\"orphaned_temps\":%zu,"
+			 "\"units_with_reads\":%zu,\"units_scanner_only\":%zu,",
+			 s.nr_units, unit_bytes, orphans, listed, scanner_only);
 		add_tally_json(&b, "last_run", &last);
 		buf_addch(&b, ',');
 		add_tally_json(&b, "all_runs", &all);
@@ -149,6 +171,8 @@ static int cache_stats(const struct cache *c, int json)
 		buf_addf(&b, "cache            %s\n", c->dir);
 		buf_addf(&b, "units            %zu (%" PRIu64 " bytes, artifacts and manifests)\n",
 			 s.nr_units, unit_bytes);
+		buf_addf(&b, "keys             %zu over what the compiler read, %zu over the scanner's "
+			 "closure only (no dependency output)\n", listed, scanner_only);
 		if (orphans)
 			buf_addf(&b, "orphaned temps   %zu (kwarm cache prune removes them)\n", orphans);
 		buf_addf(&b, "total bytes      %" PRIu64 "\n", unit_bytes);
