@@ -6,6 +6,7 @@
 #include "util.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -130,7 +131,7 @@ int reads_pick_key(struct closure_cache *cc, const char *cache_dir, const char *
 			char *abs = path_join(root, last.v[i] + 65), hex[DIGEST_HEX_SIZE];
 
 			if (filehash_get(&cc->files, abs, hex, NULL))
-				strcpy(hex, "missing");
+				snprintf(hex, sizeof(hex), "missing");
 			digest_add_str(&d, "path", last.v[i] + 65);
 			digest_add_str(&d, "sha256", hex);
 			free(abs);

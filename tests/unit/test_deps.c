@@ -1,0 +1,87 @@
+#include "check.h"
+#include "buf.h"
+#include "deps.h"
+#include "util.h"
+
+#include <stdlib.h>
+
+/* The prerequisites of text, joined with '|'. */
+static char *parsed(const char *text)
+{
+	struct strvec out;
+	struct buf b = BUF_INIT;
+
+	strvec_init(&out);
+	deps_parse(text, strlen(text), &out);
+	for (size_t i = 0; i < out.nr; i++)
+		buf_addf(&b, "%s%s", i ? "|" : "", out.v[i]);
+	strvec_release(&out);
+	return b.s ? buf_detach(&b) : xstrdup("");
+}
+
+static void check_parse(const char *text, const char *want)
+{
+	char *got = parsed(text);
+
+	CHECK_STR(got, want);
+	free(got);
+}
+
+static void test_parse(void)
+{
+	/* gcc -MD -MF: one rule, continued lines, the target left out. */
+	check_parse("x.so: k/a.cpp /usr/include/stdc-predef.h \\\n inc/b.h\n",
+		    "k/a.cpp|/usr/include/stdc-predef.h|inc/b.h");
+	/* Escaped blanks and dollars, as gcc writes them. */
+	check_parse("out: my\\ dir/a\\ b.h cost$$1.h \\#x.h\n", "my dir/a b.h|cost$1.h|#x.h");
+	/* SUNPRO_DEPENDENCIES: one rule per source; repeats listed once. */
+	check_parse("kwarm-deps: /usr/include/stdc-predef.h a.h\nkwarm-deps: /usr/include/stdc-predef.h b.h\n",
+		    "/usr/include/stdc-predef.h|a.h|b.h");
+	/* A ':' inside a path that is not the rule's colon. */
+	check_parse("t: dir/x:y.h z.h", "dir/x:y.h|z.h");
+	/* Nothing after the colon, no final newline. */
+	check_parse("t:", "");
+	check_parse("", "");
+}
+
+static void test_family(void)
+{
+	CHECK_INT(deps_family_detect("/nowhere/g++"), DEPS_GCC);
+	CHECK_INT(deps_family_detect("/nowhere/x86_64-linux-gnu-gcc-12"), DEPS_GCC);
+	CHECK_INT(deps_family_detect("cc"), DEPS_GCC);
+	CHECK_INT(deps_family_detect("/nowhere/clang++-14"), DEPS_CLANG);
+	CHECK_INT(deps_family_detect("/nowhere/kwarm-standin"), DEPS_NONE);
+	CHECK_INT(deps_family_detect("/nowhere/tcc"), DEPS_NONE);
+	CHECK_INT(deps_family_parse("gcc"), DEPS_GCC);
+	CHECK_INT(deps_family_parse("none"), DEPS_NONE);
+	CHECK_INT(deps_family_parse("msvc"), -1);
+}
+
+static void test_request(void)
+{
+	struct strvec argv, env;
+
+	strvec_init(&argv);
+	strvec_init(&env);
+	/* One source: -MD -MF for both families. */
+	CHECK_INT(deps_request(DEPS_CLANG, 1, "d", &argv, &env), 0);
+	CHECK_INT(argv.nr, 3);
+	CHECK_INT(env.nr, 0);
+	/* Several: gcc appends per source through its variable; clang cannot. */
+	CHECK_INT(deps_request(DEPS_GCC, 2, "d", &argv, &env), 0);
+	CHECK_INT(env.nr, 1);
+	CHECK_STR(env.v[0], "SUNPRO_DEPENDENCIES=d kwarm-deps");
+	CHECK_INT(deps_request(DEPS_CLANG, 2, "d", &argv, &env), -1);
+	CHECK_INT(deps_request(DEPS_NONE, 1, "d", &argv, &env), -1);
+	CHECK_INT(argv.nr, 3);
+	strvec_release(&argv);
+	strvec_release(&env);
+}
+
+int main(void)
+{
+	test_parse();
+	test_family();
+	test_request();
+	return check_done();
+}
