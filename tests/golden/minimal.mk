@@ -5,6 +5,12 @@
 #   make -f THIS warmup-CLASS      one class
 #   make -f THIS help              list the classes
 #   V=1                            show full command lines
+#   KWARM_STOP=1                   stop at the first failed unit
+#
+# A failed unit does not stop the others: every class that does not need
+# it is still compiled and packed, then make exits non-zero and the last
+# lines name every failed class (this file sets -k, which make -S cannot
+# undo: KWARM_STOP=1 is the way to stop at the first error).
 #
 # Inside another make, nest it on a '+' line and without -j, so that the
 # parent's -jN stays the one bound:  +$(MAKE) -f THIS warmup
@@ -14,6 +20,9 @@
 # out   @TMP@/out
 
 MAKEFLAGS += -r
+ifneq ($(KWARM_STOP),1)
+MAKEFLAGS += -k
+endif
 .SUFFIXES:
 .DELETE_ON_ERROR:
 .DEFAULT_GOAL := warmup
@@ -23,7 +32,7 @@ KW_KWARM := @KWARM@
 KW_DESCS := @TMP@/a.mk.packs
 KW_Q := $(if $(filter 1,$(V)),,@)
 KW_GOALS := $(subst ',,$(MAKECMDGOALS))
-KW_REPORT := --state @TMP@/out/.kwarm --units @TMP@/a.mk.units
+KW_REPORT := --state @TMP@/out/.kwarm --units @TMP@/a.mk.units --goals '$(KW_GOALS)'
 
 .PHONY: warmup help kw-force warmup-TestMinimal
 
@@ -54,19 +63,22 @@ endif
 
 # ---- compile units (one per distinct command and inputs)
 @TMP@/cache/units/XX/@K1@.m:
-	$(KW_Q)$(KW_KWARM) compile $(KW_REPORT) --goals '$(KW_GOALS)' --cache @TMP@/cache --root @TMP@/minimal --platform a5sim --private @TMP@/out/.kwarm/private --key @K1@ --unit 'orchestration '\''kernels/orchestration/minimal_orch.cpp'\''' --id 'TestMinimal/orchestration '\''kernels/orchestration/minimal_orch.cpp'\''' --owners TestMinimal -- g++ -O2 -fPIC -shared -std=c++17 -Iinclude -o '{out}' kernels/orchestration/minimal_orch.cpp
+	$(KW_Q)$(KW_KWARM) compile $(KW_REPORT) --cache @TMP@/cache --root @TMP@/minimal --platform a5sim --private @TMP@/out/.kwarm/private --key @K1@ --unit 'orchestration '\''kernels/orchestration/minimal_orch.cpp'\''' --id 'TestMinimal/orchestration '\''kernels/orchestration/minimal_orch.cpp'\''' --owners TestMinimal -- g++ -O2 -fPIC -shared -std=c++17 -Iinclude -o '{out}' kernels/orchestration/minimal_orch.cpp
 
 @TMP@/cache/units/XX/@K2@.m:
-	$(KW_Q)$(KW_KWARM) compile $(KW_REPORT) --goals '$(KW_GOALS)' --cache @TMP@/cache --root @TMP@/minimal --platform a5sim --private @TMP@/out/.kwarm/private --key @K2@ --unit 'incore '\''vec_add'\'' (aiv)' --id 'TestMinimal/incore '\''vec_add'\'' (aiv)' --owners TestMinimal -- g++ -O2 -fPIC -shared -std=c++17 -D__DAV_VEC__ -Iinclude -o '{out}' kernels/aiv/vec_add.cpp
+	$(KW_Q)$(KW_KWARM) compile $(KW_REPORT) --cache @TMP@/cache --root @TMP@/minimal --platform a5sim --private @TMP@/out/.kwarm/private --key @K2@ --unit 'incore '\''vec_add'\'' (aiv)' --id 'TestMinimal/incore '\''vec_add'\'' (aiv)' --owners TestMinimal -- g++ -O2 -fPIC -shared -std=c++17 -D__DAV_VEC__ -Iinclude -o '{out}' kernels/aiv/vec_add.cpp
 
 @TMP@/cache/units/XX/@K3@.m:
-	$(KW_Q)$(KW_KWARM) compile $(KW_REPORT) --goals '$(KW_GOALS)' --cache @TMP@/cache --root @TMP@/minimal --platform a5sim --private @TMP@/out/.kwarm/private --key @K3@ --unit 'incore '\''vec_scale'\'' (aiv)' --id 'TestMinimal/incore '\''vec_scale'\'' (aiv)' --owners TestMinimal -- g++ -O2 -fPIC -shared -std=c++17 -D__DAV_VEC__ -Iinclude -o '{out}' kernels/aiv/vec_scale.cpp
+	$(KW_Q)$(KW_KWARM) compile $(KW_REPORT) --cache @TMP@/cache --root @TMP@/minimal --platform a5sim --private @TMP@/out/.kwarm/private --key @K3@ --unit 'incore '\''vec_scale'\'' (aiv)' --id 'TestMinimal/incore '\''vec_scale'\'' (aiv)' --owners TestMinimal -- g++ -O2 -fPIC -shared -std=c++17 -D__DAV_VEC__ -Iinclude -o '{out}' kernels/aiv/vec_scale.cpp
 
 @TMP@/cache/units/XX/@K4@.m:
-	$(KW_Q)$(KW_KWARM) compile $(KW_REPORT) --goals '$(KW_GOALS)' --cache @TMP@/cache --root @TMP@/minimal --platform a5sim --private @TMP@/out/.kwarm/private --key @K4@ --unit 'incore '\''mat_mul'\'' (aic)' --id 'TestMinimal/incore '\''mat_mul'\'' (aic)' --owners TestMinimal -- g++ -O2 -fPIC -shared -std=c++17 -D__DAV_CUBE__ -Iinclude -o '{out}' kernels/aic/mat_mul.cpp
+	$(KW_Q)$(KW_KWARM) compile $(KW_REPORT) --cache @TMP@/cache --root @TMP@/minimal --platform a5sim --private @TMP@/out/.kwarm/private --key @K4@ --unit 'incore '\''mat_mul'\'' (aic)' --id 'TestMinimal/incore '\''mat_mul'\'' (aic)' --owners TestMinimal -- g++ -O2 -fPIC -shared -std=c++17 -D__DAV_CUBE__ -Iinclude -o '{out}' kernels/aic/mat_mul.cpp
 
 # ---- this Makefile remakes itself when an input changes; a deleted
-# input counts as changed (empty rules below), never as an error
+# input counts as changed (empty rules below), never as an error. When
+# gen fails, its recipe appends lines that stop this run (make -k would
+# go on with this stale plan) and make the next run try gen again.
+.PRECIOUS: $(KW_SELF)
 $(KW_SELF): @KWARM@ \
     @TMP@/minimal/spec.yaml \
     @TMP@/minimal/kernels/orchestration/minimal_orch.cpp \
@@ -84,7 +96,7 @@ $(KW_SELF): @KWARM@ \
     $(wildcard @TMP@/cache/units/XX/@K3@.m) \
     $(wildcard @TMP@/cache/units/XX/@K4@.m) \
     $(KW_DESCS)
-	$(KW_Q)$(KW_KWARM) gen @TMP@/minimal/spec.yaml -o @TMP@/a.mk --cache @TMP@/cache --out @TMP@/out
+	$(KW_Q)$(KW_KWARM) gen @TMP@/minimal/spec.yaml -o @TMP@/a.mk --cache @TMP@/cache --out @TMP@/out || { printf '\n$$(KW_SELF): kw-force\nifneq ($$(MAKE_RESTARTS),)\n$$(error kwarm gen failed (see above); fix that, then run make again)\nendif\n' >> "$@"; exit 1; }
 KW_ENV_VARS := CPATH C_INCLUDE_PATH CPLUS_INCLUDE_PATH OBJC_INCLUDE_PATH GCC_EXEC_PREFIX COMPILER_PATH LIBRARY_PATH SOURCE_DATE_EPOCH GCC_COMPARE_DEBUG
 KW_ENV_GEN := CPATH- C_INCLUDE_PATH- CPLUS_INCLUDE_PATH- OBJC_INCLUDE_PATH- GCC_EXEC_PREFIX- COMPILER_PATH- LIBRARY_PATH- SOURCE_DATE_EPOCH- GCC_COMPARE_DEBUG-
 ifneq ($(foreach v,$(KW_ENV_VARS),$v$(if $(filter undefined,$(origin $v)),-,=$(value $v))),$(KW_ENV_GEN))
