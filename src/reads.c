@@ -67,6 +67,17 @@ static int try_entry(struct closure_cache *cc, const char *cache_dir, const char
 	return reads_match(cc, root, reads, NULL) ? 1 : -1;
 }
 
+/* An entry never built: its appearance changes the choice (appear may be NULL). */
+static void push_entry_path(struct strvec *appear, const char *cache_dir, const char *key)
+{
+	struct buf b = BUF_INIT;
+
+	if (!appear)
+		return;
+	cache_add_unit_path(&b, cache_dir, key, ".m");
+	strvec_push_nodup(appear, buf_detach(&b));
+}
+
 static void read_pointer(const char *cache_dir, const char *base, char key[DIGEST_HEX_SIZE])
 {
 	char *path = pointer_path(cache_dir, base), *text = NULL;
@@ -97,12 +108,8 @@ int reads_pick_key(struct closure_cache *cc, const char *cache_dir, const char *
 		/* Built under its base and still good, or never built. */
 		memcpy(key, base, DIGEST_HEX_SIZE);
 		push_inputs(root, &last, inputs);
-		if (!got && appear) {
-			struct buf b = BUF_INIT;
-
-			cache_add_unit_path(&b, cache_dir, base, ".m");
-			strvec_push_nodup(appear, buf_detach(&b));
-		}
+		if (!got)
+			push_entry_path(appear, cache_dir, base);
 		goto out;
 	}
 	read_pointer(cache_dir, base, pointed);
@@ -143,12 +150,8 @@ int reads_pick_key(struct closure_cache *cc, const char *cache_dir, const char *
 		if (got >= 0) {
 			memcpy(key, name, DIGEST_HEX_SIZE);
 			push_inputs(root, &last, inputs);
-			if (!got && appear) {
-				struct buf b = BUF_INIT;
-
-				cache_add_unit_path(&b, cache_dir, name, ".m");
-				strvec_push_nodup(appear, buf_detach(&b));
-			}
+			if (!got)
+				push_entry_path(appear, cache_dir, name);
 			goto out;
 		}
 	}
