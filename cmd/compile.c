@@ -49,6 +49,7 @@ struct compile_opts {
 	const char *state, *units, *goals;	/* runstate folder, unit list, goals */
 	int github;			/* annotate failures for GitHub Actions */
 	int annotated;			/* a failure was annotated already */
+	enum deps_family family;	/* how the compiler lists what it read */
 	struct strvec launcher;
 	struct unit_command uc;
 };
@@ -253,7 +254,8 @@ static int run_compile(struct compile_opts *o, struct attempt *a, struct buf *ou
 	strvec_init(&sources);
 	strvec_init(&dirs);
 	unit_command_inputs(&o->uc, &sources, &dirs);
-	*listed = !deps_request(compile_family(o), sources.nr, a->deps, &extra, &env);
+	o->family = compile_family(o);
+	*listed = !deps_request(o->family, sources.nr, a->deps, &extra, &env);
 	strvec_pushv(&argv, &o->launcher);
 	for (size_t i = 0; i < o->uc.argv.nr; i++) {
 		strvec_push(&argv, strcmp(o->uc.argv.v[i], UNITKEY_OUT) ? o->uc.argv.v[i] : a->obj);
@@ -326,7 +328,7 @@ static int read_lines(struct compile_opts *o, struct closure_cache *cc, const st
 		}
 		listed = 0;	/* it wrote none: the scanner's closure is all we know */
 	}
-	ret = reads_manifest_lines(cc, o->root, listed ? deps_family_name(compile_family(o)) : "none",
+	ret = reads_manifest_lines(cc, o->root, listed ? deps_family_name(o->family) : "none",
 				   &files, closure, lines);
 	if (ret)
 		error("%s: cannot record what the compiler read", o->label);
