@@ -108,6 +108,7 @@ int cmd_pack(int argc, char **argv)
 		return usage_error(usage_pack, "unknown format '%s'", format);
 	if (state) {
 		runstate_open(&rs, state, units);
+		runstate_claim_entries(&rs, cache_dir, goals);
 		runstate_take_slot(&rs);
 	}
 	step.t0 = runstate_now();

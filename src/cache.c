@@ -105,18 +105,51 @@ static off_t lock_offset(const char *key)
 	return (off_t)v;
 }
 
+/* The entry locks this process holds (write locks), by fd: a reader in the
+ * same process must not wait for a shared lock on one of them (OFD locks of
+ * two open files conflict even within one process). Few: a step holds one. */
+#define HELD_MAX 16
+static struct { int fd; off_t at; } held[HELD_MAX];
+static size_t nr_held;
+
+static void note_held(int fd, off_t at)
+{
+	if (nr_held < HELD_MAX) {
+		held[nr_held].fd = fd;
+		held[nr_held++].at = at;
+	}
+}
+
+static int is_held(off_t at)
+{
+	for (size_t i = 0; i < nr_held; i++)
+		if (held[i].at == at)
+			return 1;
+	return 0;
+}
+
+static void forget_held(int fd)
+{
+	for (size_t i = 0; i < nr_held; i++)
+		if (held[i].fd == fd) {
+			held[i] = held[--nr_held];
+			return;
+		}
+}
+
 /* Lock key's byte of the lock file: the fd, -1 when busy (without wait), -2
  * after reporting. An OFD lock, not a lock file per entry: nothing to create
- * per compile, and it goes with the fd (the compiler kwarm starts has none). */
-static int lock_entry(const struct cache *c, const char *key, int wait)
+ * per compile, and it goes with the fd (the compiler kwarm starts has none).
+ * type F_WRLCK: a compile's or a remover's; F_RDLCK: a reader's (shared). */
+static int lock_entry(const struct cache *c, const char *key, int wait, short type)
 {
 	char *path = path_join(c->dir, CACHE_LOCK_FILE);
 	struct flock fl;
-	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666), type = F_WRLCK;
+	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
 
-	/* A cache this user may only read (verify, prune of another's cache): a
-	 * read lock still conflicts with a compile's write lock. */
-	if (fd < 0 && !wait && (errno == EACCES || errno == EROFS)) {
+	/* A cache this user may only read (verify, prune of another's cache, a
+	 * reader): a read lock still conflicts with a compile's write lock. */
+	if (fd < 0 && (!wait || type == F_RDLCK) && (errno == EACCES || errno == EROFS)) {
 		fd = open(path, O_RDONLY | O_CLOEXEC);
 		type = F_RDLCK;
 		/* No lock file, and none can be made: nobody holds a lock. The
@@ -133,7 +166,7 @@ static int lock_entry(const struct cache *c, const char *key, int wait)
 		goto out;
 	}
 	memset(&fl, 0, sizeof(fl));
-	fl.l_type = (short)type;
+	fl.l_type = type;
 	fl.l_whence = SEEK_SET;
 	fl.l_start = lock_offset(key);
 	fl.l_len = 1;
@@ -148,6 +181,8 @@ static int lock_entry(const struct cache *c, const char *key, int wait)
 		fd = busy ? -1 : -2;
 		break;
 	}
+	if (fd >= 0 && type == F_WRLCK)
+		note_held(fd, fl.l_start);
 out:
 	free(path);
 	return fd;
@@ -155,20 +190,22 @@ out:
 
 int cache_lock_unit(const struct cache *c, const char *key)
 {
-	int fd = lock_entry(c, key, 1);
+	int fd = lock_entry(c, key, 1, F_WRLCK);
 
 	return fd < 0 ? -1 : fd;
 }
 
 int cache_try_lock_unit(const struct cache *c, const char *key)
 {
-	return lock_entry(c, key, 0);
+	return lock_entry(c, key, 0, F_WRLCK);
 }
 
 void cache_unlock(int fd)
 {
-	if (fd >= 0)
+	if (fd >= 0) {
+		forget_held(fd);
 		close(fd);	/* drops the lock */
+	}
 }
 
 struct manifest {
@@ -317,7 +354,20 @@ int cache_unit_check(const struct cache *c, const char *key, int report)
 
 int cache_unit_read(const struct cache *c, const char *key, struct buf *out)
 {
-	int ret = check_entry(c, key, 1, out);
+	struct buf sink = BUF_INIT, *old;
+	int fd = -1, ret;
+
+	/* A shared lock while the entry is read, so that prune and verify (which
+	 * remove only what they can lock without waiting) leave it alone; it waits
+	 * for a compile of the entry. Without a lock the read goes on unguarded. */
+	if (!is_held(lock_offset(key))) {
+		old = error_sink(&sink);
+		fd = lock_entry(c, key, 1, F_RDLCK);
+		error_sink(old);
+		buf_release(&sink);
+	}
+	ret = check_entry(c, key, 1, out);
+	cache_unlock(fd);
 
 	if (ret == 0) {
 		char *mpath = cache_unit_path(c, key, ".m");

@@ -350,8 +350,7 @@ int cache_verify(const struct cache *c, int repair, struct cache_verify_result *
 				cachelog_event(c->dir, "corrupt", u->key, 0);
 			}
 		}
-		if (fd >= 0)
-			close(fd);
+		cache_unlock(fd);
 	}
 	for (size_t i = 0; i < s.nr_temps; i++) {
 		const struct cache_temp *t = &s.temps[i];
@@ -410,14 +409,14 @@ static int prune_unit(const struct cache *c, struct cache_unit_entry *u, double 
 	if (fd < 0)
 		return -1;
 	if (current_last_use(c, u) >= limit) {
-		close(fd);
+		cache_unlock(fd);
 		return 0;
 	}
 	if (cache_unit_remove(c, u->key)) {
-		close(fd);
+		cache_unlock(fd);
 		return -1;
 	}
-	close(fd);
+	cache_unlock(fd);
 	r->units++;
 	r->bytes += u->bytes;
 	return 1;

@@ -226,7 +226,10 @@ static int read_unit(const struct cache *cache, const struct cache *priv, const 
 		return error("cannot pack %s: %s '%s' was corrupt in the cache and is removed; "
 			     "run make again to rebuild it", what, kind, it->label);
 	}
-	return error("cannot pack %s: %s '%s' is not in the cache", what, kind, it->label);
+	/* Gone since make found it: removed by hand, or by a prune that came in
+	 * before this run's first step claimed its entries (runstate.h). */
+	return error("cannot pack %s: %s '%s' is no longer in the cache (removed after make "
+		     "checked it); run make again to rebuild it", what, kind, it->label);
 }
 
 /* Read len bytes at offset of path into a NUL-terminated buffer. */

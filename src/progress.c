@@ -19,6 +19,7 @@ void progress_unit_start(struct runstate *rs, const char *cache_dir, const char 
 	if (lock >= 0)
 		(void)runstate_total(rs, cache_dir, goals);
 	runstate_unlock(lock);
+	runstate_claim_entries(rs, cache_dir, goals);
 }
 
 /* "A" or "A +2": the first class, and how many more share the unit. */

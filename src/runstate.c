@@ -144,6 +144,7 @@ void runstate_open(struct runstate *rs, const char *kw_dir, const char *units)
 		free(line);
 		start_trace(rs);
 		remove_ended_runs(rs);
+		rs->first = 1;
 	}
 	runstate_unlock(lock);
 out:
@@ -276,47 +277,72 @@ int runstate_goals_pick_all(const char *goals, struct strvec *picked)
 	return all;
 }
 
+/* Call fn with the entry path of every unit of goals in the unit list (a
+ * missing list: none, silently). */
+static void each_goal_entry(const struct runstate *rs, const char *cache_dir, const char *goals,
+			    void (*fn)(const char *path, void *data), void *data)
+{
+	struct buf sink = BUF_INIT, *old = error_sink(&sink), m = BUF_INIT;
+	struct unitlist ul;
+	struct strvec picked;
+	int all;
+
+	strvec_init(&picked);
+	all = runstate_goals_pick_all(goals, &picked);
+	if (!unitlist_load(&ul, rs->units)) {
+		for (size_t i = 0; i < ul.nr_units; i++) {
+			const struct unitlist_unit *u = &ul.units[i];
+			int pick = all;
+
+			for (size_t j = 0; j < picked.nr && !pick; j++)
+				pick = unitlist_unit_owned_by(u, picked.v[j]);
+			if (!pick)
+				continue;
+			buf_reset(&m);
+			cache_add_unit_path(&m, cache_dir, u->key, ".m");
+			fn(m.s, data);
+		}
+		unitlist_release(&ul);
+	}
+	buf_release(&m);
+	error_sink(old);
+	buf_release(&sink);
+	strvec_release(&picked);
+}
+
+static void count_missing(const char *path, void *data)
+{
+	if (access(path, F_OK))
+		++*(int *)data;
+}
+
 int runstate_total(const struct runstate *rs, const char *cache_dir, const char *goals)
 {
 	char *path = path_join(rs->dir, "total");
-	struct unitlist ul;
-	struct strvec picked;
-	int total = 0, all;
+	int total = 0;
 
 	if (!read_int(path, &total)) {
 		free(path);
 		return total;
 	}
-	strvec_init(&picked);
-	all = runstate_goals_pick_all(goals, &picked);
-	{
-		struct buf sink = BUF_INIT, *old = error_sink(&sink);
-
-		/* A missing list only costs the total: say nothing. */
-		if (!unitlist_load(&ul, rs->units)) {
-			struct buf m = BUF_INIT;
-
-			for (size_t i = 0; i < ul.nr_units; i++) {
-				const struct unitlist_unit *u = &ul.units[i];
-				int pick = all;
-
-				for (size_t j = 0; j < picked.nr && !pick; j++)
-					pick = unitlist_unit_owned_by(u, picked.v[j]);
-				buf_reset(&m);
-				cache_add_unit_path(&m, cache_dir, u->key, ".m");
-				if (pick && access(m.s, F_OK))
-					total++;
-			}
-			buf_release(&m);
-			unitlist_release(&ul);
-		}
-		error_sink(old);
-		buf_release(&sink);
-	}
+	each_goal_entry(rs, cache_dir, goals, count_missing, &total);
 	write_int(path, total);
-	strvec_release(&picked);
 	free(path);
 	return total;
+}
+
+static void mark_used(const char *path, void *data)
+{
+	static const struct timespec now_atime[2] = { { 0, UTIME_NOW }, { 0, UTIME_OMIT } };
+
+	(void)data;
+	(void)utimensat(AT_FDCWD, path, now_atime, 0);
+}
+
+void runstate_claim_entries(const struct runstate *rs, const char *cache_dir, const char *goals)
+{
+	if (rs->first)
+		each_goal_entry(rs, cache_dir, goals, mark_used, NULL);
 }
 
 int runstate_bump_done(const struct runstate *rs)

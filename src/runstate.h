@@ -36,6 +36,7 @@ struct runstate {
 	double start;		/* its start in unix seconds (the trace's zero) */
 	int slot;		/* the job slot held, -1 when none */
 	int slot_fd;
+	int first;		/* this step started the run */
 };
 
 /* One slice of the trace: a unit's compile or a callable's pack. */
@@ -68,6 +69,11 @@ void runstate_unlock(int fd);
  * unit list, the cache's manifests and goals (MAKECMDGOALS: "", "warmup" or
  * anything else = every unit; only warmup-CLASS words = those classes'). */
 int runstate_total(const struct runstate *rs, const char *cache_dir, const char *goals);
+/* The run's first step only (a no-op in the others): mark every entry of
+ * goals that is in the cache as used now, so that 'kwarm cache prune' keeps
+ * (CACHE_PRUNE_GRACE) what make has just found up to date and the run's packs
+ * are about to read. */
+void runstate_claim_entries(const struct runstate *rs, const char *cache_dir, const char *goals);
 /* Under the lock: add one to done and return it. */
 int runstate_bump_done(const struct runstate *rs);
 /* Under the lock: true when the run counted compiles (runstate_total) and

@@ -45,6 +45,8 @@ static int is_dir(const char *path)
 	return !stat(path, &st) && S_ISDIR(st.st_mode);
 }
 
+static int child_try_lock(const struct cache *c, const char *key);
+
 static void make_key(const char *seed, char key[DIGEST_HEX_SIZE])
 {
 	digest_bytes_hex(seed, strlen(seed), key);
@@ -238,6 +240,21 @@ static void test_store_read(const struct cache *c)
 	CHECK_INT(out.len, 7 + sizeof(data));
 	CHECK(!memcmp(out.s + 7, data, sizeof(data)));
 	buf_release(&out);
+	/* A read takes the entry's shared lock, except in the process that holds
+	 * its write lock (OFD locks of two open files conflict even within one
+	 * process: it would wait for itself); alarm() ends the test if it does. */
+	{
+		int fd = cache_lock_unit(c, key);
+
+		CHECK(fd >= 0);
+		alarm(20);
+		CHECK_INT(cache_unit_read(c, key, &out), 0);
+		alarm(0);
+		CHECK_INT(out.len, sizeof(data));
+		buf_release(&out);
+		cache_unlock(fd);
+		CHECK_INT(child_try_lock(c, key), 0);	/* released; the read left nothing held */
+	}
 
 	/* One file, exactly as documented: artifact, manifest, length line. */
 	mpath = cache_unit_path(c, key, ".m");

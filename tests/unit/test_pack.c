@@ -296,7 +296,7 @@ int main(void)
 		check_capture_begin(2);
 		CHECK_INT(pack_run(&c, NULL, ckey3, ref(ckey3), bad_out, bad_stamp), -1);
 		msg = check_capture_end(2);
-		CHECK(strstr(msg, "orchestration 'kernels/orch.cpp' is not in the cache") != NULL);
+		CHECK(strstr(msg, "orchestration 'kernels/orch.cpp' is no longer in the cache") != NULL);
 		free(msg);
 		CHECK(!exists(bad_out));
 	}

@@ -330,6 +330,35 @@ static void test_total(void)
 	free(text);
 	runstate_release(&rs);
 
+	/* The run's first step claims the entries of its goals: their use time
+	 * becomes now (prune keeps them), the others' stays; later steps do not. */
+	{
+		char *ea = xstrfmt("%s/units/%.1s/%s.m", cache, k[1], k[1]);
+		char *eb = xstrfmt("%s/units/%.1s/%s.m", cache, k[2], k[2]);
+		char *kwc = path_join(tmpdir, "total/claim/.kwarm");
+		struct timespec old[2] = { { 1000000000, 0 }, { 1000000000, 0 } };
+		struct stat st;
+		struct runstate rs2;
+
+		check_write_text(NULL, ea, "artifact\nkwarm-entry 2\n", 0644);
+		CHECK_INT(utimensat(AT_FDCWD, ea, old, 0), 0);
+		CHECK_INT(utimensat(AT_FDCWD, eb, old, 0), 0);
+		runstate_open(&rs, kwc, units);
+		CHECK_INT(rs.first, 1);
+		runstate_open(&rs2, kwc, units);
+		CHECK_INT(rs2.first, 0);
+		runstate_claim_entries(&rs2, cache, "warmup-TestA");
+		CHECK(!stat(ea, &st) && st.st_atime == 1000000000);
+		runstate_claim_entries(&rs, cache, "warmup-TestA");
+		CHECK(!stat(ea, &st) && st.st_atime > 1000000000 && st.st_mtime == 1000000000);
+		CHECK(!stat(eb, &st) && st.st_atime == 1000000000);
+		runstate_release(&rs2);
+		runstate_release(&rs);
+		free(kwc);
+		free(ea);
+		free(eb);
+	}
+
 	buf_release(&list);
 	free(total_file);
 	free(kw);
