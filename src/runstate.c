@@ -67,6 +67,23 @@ static void remove_run_dir(const char *dir)
 	rmdir(dir);
 }
 
+/* Whether the make of run tag "<pid>@<start>" still runs: its pid is alive
+ * and, when the tag has a start, it is that process's (not a reused pid). */
+static int run_alive(const char *tag)
+{
+	long pid = strtol(tag, NULL, 10);
+	const char *at = strchr(tag, '@');
+	double start = at ? strtod(at + 1, NULL) : 0, now_start;
+
+	if (pid <= 0 || (kill((pid_t)pid, 0) && errno != EPERM))
+		return 0;
+	if (start <= 0)
+		return 1;
+	now_start = proc_start_time((int)pid);
+	/* The tag's btime is whole seconds, /proc's start a little finer. */
+	return now_start < 0 || (now_start - start < 2 && start - now_start < 2);
+}
+
 /* Remove the folders of runs whose make has ended. */
 static void remove_ended_runs(const struct runstate *rs)
 {
@@ -75,13 +92,9 @@ static void remove_ended_runs(const struct runstate *rs)
 	struct dirent *de;
 
 	while (d && (de = readdir(d))) {
-		long pid = strtol(de->d_name, NULL, 10);
 		char *p;
 
-		if (de->d_name[0] == '.' || !strcmp(de->d_name, rs->tag) || pid <= 0)
-			continue;
-		/* A reused pid only keeps a stale folder a while longer. */
-		if (!kill((pid_t)pid, 0) || errno == EPERM)
+		if (de->d_name[0] == '.' || !strcmp(de->d_name, rs->tag) || run_alive(de->d_name))
 			continue;
 		p = path_join(runs, de->d_name);
 		remove_run_dir(p);
@@ -92,15 +105,104 @@ static void remove_ended_runs(const struct runstate *rs)
 	free(runs);
 }
 
-/* The run's first step: keep the last trace, start a new one. */
-static void start_trace(const struct runstate *rs)
+/* Read a run's start file "START ZERO" (ZERO, the trace's zero, may be
+ * missing: then START); 0, or -1. */
+static int read_start(const char *path, double *start, double *zero)
+{
+	char *text, *end;
+	size_t len;
+
+	if (read_file_all(path, &text, &len))
+		return -1;
+	*start = strtod(text, &end);
+	*zero = strtod(end, &end);
+	if (*zero <= 0)
+		*zero = *start;
+	free(text);
+	return *start > 0 ? 0 : -1;
+}
+
+/* The trace's zero of another run that is still going (one kept by
+ * remove_ended_runs); 0 when there is none. */
+static double live_run_zero(const struct runstate *rs)
+{
+	char *runs = path_join(rs->kw_dir, "run");
+	DIR *d = opendir(runs);
+	struct dirent *de;
+	double zero = 0, start;
+
+	while (d && !zero && (de = readdir(d))) {
+		char *p;
+
+		if (de->d_name[0] == '.' || !strcmp(de->d_name, rs->tag))
+			continue;
+		p = xstrfmt("%s/%s/start", runs, de->d_name);
+		if (read_start(p, &start, &zero))
+			zero = 0;
+		free(p);
+	}
+	if (d)
+		closedir(d);
+	free(runs);
+	return zero;
+}
+
+/* Under the lock: add text (",\n{...}" items) to the trace, keeping it one
+ * valid JSON array: the closing "\n]\n" is written over and written again
+ * after the text, in one write. A trace without it (an older kwarm's) gets
+ * the text appended; a missing trace stays missing. */
+static void trace_add(const char *kw_dir, const char *text, size_t len)
+{
+	char *path = path_join(kw_dir, "trace.json"), tail[3];
+	int fd = open(path, O_RDWR | O_CLOEXEC);
+	struct stat st;
+	struct buf b = BUF_INIT;
+
+	free(path);
+	if (fd < 0)
+		return;
+	if (!fstat(fd, &st)) {
+		off_t at = st.st_size;
+
+		if (at >= 3 && pread(fd, tail, 3, at - 3) == 3 && !memcmp(tail, "\n]\n", 3)) {
+			at -= 3;
+			buf_add(&b, text, len);
+			buf_adds(&b, "\n]\n");
+		} else {
+			buf_add(&b, text, len);
+		}
+		if (pwrite(fd, b.s, b.len, at) != (ssize_t)b.len)
+			(void)ftruncate(fd, st.st_size);	/* as it was */
+	}
+	close(fd);
+	buf_release(&b);
+}
+
+static char *process_name(const struct runstate *rs)
+{
+	return xstrfmt("{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":0,"
+		       "\"args\":{\"name\":\"kwarm warm-up (make %d)\"}}", rs->pid, rs->pid);
+}
+
+/* The run's first step, under the lock: join the trace of a run that is still
+ * going on this folder (its zero, this run as one more process), else keep the
+ * last trace and start a new one. */
+static void start_trace(struct runstate *rs)
 {
 	char *trace = path_join(rs->kw_dir, "trace.json");
 	char *prev = path_join(rs->kw_dir, "trace.prev.json");
-	char *head = xstrfmt("[\n{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":0,"
-			     "\"args\":{\"name\":\"kwarm warm-up (make %d)\"}}", rs->pid, rs->pid);
+	char *name = process_name(rs), *head;
+	double zero = live_run_zero(rs);
 	int fd;
 
+	if (zero > 0) {
+		rs->zero = zero;
+		head = xstrfmt(",\n%s", name);
+		trace_add(rs->kw_dir, head, strlen(head));
+		goto out;
+	}
+	rs->zero = rs->start;
+	head = xstrfmt("[\n%s\n]\n", name);
 	if (rename(trace, prev) && errno != ENOENT)
 		unlink(trace);
 	fd = open(trace, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
@@ -108,7 +210,9 @@ static void start_trace(const struct runstate *rs)
 		(void)write_all(fd, head, strlen(head));
 		close(fd);
 	}
+out:
 	free(head);
+	free(name);
 	free(prev);
 	free(trace);
 }
@@ -116,8 +220,7 @@ static void start_trace(const struct runstate *rs)
 void runstate_open(struct runstate *rs, const char *kw_dir, const char *units)
 {
 	struct stat st;
-	char *at, *start, *text;
-	size_t len;
+	char *at, *start;
 	int lock;
 
 	memset(rs, 0, sizeof(*rs));
@@ -134,38 +237,39 @@ void runstate_open(struct runstate *rs, const char *kw_dir, const char *units)
 	if (stat(rs->dir, &st) && errno == ENOENT && !mkdir_p(rs->dir)) {
 		/* One zero for every step's trace times: the first step's reading
 		 * of the make's start (each process's own would differ a little). */
-		char *line = xstrfmt("%.6f\n", make_run_start());
-		int fd = open(start, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+		char *line;
+		int fd;
 
+		rs->start = make_run_start();
+		remove_ended_runs(rs);
+		start_trace(rs);
+		line = xstrfmt("%.6f %.6f\n", rs->start, rs->zero);
+		fd = open(start, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
 		if (fd >= 0) {
 			(void)write_all(fd, line, strlen(line));
 			close(fd);
 		}
 		free(line);
-		start_trace(rs);
-		remove_ended_runs(rs);
 		rs->first = 1;
 	}
 	runstate_unlock(lock);
 out:
-	if (!read_file_all(start, &text, &len)) {
-		rs->start = strtod(text, NULL);
-		free(text);
-	}
-	if (rs->start <= 0) {
+	if (read_start(start, &rs->start, &rs->zero)) {
 		at = strchr(rs->tag, '@');
-		rs->start = at ? strtod(at + 1, NULL) : runstate_now();
+		rs->start = at ? strtod(at + 1, NULL) : 0;
+		if (rs->start <= 0)
+			rs->start = runstate_now();
+		rs->zero = rs->start;
 	}
 	free(start);
 }
 
 void runstate_open_last(struct runstate *rs, const char *kw_dir, const char *units)
 {
-	char *runs = path_join(kw_dir, "run"), *start, *text;
+	char *runs = path_join(kw_dir, "run"), *start;
 	DIR *d = opendir(runs);
 	struct dirent *de;
 	double best = -1;
-	size_t len;
 
 	memset(rs, 0, sizeof(*rs));
 	rs->slot = rs->slot_fd = -1;
@@ -190,11 +294,8 @@ void runstate_open_last(struct runstate *rs, const char *kw_dir, const char *uni
 	rs->pid = atoi(rs->tag);
 	rs->dir = xstrfmt("%s/run/%s", kw_dir, rs->tag);
 	start = path_join(rs->dir, "start");
-	rs->start = runstate_now();
-	if (!read_file_all(start, &text, &len)) {
-		rs->start = strtod(text, NULL);
-		free(text);
-	}
+	if (read_start(start, &rs->start, &rs->zero))
+		rs->start = rs->zero = runstate_now();
 	free(start);
 }
 
@@ -422,10 +523,9 @@ void runstate_add_event(const struct runstate *rs, const char *line)
 
 void runstate_trace(const struct runstate *rs, const struct runstate_slice *s)
 {
-	char *path = path_join(rs->kw_dir, "trace.json");
 	struct buf b = BUF_INIT;
-	long long ts = (long long)((s->t0 - rs->start) * 1e6);
-	long long end = (long long)((s->t1 - rs->start) * 1e6);
+	long long ts = (long long)((s->t0 - rs->zero) * 1e6);
+	long long end = (long long)((s->t1 - rs->zero) * 1e6);
 	const char *o;
 
 	buf_adds(&b, ",\n{\"name\":");
@@ -449,7 +549,6 @@ void runstate_trace(const struct runstate *rs, const struct runstate_slice *s)
 	if (s->cache)
 		buf_addf(&b, ",\"cache\":\"%s\"", s->cache);
 	buf_addf(&b, ",\"status\":\"%s\"}}", s->status);
-	append(path, b.s, b.len);
+	trace_add(rs->kw_dir, b.s, b.len);
 	buf_release(&b);
-	free(path);
 }

@@ -4,8 +4,11 @@
  *
  *   state.lock           flock'd exclusively around every change below
  *   run/<tag>/           one folder per make run (tag: cachelog_run_tag);
- *                        created by the run's first step, which also starts a
- *                        new trace and removes the folders of ended runs
+ *                        created by the run's first step, which also removes
+ *                        the folders of ended runs (so the folders there are
+ *                        this run's and those of runs that overlapped it, e.g.
+ *                        a warm-up of other goals into the same OUT)
+ *     start              "START ZERO": the make's start, the trace's zero
  *     total              units this run compiles: those of its goals that were
  *                        missing from the cache when its first compile began
  *     done               units finished so far (built, cached or failed)
@@ -16,8 +19,11 @@
  *     slot.N             job slots: a step holds the lowest N whose lock it
  *                        can take (flock LOCK_NB) while it runs; under
  *                        make -jN, N < the -j value
- *   trace.json           Chrome trace-event JSON array (closing ']' omitted)
- *   trace.prev.json      the previous run's
+ *   trace.json           Chrome trace-event JSON array, always closed ("\n]\n"
+ *                        written over and again by each slice, under the lock);
+ *                        a run that starts while another runs joins its trace
+ *                        (its zero, one more process); else it starts a new one
+ *   trace.prev.json      the previous trace
  *
  * All of it is a report: nothing here ever fails a build. Failures leave the
  * report incomplete and are not reported.
@@ -33,7 +39,9 @@ struct runstate {
 	char *units;		/* the unit list file */
 	char tag[48];
 	int pid;		/* the make run's pid (the trace's pid) */
-	double start;		/* its start in unix seconds (the trace's zero) */
+	double start;		/* its start in unix seconds */
+	double zero;		/* the trace's zero: start, or that of the run whose
+				 * trace this one joined */
 	int slot;		/* the job slot held, -1 when none */
 	int slot_fd;
 	int first;		/* this step started the run */

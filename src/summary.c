@@ -6,6 +6,7 @@
 #include "unitlist.h"
 #include "util.h"
 
+#include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -80,9 +81,9 @@ static void tally_unit(struct tally *t, char **f)
 	}
 }
 
-static void tally_events(struct tally *t, const struct runstate *rs)
+static void tally_events(struct tally *t, const char *run_dir)
 {
-	char *path = path_join(rs->dir, "events"), *text, *line, *nl;
+	char *path = path_join(run_dir, "events"), *text, *line, *nl;
 	size_t len;
 
 	if (read_file_all(path, &text, &len)) {
@@ -110,8 +111,62 @@ static void tally_events(struct tally *t, const struct runstate *rs)
 	free(path);
 }
 
-/* Tally the run; -1 when there is no unit list. */
-static int tally_load(struct tally *t, struct unitlist *ul, const struct runstate *rs)
+static int by_string(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Tally the events of rs's run and of every other run whose folder is there:
+ * those that overlapped it (a run's first step removes the folders of runs
+ * that had ended), such as a warm-up of other goals into the same OUT. Their
+ * tags go to runs (when not NULL), sorted, and the earliest start to *started. */
+static void tally_overlapping(struct tally *t, const struct runstate *rs, struct strvec *runs,
+			      double *started)
+{
+	char *dir = path_join(rs->kw_dir, "run");
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	struct strvec tags;
+
+	strvec_init(&tags);
+	strvec_push(&tags, rs->tag);
+	*started = rs->start;
+	while (d && (de = readdir(d))) {
+		char *p, *text;
+		size_t len;
+		double s;
+
+		if (de->d_name[0] == '.' || !strcmp(de->d_name, rs->tag) || !strchr(de->d_name, '@'))
+			continue;
+		strvec_push(&tags, de->d_name);
+		p = xstrfmt("%s/%s/start", dir, de->d_name);
+		if (!read_file_all(p, &text, &len)) {
+			s = strtod(text, NULL);
+			if (s > 0 && s < *started)
+				*started = s;
+			free(text);
+		}
+		free(p);
+	}
+	if (d)
+		closedir(d);
+	qsort(tags.v, tags.nr, sizeof(*tags.v), by_string);
+	for (size_t i = 0; i < tags.nr; i++) {
+		char *p = path_join(dir, tags.v[i]);
+
+		tally_events(t, p);
+		free(p);
+		if (runs)
+			strvec_push(runs, tags.v[i]);
+	}
+	strvec_release(&tags);
+	free(dir);
+}
+
+/* Tally the run (with overlapping, also the runs that overlapped it, see
+ * tally_overlapping); -1 when there is no unit list. */
+static int tally_load(struct tally *t, struct unitlist *ul, const struct runstate *rs,
+		      int overlapping, struct strvec *runs, double *started)
 {
 	struct buf sink = BUF_INIT, *old = error_sink(&sink);
 	int ret = unitlist_load(ul, rs->units);
@@ -129,7 +184,10 @@ static int tally_load(struct tally *t, struct unitlist *ul, const struct runstat
 		for (size_t j = 0; j < ul->nr_units; j++)
 			t->classes[i].units += unitlist_unit_owned_by(&ul->units[j], ul->classes.v[i]);
 	}
-	tally_events(t, rs);
+	if (overlapping)
+		tally_overlapping(t, rs, runs, started);
+	else
+		tally_events(t, rs->dir);
 	for (size_t i = 0; i < t->nr; i++) {
 		struct class_tally *c = &t->classes[i];
 		int all_packed = 1;
@@ -155,17 +213,26 @@ int summary_write(const struct runstate *rs)
 	struct unitlist ul;
 	struct tally t;
 	struct buf b = BUF_INIT, sink = BUF_INIT, *old;
+	struct strvec runs;
 	char *path;
-	double now = runstate_now();
+	double now = runstate_now(), started;
 	int ret;
 
-	if (tally_load(&t, &ul, rs))
+	strvec_init(&runs);
+	if (tally_load(&t, &ul, rs, 1, &runs, &started)) {
+		strvec_release(&runs);
 		return -1;
+	}
 	buf_adds(&b, "{\"version\": 1, \"run\": ");
 	json_add_string(&b, rs->tag);
-	buf_addf(&b, ", \"started\": %.3f, \"updated\": %.3f, \"wall_seconds\": %.3f,\n"
+	buf_adds(&b, ", \"runs\": [");
+	for (size_t i = 0; i < runs.nr; i++) {
+		buf_adds(&b, i ? ", " : "");
+		json_add_string(&b, runs.v[i]);
+	}
+	buf_addf(&b, "], \"started\": %.3f, \"updated\": %.3f, \"wall_seconds\": %.3f,\n"
 		 " \"units\": {\"built\": %d, \"cached\": %d, \"failed\": %d, \"compile_seconds\": %.3f},\n"
-		 " \"classes\": [", rs->start, now, now - rs->start,
+		 " \"classes\": [", started, now, now - started,
 		 t.built, t.cached, t.failed, t.compile_seconds);
 	for (size_t i = 0; i < t.nr; i++) {
 		const struct class_tally *c = &t.classes[i];
@@ -192,6 +259,7 @@ int summary_write(const struct runstate *rs)
 	buf_release(&b);
 	tally_release(&t);
 	unitlist_release(&ul);
+	strvec_release(&runs);
 	return ret;
 }
 
@@ -200,7 +268,7 @@ void summary_failed_classes(const struct runstate *rs, struct strvec *out)
 	struct unitlist ul;
 	struct tally t;
 
-	if (tally_load(&t, &ul, rs))
+	if (tally_load(&t, &ul, rs, 0, NULL, NULL))
 		return;
 	for (size_t i = 0; i < t.nr; i++)
 		if (t.classes[i].status == ST_FAILED)
@@ -213,9 +281,10 @@ void summary_counts(const struct runstate *rs, int counts[4])
 {
 	struct unitlist ul;
 	struct tally t;
+	double started;
 
 	memset(counts, 0, 4 * sizeof(*counts));
-	if (tally_load(&t, &ul, rs))
+	if (tally_load(&t, &ul, rs, 1, NULL, &started))
 		return;
 	for (size_t i = 0; i < t.nr; i++)
 		counts[t.classes[i].status]++;
@@ -230,7 +299,7 @@ int summary_run_settled(const struct runstate *rs, const char *goals)
 	struct strvec picked;
 	int all, settled = 1;
 
-	if (tally_load(&t, &ul, rs))
+	if (tally_load(&t, &ul, rs, 0, NULL, NULL))
 		return 0;
 	strvec_init(&picked);
 	all = runstate_goals_pick_all(goals, &picked);
@@ -256,7 +325,7 @@ int summary_failures(const struct runstate *rs, struct buf *out)
 	struct tally t;
 	int counts[4] = { 0, 0, 0, 0 };
 
-	if (tally_load(&t, &ul, rs))
+	if (tally_load(&t, &ul, rs, 0, NULL, NULL))
 		return 0;
 	for (size_t i = 0; i < t.nr; i++)
 		counts[t.classes[i].status]++;

@@ -3,7 +3,7 @@
  * failed compile, from the run's events (runstate.h) and the unit list, so it
  * is complete whenever make stops (make -k included):
  *
- *   {"version": 1, "run": "<make pid>@<start>",
+ *   {"version": 1, "run": "<make pid>@<start>", "runs": ["<tag>", ...],
  *    "started": UNIX, "updated": UNIX, "wall_seconds": S,
  *    "units": {"built": N, "cached": N, "failed": N, "compile_seconds": S},
  *    "classes": [{"name": "TestX", "status": "built|cached|failed|pending",
@@ -14,7 +14,10 @@
  * A class is failed when one of its units or packs failed in this run, built
  * when this run packed it, cached when every callable of it was already packed
  * and current, pending otherwise (not reached yet, or not a goal of the run).
- * Seconds are this run's. A run with nothing to do starts no step and leaves
+ * Seconds are this run's. The events counted are those of the writing run and
+ * of every run that overlapped it (runstate.h: run/), so two warm-ups of other
+ * goals into one OUT each leave a file that is right for both; "runs" lists
+ * them, "started" is the earliest. The closing lines count the run's own. A run with nothing to do starts no step and leaves
  * the file alone; 'kwarm summary' rewrites it on demand.
  */
 #ifndef KWARM_SUMMARY_H

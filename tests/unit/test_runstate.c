@@ -4,6 +4,7 @@
  * the lock from concurrent processes, events, and the total from the unit
  * list, the cache's manifests and the goals. */
 #include "buf.h"
+#include "cachelog.h"
 #include "check.h"
 #include "path.h"
 #include "runstate.h"
@@ -44,7 +45,8 @@ static void test_open_and_trace(void)
 	struct runstate rs, rs2;
 	struct runstate_slice sl;
 
-	/* Leftovers of earlier runs: one whose make is gone, one alive (pid 1). */
+	/* Leftovers of earlier runs: one whose make is gone, one whose pid is
+	 * alive but another process's (pid 1 did not start at 100.00). */
 	dead_run = xstrfmt("%s/run/%ld@100.00", kw, dead_pid());
 	live_run = xstrfmt("%s/run/1@100.00", kw);
 	check_write_text(dead_run, "events", "x\n", 0644);
@@ -70,11 +72,16 @@ static void test_open_and_trace(void)
 	CHECK_STR(text, "[\nold trace");
 	free(text);
 	CHECK(!exists(dead_run));
-	CHECK(exists(live_run));
+	CHECK(!exists(live_run));
 	text = check_read_file(trace);
 	want = xstrfmt("[\n{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":0,"
 		       "\"args\":{\"name\":\"kwarm warm-up (make %d)\"}}", rs.pid, rs.pid);
-	CHECK_STR(text, want);
+	{
+		char *whole = xstrfmt("%s\n]\n", want);
+
+		CHECK_STR(text, whole);	/* a JSON array, closed */
+		free(whole);
+	}
 	free(text);
 
 	/* A slice, exactly. */
@@ -93,7 +100,7 @@ static void test_open_and_trace(void)
 				      "\"ts\":1250000,\"dur\":500000,\"pid\":%d,\"tid\":4096,"
 				      "\"args\":{\"unit\":\"incore \\\"q\\\" (aiv)\",\"classes\":[\"TestA\",\"TestB\"],"
 				      "\"key\":\"k1\",\"cache\":\"miss\",\"status\":\"built\"}}", rs.pid);
-		char *whole = xstrfmt("%s%s", want, slice);
+		char *whole = xstrfmt("%s%s\n]\n", want, slice);
 
 		text = check_read_file(trace);
 		CHECK_STR(text, whole);
@@ -122,7 +129,7 @@ static void test_open_and_trace(void)
 	CHECK(text && strstr(text, "\"cat\":\"compile\"") != NULL);
 	want = xstrfmt(",\n{\"name\":\"pack TestA\",\"cat\":\"pack\",\"ph\":\"X\",\"ts\":2000000,\"dur\":0,"
 		       "\"pid\":%d,\"tid\":0,\"args\":{\"unit\":\"pack TestA\",\"classes\":[\"TestA\"],"
-		       "\"key\":\"k1\",\"status\":\"packed\"}}", rs.pid);
+		       "\"key\":\"k1\",\"status\":\"packed\"}}\n]\n", rs.pid);
 	CHECK(text && strlen(text) > strlen(want) && !strcmp(text + strlen(text) - strlen(want), want));
 	free(want);
 	free(text);
@@ -141,6 +148,52 @@ static void test_open_and_trace(void)
 	free(live_run);
 	free(trace);
 	free(prev);
+	free(kw);
+}
+
+/* A run that starts while another is going on the same folder joins its
+ * trace (one more process, the same zero) instead of starting a new one. */
+static void test_join_trace(void)
+{
+	char *kw = path_join(tmpdir, "join/.kwarm"), *trace = path_join(kw, "trace.json");
+	char *prev = path_join(kw, "trace.prev.json"), *other, *text, *want;
+	static const char old[] = "[\n{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":7,\"tid\":0}\n]\n";
+	struct runstate rs;
+	struct runstate_slice sl;
+
+	/* The other run: our parent, which runs, with its real start. */
+	other = xstrfmt("%s/run/%d@%.2f", kw, (int)getppid(), proc_start_time((int)getppid()));
+	check_write_text(other, "start", "1000.000000 900.000000\n", 0644);
+	check_write_text(NULL, trace, old, 0644);
+	runstate_open(&rs, kw, "/no/units");
+	CHECK_INT(rs.first, 1);
+	CHECK(rs.zero == 900.0);
+	CHECK(rs.start != 900.0);
+	CHECK(exists(other));
+	CHECK(!exists(prev));
+	memset(&sl, 0, sizeof(sl));
+	sl.name = "u";
+	sl.cat = "compile";
+	sl.t0 = 901;
+	sl.t1 = 902;
+	sl.key = "k";
+	sl.owners = "A";
+	sl.status = "built";
+	runstate_trace(&rs, &sl);
+	text = check_read_file(trace);
+	want = xstrfmt("[\n{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":7,\"tid\":0},\n"
+		       "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":0,"
+		       "\"args\":{\"name\":\"kwarm warm-up (make %d)\"}},\n"
+		       "{\"name\":\"u\",\"cat\":\"compile\",\"ph\":\"X\",\"ts\":1000000,\"dur\":1000000,"
+		       "\"pid\":%d,\"tid\":4096,\"args\":{\"unit\":\"u\",\"classes\":[\"A\"],"
+		       "\"key\":\"k\",\"status\":\"built\"}}\n]\n", rs.pid, rs.pid, rs.pid);
+	CHECK_STR(text, want);
+	free(want);
+	free(text);
+	runstate_release(&rs);
+	free(other);
+	free(prev);
+	free(trace);
 	free(kw);
 }
 
@@ -370,6 +423,7 @@ int main(void)
 {
 	tmpdir = check_tmpdir("runstate");
 	test_open_and_trace();
+	test_join_trace();
 	test_open_last();
 	test_slots();
 	test_counters();

@@ -92,8 +92,8 @@ int main(void)
 	CHECK_INT(summary_write(&rs), 0);
 	CHECK_INT(read_file_all(json, &text, &len), 0);
 	{
-		char *head = xstrfmt("{\"version\": 1, \"run\": \"%s\", \"started\": %.3f, \"updated\": ",
-				     rs.tag, rs.start);
+		char *head = xstrfmt("{\"version\": 1, \"run\": \"%s\", \"runs\": [\"%s\"], "
+				     "\"started\": %.3f, \"updated\": ", rs.tag, rs.tag, rs.start);
 
 		CHECK(starts_with(text, head));
 		free(head);
@@ -135,6 +135,42 @@ int main(void)
 	summary_failed_classes(&rs, &failed);
 	CHECK_INT(failed.nr, 2);
 	strvec_release(&failed);
+
+	/* Another run on the same OUT (other goals, its folder still there: it
+	 * overlapped this one): summary.json counts its events too and starts at
+	 * the earlier start; this run's own closing lines and failures do not. */
+	{
+		char *other = xstrfmt("%s/run/0@50.00", kw), *head;
+		struct buf closing = BUF_INIT;
+
+		check_write_text(other, "start", "50.000000 50.000000\n", 0644);
+		check_write_text(other, "events", "", 0644);
+		{
+			char *ev = xstrfmt("unit %s failed 1.000 TestD incore 'd' (aiv)\n", k[3]);
+
+			check_write_text(other, "events", ev, 0644);
+			free(ev);
+		}
+		CHECK_INT(summary_write(&rs), 0);
+		CHECK_INT(read_file_all(json, &text, &len), 0);
+		head = xstrfmt("{\"version\": 1, \"run\": \"%s\", \"runs\": [\"0@50.00\", \"%s\"], "
+			       "\"started\": 50.000, ", rs.tag, rs.tag);
+		CHECK(starts_with(text, head));
+		free(head);
+		check_has(text, "{\"name\": \"TestD\", \"status\": \"failed\", \"units\": 1, "
+				"\"units_built\": 0, \"units_cached\": 0, \"units_failed\": 1, ");
+		free(text);
+		summary_counts(&rs, counts);
+		CHECK_INT(counts[2], 3);	/* TestA, TestB and the other run's TestD */
+		strvec_init(&failed);
+		summary_failed_classes(&rs, &failed);
+		CHECK_INT(failed.nr, 2);	/* this run's */
+		strvec_release(&failed);
+		CHECK_INT(summary_failures(&rs, &closing), 2);
+		CHECK(closing.s && !strstr(closing.s, "TestD"));
+		buf_release(&closing);
+		free(other);
+	}
 	runstate_unlock(lock);
 	runstate_release(&rs);
 
