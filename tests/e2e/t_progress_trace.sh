@@ -25,10 +25,7 @@ check_trace() {	# FILE JOBS UNITS PACKS
 	python3 - "$@" <<'PY'
 import json, sys
 path, jobs, units, packs = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
-text = open(path).read().rstrip()
-if not text.endswith("]"):
-    text += "]"
-ev = json.loads(text)
+ev = json.load(open(path))	# a closed array: valid JSON as it stands
 x = [e for e in ev if e.get("ph") == "X"]
 comp = [e for e in x if e["cat"] == "compile"]
 pk = [e for e in x if e["cat"] == "pack"]
@@ -67,8 +64,7 @@ cmp out/.kwarm/trace.prev.json first.json || fail "trace.prev.json is not the pr
 check_trace out/.kwarm/trace.json 4 1 1 > /dev/null 2>&1 && fail "one slot only yet the check passed"
 python3 - out/.kwarm/trace.json <<'PY' || fail "the second run's trace is wrong"
 import json, sys
-t = open(sys.argv[1]).read().rstrip()
-ev = json.loads(t if t.endswith("]") else t + "]")
+ev = json.load(open(sys.argv[1]))
 x = [e for e in ev if e.get("ph") == "X"]
 assert sorted(e["cat"] for e in x) == ["compile", "pack"], x
 PY
