@@ -81,7 +81,52 @@ static void tally_unit(struct tally *t, char **f)
 	}
 }
 
-static void tally_events(struct tally *t, const char *run_dir)
+/* Across overlapping runs, each unit counts once, with its best outcome
+ * (built over cached over failed): two runs that share a unit compile it once
+ * and wait for it once. */
+struct seen_units {
+	struct strvec keys;
+	int *best;		/* ST_BUILT, ST_CACHED or ST_FAILED, by index in keys */
+	int *counted;
+	size_t alloc_best, alloc_counted;
+};
+
+static int unit_status(const char *word)
+{
+	return !strcmp(word, "built") ? ST_BUILT : !strcmp(word, "cached") ? ST_CACHED : ST_FAILED;
+}
+
+/* Whether to count unit event key/status: always for one run alone (seen
+ * NULL); with seen, while collecting, note its best outcome and count nothing;
+ * then count only the first event of each unit with its best outcome. */
+static int count_unit(struct seen_units *seen, int collect, const char *key, int st)
+{
+	int i;
+
+	if (!seen)
+		return 1;
+	i = strvec_find(&seen->keys, key);
+	if (collect) {
+		if (i < 0) {
+			strvec_push(&seen->keys, key);
+			i = (int)seen->keys.nr - 1;
+			ALLOC_GROW(seen->best, seen->keys.nr, seen->alloc_best);
+			ALLOC_GROW(seen->counted, seen->keys.nr, seen->alloc_counted);
+			seen->best[i] = st;
+			seen->counted[i] = 0;
+		} else if (st < seen->best[i]) {
+			seen->best[i] = st;
+		}
+		return 0;
+	}
+	if (i < 0 || seen->counted[i] || seen->best[i] != st)
+		return 0;
+	seen->counted[i] = 1;
+	return 1;
+}
+
+static void tally_events(struct tally *t, const char *run_dir, struct seen_units *seen,
+			 int collect)
 {
 	char *path = path_join(run_dir, "events"), *text, *line, *nl;
 	size_t len;
@@ -97,8 +142,9 @@ static void tally_events(struct tally *t, const char *run_dir)
 		*nl = '\0';
 		k = split(line, f, 6);
 		if (k == 6 && !strcmp(f[0], "unit")) {
-			tally_unit(t, f);
-		} else if (k == 5 && !strcmp(f[0], "pack")) {
+			if (count_unit(seen, collect, f[1], unit_status(f[2])))
+				tally_unit(t, f);
+		} else if (k == 5 && !strcmp(f[0], "pack") && !collect) {
 			struct class_tally *c = find_class(t, f[4], strlen(f[4]));
 
 			if (c) {
@@ -127,6 +173,7 @@ static void tally_overlapping(struct tally *t, const struct runstate *rs, struct
 	DIR *d = opendir(dir);
 	struct dirent *de;
 	struct strvec tags;
+	struct seen_units seen;
 
 	strvec_init(&tags);
 	strvec_push(&tags, rs->tag);
@@ -151,14 +198,20 @@ static void tally_overlapping(struct tally *t, const struct runstate *rs, struct
 	if (d)
 		closedir(d);
 	qsort(tags.v, tags.nr, sizeof(*tags.v), by_string);
-	for (size_t i = 0; i < tags.nr; i++) {
-		char *p = path_join(dir, tags.v[i]);
+	memset(&seen, 0, sizeof(seen));
+	strvec_init(&seen.keys);
+	for (int collect = 1; collect >= 0; collect--)
+		for (size_t i = 0; i < tags.nr; i++) {
+			char *p = path_join(dir, tags.v[i]);
 
-		tally_events(t, p);
-		free(p);
-		if (runs)
-			strvec_push(runs, tags.v[i]);
-	}
+			tally_events(t, p, &seen, collect);
+			free(p);
+			if (runs && !collect)
+				strvec_push(runs, tags.v[i]);
+		}
+	strvec_release(&seen.keys);
+	free(seen.best);
+	free(seen.counted);
 	strvec_release(&tags);
 	free(dir);
 }
@@ -187,7 +240,7 @@ static int tally_load(struct tally *t, struct unitlist *ul, const struct runstat
 	if (overlapping)
 		tally_overlapping(t, rs, runs, started);
 	else
-		tally_events(t, rs->dir);
+		tally_events(t, rs->dir, NULL, 0);
 	for (size_t i = 0; i < t->nr; i++) {
 		struct class_tally *c = &t->classes[i];
 		int all_packed = 1;

@@ -146,7 +146,12 @@ int main(void)
 		check_write_text(other, "start", "50.000000 50.000000\n", 0644);
 		check_write_text(other, "events", "", 0644);
 		{
-			char *ev = xstrfmt("unit %s failed 1.000 TestD incore 'd' (aiv)\n", k[3]);
+			/* TestD's unit under another key (the list is this run's);
+			 * k[0], which this run built, the other one waited for:
+			 * it counts once, as built. */
+			char *ev = xstrfmt("unit %064d failed 1.000 TestD incore 'd' (aiv)\n"
+					   "unit %s cached 0.100 TestA,TestB orchestration 'o.cpp'\n",
+					   0, k[0]);
 
 			check_write_text(other, "events", ev, 0644);
 			free(ev);
@@ -159,6 +164,9 @@ int main(void)
 		free(head);
 		check_has(text, "{\"name\": \"TestD\", \"status\": \"failed\", \"units\": 1, "
 				"\"units_built\": 0, \"units_cached\": 0, \"units_failed\": 1, ");
+		check_has(text, "\n \"units\": {\"built\": 2, \"cached\": 1, \"failed\": 2, ");
+		check_has(text, "{\"name\": \"TestA\", \"status\": \"failed\", \"units\": 2, "
+				"\"units_built\": 1, \"units_cached\": 0, \"units_failed\": 1, ");
 		free(text);
 		summary_counts(&rs, counts);
 		CHECK_INT(counts[2], 3);	/* TestA, TestB and the other run's TestD */

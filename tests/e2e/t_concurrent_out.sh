@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# labels: e2e
+# Two warm-ups of other goals into one OUT at once ('make warmup-TestA' and
+# 'make warmup-TestB' of one Makefile), each held mid-compile until both run:
+# OUT/.kwarm/trace.json and summary.json stay valid JSON all along, and at the
+# end the trace has both runs (one process each, every slice) and the summary
+# counts both ("runs"), each class built, whichever run ends last.
+. "$(dirname "$0")/lib.sh"
+
+export STANDIN_SCALE=0
+mkdir -p "$T/s"
+cd "$T/s"
+for u in orch a1 b1 b2; do printf 'int %s;\n' "$u" > $u.c; done
+printf 'kwarm-standin: block %s\nint a2;\n' "$T/holdA" > a2.c
+printf 'kwarm-standin: block %s\nint b3;\n' "$T/holdB" > b3.c
+standin_spec . TestA=a1.c,a2.c TestB=b1.c,b2.c,b3.c TestC=a1.c
+cd "$T"
+"$KWARM" gen s/spec.yaml -o w.mk --cache "$T/cache" --out "$T/out" || fail "gen failed"
+
+valid() {	# FILE...: each parses as JSON as it stands
+	for f in "$@"; do
+		python3 -m json.tool "$f" > /dev/null || { cat "$f"; fail "$f is not valid JSON ($2)"; }
+	done
+}
+
+make -f w.mk -j2 warmup-TestA > a.out 2>&1 &
+ma=$!
+make -f w.mk -j2 warmup-TestB > b.out 2>&1 &
+mb=$!
+wait_file "$T/holdA" "$ma"
+wait_file "$T/holdB" "$mb"
+valid out/.kwarm/trace.json
+[ ! -e out/.kwarm/trace.prev.json ] || fail "the second run started a new trace over the first one's"
+
+# A ends first; B's last writes come after A's make has ended.
+touch "$T/holdA.go"
+wait "$ma" || { cat a.out; fail "warmup-TestA failed"; }
+valid out/.kwarm/trace.json out/.kwarm/summary.json
+python3 - out/.kwarm/summary.json <<'PY' || fail "summary.json is wrong while B still runs"
+import json, sys
+st = {c["name"]: c["status"] for c in json.load(open(sys.argv[1]))["classes"]}
+assert st["TestA"] == "built" and st["TestB"] == "pending", st
+PY
+touch "$T/holdB.go"
+wait "$mb" || { cat b.out; fail "warmup-TestB failed"; }
+[ -f out/TestA.callable ] && [ -f out/TestB.callable ] || fail "a callable is missing"
+[ ! -e out/TestC.callable ] || fail "TestC was no goal, yet it was packed"
+valid out/.kwarm/trace.json out/.kwarm/summary.json
+
+python3 - out/.kwarm/trace.json out/.kwarm/summary.json "$ma" "$mb" <<'PY' || fail "trace.json or summary.json is wrong at the end"
+import json, sys
+trace, summary = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+ma, mb = int(sys.argv[3]), int(sys.argv[4])
+names = {e["pid"] for e in trace if e.get("name") == "process_name"}
+assert names == {ma, mb}, ("process_name entries", names, ma, mb)
+x = [e for e in trace if e.get("ph") == "X"]
+def slices(pid, cat):
+    return sorted(e["name"] for e in x if e["pid"] == pid and e["cat"] == cat)
+assert slices(ma, "pack") == ["pack TestA"], slices(ma, "pack")
+assert slices(mb, "pack") == ["pack TestB"], slices(mb, "pack")
+# orch.c is shared: one of the two runs compiled it, the other waited for it.
+ca, cb = slices(ma, "compile"), slices(mb, "compile")
+assert len(ca) + len(cb) == 7, (ca, cb)
+assert {"incore 'a1' (aiv)", "incore 'a2' (aiv)"} <= set(ca), ca
+assert {"incore 'b1' (aiv)", "incore 'b2' (aiv)", "incore 'b3' (aiv)"} <= set(cb), cb
+assert all(e["ts"] >= 0 for e in x), "a slice before the trace's zero"
+st = {c["name"]: c for c in summary["classes"]}
+assert st["TestA"]["status"] == "built" and st["TestB"]["status"] == "built", st
+assert st["TestC"]["status"] == "pending", st["TestC"]
+assert st["TestA"]["units_built"] + st["TestA"]["units_cached"] == 3, st["TestA"]
+assert st["TestB"]["units_built"] + st["TestB"]["units_cached"] == 4, st["TestB"]
+assert len(summary["runs"]) == 2 and summary["run"] in summary["runs"], summary["runs"]
+assert {int(r.split("@")[0]) for r in summary["runs"]} == {ma, mb}, summary["runs"]
+assert summary["units"]["failed"] == 0 and summary["units"]["built"] >= 6, summary["units"]
+PY
+pass "two warm-ups of other goals on one OUT: trace.json and summary.json valid all along, both runs in both"
+
+# The next run (nothing of the others going) starts afresh: one run, a new trace.
+rm -f out/TestC.callable
+make -f w.mk -j2 warmup > c.out 2>&1 || { cat c.out; fail "the warm-up after them failed"; }
+valid out/.kwarm/trace.json out/.kwarm/trace.prev.json out/.kwarm/summary.json
+python3 - out/.kwarm/summary.json <<'PY' || fail "the next run's summary is wrong"
+import json, sys
+s = json.load(open(sys.argv[1]))
+st = {c["name"]: c["status"] for c in s["classes"]}
+assert len(s["runs"]) == 1, s["runs"]
+assert st == {"TestA": "cached", "TestB": "cached", "TestC": "built"}, st
+PY
+pass "the next run starts its own trace and summary"
