@@ -250,6 +250,14 @@ void runstate_open(struct runstate *rs, const char *kw_dir, const char *units)
 			close(fd);
 		}
 		free(line);
+		/* For the summary of an overlapping run of another Makefile. */
+		line = path_join(rs->dir, "units");
+		fd = open(line, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+		if (fd >= 0) {
+			(void)write_all(fd, units, strlen(units));
+			close(fd);
+		}
+		free(line);
 		rs->first = 1;
 	}
 	runstate_unlock(lock);

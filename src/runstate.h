@@ -9,6 +9,7 @@
  *                        this run's and those of runs that overlapped it, e.g.
  *                        a warm-up of other goals into the same OUT)
  *     start              "START ZERO": the make's start, the trace's zero
+ *     units              the path of the run's unit list (its Makefile's)
  *     total              units this run compiles: those of its goals that were
  *                        missing from the cache when its first compile began
  *     done               units finished so far (built, cached or failed)

@@ -16,6 +16,7 @@ static const char *const status_names[] = { "built", "cached", "failed", "pendin
 
 struct class_tally {
 	const char *name;
+	const struct unitlist *list;	/* the list it comes from */
 	int units, built, cached, failed, packed, pack_failed;
 	double compile_seconds, pack_seconds;
 	struct strvec failed_units;
@@ -25,6 +26,8 @@ struct class_tally {
 struct tally {
 	struct class_tally *classes;
 	size_t nr;
+	struct unitlist *others;	/* the lists of overlapping runs of other Makefiles */
+	size_t nr_others;
 	int built, cached, failed;
 	double compile_seconds;
 };
@@ -218,35 +221,98 @@ static void tally_overlapping(struct tally *t, const struct runstate *rs, struct
 
 /* Tally the run (with overlapping, also the runs that overlapped it, see
  * tally_overlapping); -1 when there is no unit list. */
+/* Add the classes of list to t, but those it has already. */
+static void add_classes(struct tally *t, const struct unitlist *list)
+{
+	t->classes = xrealloc(t->classes, (t->nr + list->classes.nr + 1) * sizeof(*t->classes));
+	for (size_t i = 0; i < list->classes.nr; i++) {
+		const char *name = list->classes.v[i];
+		struct class_tally *c;
+
+		if (find_class(t, name, strlen(name)))
+			continue;
+		c = &t->classes[t->nr++];
+		memset(c, 0, sizeof(*c));
+		c->name = name;
+		c->list = list;
+		strvec_init(&c->failed_units);
+		for (size_t j = 0; j < list->nr_units; j++)
+			c->units += unitlist_unit_owned_by(&list->units[j], name);
+	}
+}
+
+/* The unit lists of the overlapping runs of other Makefiles (each run's
+ * "units" file names its list): loaded into t->others. */
+static void load_other_lists(struct tally *t, const struct runstate *rs)
+{
+	char *dir = path_join(rs->kw_dir, "run");
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	struct strvec paths;
+
+	strvec_init(&paths);
+	strvec_push(&paths, rs->units);
+	while (d && (de = readdir(d))) {
+		char *p, *text;
+		size_t len;
+
+		if (de->d_name[0] == '.' || !strcmp(de->d_name, rs->tag))
+			continue;
+		p = xstrfmt("%s/%s/units", dir, de->d_name);
+		if (!read_file_all(p, &text, &len)) {
+			if (len && text[len - 1] == '\n')
+				text[len - 1] = '\0';
+			if (text[0] && strvec_find(&paths, text) < 0)
+				strvec_push(&paths, text);
+			free(text);
+		}
+		free(p);
+	}
+	if (d)
+		closedir(d);
+	/* Sorted: the same order whichever run writes. */
+	qsort(paths.v + 1, paths.nr - 1, sizeof(*paths.v), by_string);
+	t->others = xcalloc(paths.nr, sizeof(*t->others));
+	for (size_t i = 1; i < paths.nr; i++)
+		if (!unitlist_load(&t->others[t->nr_others], paths.v[i]))
+			t->nr_others++;
+	strvec_release(&paths);
+	free(dir);
+}
+
+/* Tally the run (with overlapping, also the runs that overlapped it, see
+ * tally_overlapping, and the classes of their Makefiles); -1 when there is no
+ * unit list. */
 static int tally_load(struct tally *t, struct unitlist *ul, const struct runstate *rs,
 		      int overlapping, struct strvec *runs, double *started)
 {
 	struct buf sink = BUF_INIT, *old = error_sink(&sink);
 	int ret = unitlist_load(ul, rs->units);
 
+	memset(t, 0, sizeof(*t));
+	if (!ret) {
+		add_classes(t, ul);
+		if (overlapping) {
+			load_other_lists(t, rs);
+			for (size_t i = 0; i < t->nr_others; i++)
+				add_classes(t, &t->others[i]);
+		}
+	}
 	error_sink(old);
 	buf_release(&sink);
-	memset(t, 0, sizeof(*t));
 	if (ret)
 		return -1;
-	t->nr = ul->classes.nr;
-	t->classes = xcalloc(t->nr ? t->nr : 1, sizeof(*t->classes));
-	for (size_t i = 0; i < t->nr; i++) {
-		t->classes[i].name = ul->classes.v[i];
-		strvec_init(&t->classes[i].failed_units);
-		for (size_t j = 0; j < ul->nr_units; j++)
-			t->classes[i].units += unitlist_unit_owned_by(&ul->units[j], ul->classes.v[i]);
-	}
 	if (overlapping)
 		tally_overlapping(t, rs, runs, started);
 	else
 		tally_events(t, rs->dir, NULL, 0);
 	for (size_t i = 0; i < t->nr; i++) {
 		struct class_tally *c = &t->classes[i];
+		const struct unitlist *l = c->list;
 		int all_packed = 1;
 
-		for (size_t j = 0; j < ul->nr_callables; j++)
-			if (!strcmp(ul->callables[j].cls, c->name) && access(ul->callables[j].stamp, F_OK))
+		for (size_t j = 0; j < l->nr_callables; j++)
+			if (!strcmp(l->callables[j].cls, c->name) && access(l->callables[j].stamp, F_OK))
 				all_packed = 0;
 		c->status = c->failed || c->pack_failed ? ST_FAILED : c->packed ? ST_BUILT
 			    : all_packed ? ST_CACHED : ST_PENDING;
@@ -259,6 +325,9 @@ static void tally_release(struct tally *t)
 	for (size_t i = 0; i < t->nr; i++)
 		strvec_release(&t->classes[i].failed_units);
 	free(t->classes);
+	for (size_t i = 0; i < t->nr_others; i++)
+		unitlist_release(&t->others[i]);
+	free(t->others);
 }
 
 int summary_write(const struct runstate *rs)

@@ -16,8 +16,9 @@
  * and current, pending otherwise (not reached yet, or not a goal of the run).
  * Seconds are this run's. The events counted are those of the writing run and
  * of every run that overlapped it (runstate.h: run/), so two warm-ups of other
- * goals into one OUT each leave a file that is right for both; "runs" lists
- * them, "started" is the earliest. The closing lines count the run's own. A run with nothing to do starts no step and leaves
+ * goals (or of two Makefiles: the classes are those of every run's unit list)
+ * into one OUT each leave a file that is right for both; "runs" lists them,
+ * "started" is the earliest. The closing lines count the run's own. A run with nothing to do starts no step and leaves
  * the file alone; 'kwarm summary' rewrites it on demand.
  */
 #ifndef KWARM_SUMMARY_H

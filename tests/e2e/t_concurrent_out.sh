@@ -4,8 +4,12 @@
 # 'make warmup-TestB' of one Makefile), each held mid-compile until both run:
 # OUT/.kwarm/trace.json and summary.json stay valid JSON all along, and at the
 # end the trace has both runs (one process each, every slice) and the summary
-# counts both ("runs"), each class built, whichever run ends last.
+# counts both ("runs"), each class built, whichever run ends last. The same
+# with two Makefiles of other classes sharing one OUT: the summary lists the
+# classes of both.
 . "$(dirname "$0")/lib.sh"
+# A failed check must not leave a held compile (and its make) behind.
+trap 'touch "$T/holdA.go" "$T/holdB.go" "$T/holdX.go"' EXIT
 
 export STANDIN_SCALE=0
 mkdir -p "$T/s"
@@ -87,3 +91,42 @@ assert len(s["runs"]) == 1, s["runs"]
 assert st == {"TestA": "cached", "TestB": "cached", "TestC": "built"}, st
 PY
 pass "the next run starts its own trace and summary"
+
+# Two Makefiles, other classes, one OUT and one cache: 'make -f w.mk
+# warmup-TestA' (held again) and 'make -f w2.mk warmup' (held), w2's ending first.
+mkdir -p "$T/s2"
+printf 'int orch2;\n' > s2/orch.c
+printf 'int x1;\n' > s2/x1.c
+printf 'kwarm-standin: block %s\nint x2;\n' "$T/holdX" > s2/x2.c
+standin_spec s2 TestX=x1.c,x2.c
+"$KWARM" gen s2/spec.yaml -o w2.mk --cache "$T/cache" --out "$T/out" || fail "gen of w2.mk failed"
+rm -f "$T"/holdA "$T"/holdA.go out/TestA.callable out/.kwarm/TestA.callable.* "$(grep -l "unit incore 'a2'" "$T"/cache/units/*/*.m)"
+make -f w.mk -j2 warmup-TestA > a2.out 2>&1 &
+ma=$!
+make -f w2.mk -j2 warmup > x.out 2>&1 &
+mx=$!
+wait_file "$T/holdA" "$ma"
+wait_file "$T/holdX" "$mx"
+touch "$T/holdX.go"
+wait "$mx" || { cat x.out; fail "the warm-up of w2.mk failed"; }
+valid out/.kwarm/trace.json out/.kwarm/summary.json
+python3 - out/.kwarm/summary.json <<'PY' || fail "summary.json is wrong while w.mk still runs"
+import json, sys
+st = {c["name"]: c["status"] for c in json.load(open(sys.argv[1]))["classes"]}
+assert st == {"TestX": "built", "TestA": "pending", "TestB": "cached", "TestC": "cached"}, st
+PY
+touch "$T/holdA.go"
+wait "$ma" || { cat a2.out; fail "warmup-TestA failed"; }
+valid out/.kwarm/trace.json out/.kwarm/summary.json
+python3 - out/.kwarm/trace.json out/.kwarm/summary.json "$ma" "$mx" <<'PY' || fail "trace.json or summary.json is wrong after two Makefiles"
+import json, sys
+trace, summary = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+ma, mx = int(sys.argv[3]), int(sys.argv[4])
+assert {e["pid"] for e in trace if e.get("name") == "process_name"} == {ma, mx}
+packs = sorted((e["pid"], e["name"]) for e in trace if e.get("cat") == "pack")
+assert packs == sorted([(ma, "pack TestA"), (mx, "pack TestX")]), packs
+st = {c["name"]: c["status"] for c in summary["classes"]}
+assert st == {"TestA": "built", "TestB": "cached", "TestC": "cached", "TestX": "built"}, st
+assert {int(r.split("@")[0]) for r in summary["runs"]} == {ma, mx}, summary["runs"]
+PY
+pass "two Makefiles on one OUT at once: both files valid, the summary has the classes of both"
