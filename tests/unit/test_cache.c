@@ -1138,6 +1138,50 @@ static void test_lock_read_only(const char *tmp)
 	cache_release(&c);
 }
 
+/* A reader holds the entry's shared lock for the whole read: prune and verify
+ * (which take the lock without waiting) find it busy. The entry is a FIFO, so
+ * the read lasts until this process writes it: once the reader has opened it,
+ * it holds the lock. */
+static void test_read_holds_lock(const struct cache *c)
+{
+	char key[DIGEST_HEX_SIZE], *mpath, *bytes;
+	static const char data[] = "read under lock";
+	size_t len;
+	int fd, status;
+	pid_t pid;
+
+	make_key("read lock", key);
+	CHECK_INT(store(c, key, data, sizeof(data), "lib/r.cpp"), 0);
+	mpath = cache_unit_path(c, key, ".m");
+	if (read_file_all(mpath, &bytes, &len))
+		die("cannot read '%s'", mpath);
+	CHECK_INT(unlink(mpath), 0);
+	CHECK_INT(mkfifo(mpath, 0644), 0);
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0)
+		die("fork: %s", strerror(errno));
+	if (!pid) {
+		struct buf out = BUF_INIT;
+
+		alarm(60);
+		_exit(cache_unit_read(c, key, &out) || out.len != sizeof(data) ? 1 : 0);
+	}
+	fd = open(mpath, O_WRONLY | O_CLOEXEC);	/* returns once the reader opened it */
+	CHECK(fd >= 0);
+	CHECK_INT(lock_at(c, documented_offset(key)), F_RDLCK);
+	CHECK_INT(cache_try_lock_unit(c, key), -1);	/* busy for prune and verify */
+	CHECK_INT(child_try_lock(c, key), 1);
+	CHECK_INT(write_all(fd, bytes, len), 0);
+	close(fd);
+	CHECK_INT(waitpid(pid, &status, 0), pid);
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	CHECK_INT(lock_at(c, documented_offset(key)), F_UNLCK);
+	unlink(mpath);
+	free(bytes);
+	free(mpath);
+}
+
 int main(void)
 {
 	char *tmp = check_tmpdir("cache"), *abs = realpath(tmp, NULL), *dir;
@@ -1151,6 +1195,7 @@ int main(void)
 		die("cannot set up the cache");
 	test_lock(&c);
 	test_store_read(&c);
+	test_read_holds_lock(&c);
 	test_adopt(&c);
 	test_adopt_rename_fails(&c);
 	test_adopt_append_fails(&c);
