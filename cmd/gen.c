@@ -70,8 +70,8 @@ static char *self_path(void)
 	return p;
 }
 
-/* Publish every callable's description, one after the other, where the
- * Makefile's pack recipes say they are. */
+/* Publish every callable's description and its units' compile records, one
+ * callable after the other, where the Makefile's pack recipes say they are. */
 static int write_descs(const struct plan *plan, const char *path)
 {
 	struct buf all = BUF_INIT;
@@ -81,6 +81,7 @@ static int write_descs(const struct plan *plan, const char *path)
 		if (all.len != plan->callables[i].desc_offset)
 			BUG("description %zu is not where the plan put it", i);
 		buf_add(&all, plan->callables[i].desc, plan->callables[i].desc_len);
+		buf_add(&all, plan->callables[i].cmds, plan->callables[i].cmds_len);
 	}
 	ret = publish_bytes(path, all.s ? all.s : "", all.len);
 	buf_release(&all);

@@ -6,17 +6,21 @@
 #include "path.h"
 #include "progress.h"
 #include "publish.h"
+#include "unitcompile.h"
 #include "unitlist.h"
 #include "util.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 const char usage_pack[] =
 	"usage: kwarm pack --cache DIR [--private DIR] --descs FILE --at OFFSET --len N\n"
-	"                  --out FILE --stamp FILE [--state DIR] [--units FILE]\n"
+	"                  [--cmds M] --out FILE --stamp FILE [--state DIR] [--units FILE]\n"
 	"                  [--goals GOALS] [--format FMT] CKEY\n"
 	"\n"
 	"Pack callable CKEY (its description is the N bytes at OFFSET of the --descs\n"
@@ -24,6 +28,8 @@ const char usage_pack[] =
 	"children in spec order, and publish it by rename (the generated Makefile's\n"
 	"recipe). STAMP records which callable FILE holds. Units missing from the\n"
 	"cache are looked for in the --private store (compiled without the cache).\n"
+	"A unit whose entry is corrupt or missing is compiled again, now, from the\n"
+	"M bytes of compile records that follow the description (--cmds).\n"
 	"  --state DIR     OUT/.kwarm: record the pack in the run's trace and summary\n"
 	"  --units FILE    the unit list 'kwarm gen' wrote (MAKEFILE.units)\n"
 	"  --goals GOALS   the make run's goals, to know when the run is over\n"
@@ -47,11 +53,113 @@ static char *pack_class(const char *list, const char *ckey)
 	return cls ? cls : xstrdup("?");
 }
 
+/* Compiles for pack_run: a unit's record, from the bytes after the
+ * description, run as its recipe would, reported as a unit of the run. */
+struct recompiler {
+	struct pack_recompile rc;
+	const struct pack_desc_ref *desc;
+	struct runstate *rs;		/* or NULL */
+	const char *goals;
+	int github;
+};
+
+/* Find unit key's record among a callable's records (text, which this
+ * NUL-terminates line by line) and push its words; 0, or -1 when absent or
+ * malformed. */
+static int find_record(char *text, const char *key, struct strvec *words)
+{
+	char *line = text, *nl;
+
+	while ((nl = strchr(line, '\n'))) {
+		char *end;
+		unsigned long n;
+		int mine;
+
+		*nl = '\0';
+		if (!starts_with(line, "unit ") || strlen(line) < 71 || line[69] != ' ')
+			return -1;
+		mine = !strncmp(line + 5, key, 64);
+		errno = 0;
+		n = strtoul(line + 70, &end, 10);
+		if (errno || *end)
+			return -1;
+		line = nl + 1;
+		for (unsigned long i = 0; i < n; i++, line = nl + 1) {
+			if (!(nl = strchr(line, '\n')))
+				return -1;
+			*nl = '\0';
+			if (mine)
+				strvec_push(words, line);
+		}
+		if (mine)
+			return 0;
+	}
+	return -1;
+}
+
+static int recompile(struct pack_recompile *rc, const char *key)
+{
+	struct recompiler *r = (struct recompiler *)rc;
+	const struct pack_desc_ref *d = r->desc;
+	struct progress_step step = { NULL, NULL, NULL, NULL, 0, 0, 0, NULL };
+	struct compile_job job;
+	struct strvec words;
+	char *text = NULL, *bad = NULL;
+	ssize_t n = -1;
+	int fd, ret = -1, cached = 0;
+
+	strvec_init(&words);
+	compile_job_init(&job);
+	fd = open(d->file, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0 && d->cmds_len < SIZE_MAX) {
+		text = xmalloc(d->cmds_len + 1);
+		n = pread(fd, text, d->cmds_len, (off_t)(d->offset + d->len));
+	}
+	if (fd >= 0)
+		close(fd);
+	if (n < 0 || (uint64_t)n != d->cmds_len) {
+		error("cannot read the compile records of callable descriptions '%s'; run make "
+		      "again", d->file);
+		goto out;
+	}
+	text[n] = '\0';
+	if (find_record(text, key, &words) ||
+	    compile_job_parse(&job, (int)words.nr, words.v, &bad) || strcmp(job.key, key)) {
+		error("'%s' has no good compile record of unit %.12s%s%s; run make again", d->file,
+		      key, bad ? ": " : "", bad ? bad : "");
+		goto out;
+	}
+	job.github = r->github;
+	job.rs = r->rs;
+	job.state = r->rs ? r->rs->kw_dir : NULL;	/* its progress line says it was built */
+	if (r->rs)
+		progress_unit_start(r->rs, job.cache, r->goals);
+	step.t0 = runstate_now();
+	ret = compile_job_run(&job, &cached);
+	if (r->rs && !cached) {
+		step.label = job.label;
+		step.key = job.key;
+		step.owners = job.owners;
+		step.status = ret ? "failed" : "built";
+		step.t1 = runstate_now();
+		step.github = job.github;
+		step.goals = r->goals;
+		progress_unit_done(r->rs, &step);
+	}
+out:
+	compile_job_release(&job);
+	strvec_release(&words);
+	free(bad);
+	free(text);
+	return ret;
+}
+
 int cmd_pack(int argc, char **argv)
 {
 	const char *cache_dir = NULL, *out = NULL, *stamp = NULL, *ckey = NULL, *priv = NULL;
 	const char *state = NULL, *format = NULL, *units = "", *goals = NULL;
-	struct pack_desc_ref desc = { NULL, UINT64_MAX, UINT64_MAX };
+	struct pack_desc_ref desc = { NULL, UINT64_MAX, UINT64_MAX, 0 };
+	struct recompiler r;
 	struct progress_step step = { NULL, NULL, NULL, NULL, 0, 0, 0, NULL };
 	struct runstate rs;
 	char *cls = NULL, *label = NULL;
@@ -65,18 +173,19 @@ int cmd_pack(int argc, char **argv)
 		if (!strcmp(a, "--cache") || !strcmp(a, "--out") || !strcmp(a, "--stamp") ||
 		    !strcmp(a, "--private") || !strcmp(a, "--state") || !strcmp(a, "--format") ||
 		    !strcmp(a, "--units") || !strcmp(a, "--descs") || !strcmp(a, "--at") ||
-		    !strcmp(a, "--len") || !strcmp(a, "--goals")) {
+		    !strcmp(a, "--len") || !strcmp(a, "--cmds") || !strcmp(a, "--goals")) {
 			if (i + 1 >= argc)
 				return usage_error(usage_pack, "option '%s' needs a value", a);
 			if (!strcmp(a, "--descs"))
 				desc.file = argv[++i];
-			else if (!strcmp(a, "--at") || !strcmp(a, "--len")) {
+			else if (!strcmp(a, "--at") || !strcmp(a, "--len") || !strcmp(a, "--cmds")) {
 				char *end;
 				unsigned long long v = strtoull(argv[++i], &end, 10);
 
 				if (*end || !*argv[i])
 					return usage_error(usage_pack, "bad number '%s'", argv[i]);
-				*(!strcmp(a, "--at") ? &desc.offset : &desc.len) = v;
+				*(!strcmp(a, "--at") ? &desc.offset : !strcmp(a, "--len") ? &desc.len
+								 : &desc.cmds_len) = v;
 			} else if (!strcmp(a, "--cache"))
 				cache_dir = argv[++i];
 			else if (!strcmp(a, "--private"))
@@ -122,7 +231,13 @@ int cmd_pack(int argc, char **argv)
 			goto out;
 		priv = NULL;
 	}
-	if (!pack_run(&cache, priv, ckey, &desc, out, stamp))
+	memset(&r, 0, sizeof(r));
+	r.rc.compile = recompile;
+	r.desc = &desc;
+	r.rs = state ? &rs : NULL;
+	r.goals = goals;
+	r.github = annotate_pick_format(format) == 1;
+	if (!pack_run(&cache, priv, ckey, &desc, out, stamp, desc.cmds_len ? &r.rc : NULL))
 		ret = 0;
 out:
 	if (state) {

@@ -116,37 +116,15 @@ static void add_unit_target(struct buf *b, const struct plan *plan, const struct
 
 static void write_unit(struct buf *b, const struct plan *plan, const struct plan_unit *u)
 {
+	struct strvec words;
+
+	strvec_init(&words);
+	plan_unit_words(plan, u, &words);
 	add_unit_target(b, plan, u);
-	buf_adds(b, ":\n\t$(KW_Q)$(KW_KWARM) compile $(KW_REPORT) --cache ");
-	makefile_add_shell_word(b, plan->cache_dir);
-	buf_adds(b, " --root ");
-	makefile_add_shell_word(b, plan->spec->root);
-	buf_adds(b, " --platform ");
-	makefile_add_shell_word(b, plan->spec->platform);
-	buf_addf(b, " --private %s/.kwarm/private --key %s --unit ", plan->out_dir, u->key);
-	makefile_add_shell_word(b, u->label);
-	buf_adds(b, " --id ");
-	makefile_add_shell_word(b, u->id);
-	buf_adds(b, " --owners ");
-	for (size_t i = 0; i < u->owners.nr; i++)
-		buf_addf(b, "%s%s", i ? "," : "", u->owners.v[i]);
-	for (size_t i = 0; i < u->launcher.nr; i++) {
-		buf_adds(b, " --launcher ");
-		makefile_add_shell_word(b, u->launcher.v[i]);
-	}
-	for (size_t i = 0; i < u->cmd.link.nr; i++) {
-		buf_adds(b, " --link ");
-		makefile_add_shell_word(b, u->cmd.link.v[i]);
-	}
-	if (u->cmd.extract_text)
-		buf_adds(b, " --extract text");
-	if (u->cmd.deps >= 0)
-		buf_addf(b, " --deps %s", deps_family_name((enum deps_family)u->cmd.deps));
-	for (size_t i = 0; i < u->cmd.env.nr; i++)
-		buf_addf(b, " --env %s", u->cmd.env.v[i]);
-	buf_adds(b, " --");
-	add_words(b, &u->cmd.argv);
+	buf_adds(b, ":\n\t$(KW_Q)$(KW_KWARM) compile $(KW_REPORT)");
+	add_words(b, &words);
 	buf_adds(b, "\n\n");
+	strvec_release(&words);
 }
 
 static void write_class_comment(struct buf *b, const struct plan_callable *pc)
@@ -206,7 +184,8 @@ static void write_callable(struct buf *b, const struct plan *plan, const struct 
 	 * the stamp's name already carries the description's digest. */
 	buf_adds(b, " \\\n    | $(KW_DESCS)\n\t$(KW_Q)$(KW_KWARM) pack $(KW_REPORT) --cache ");
 	makefile_add_shell_word(b, plan->cache_dir);
-	buf_addf(b, " --descs $(KW_DESCS) --at %zu --len %zu", pc->desc_offset, pc->desc_len);
+	buf_addf(b, " --descs $(KW_DESCS) --at %zu --len %zu --cmds %zu", pc->desc_offset,
+		 pc->desc_len, pc->cmds_len);
 	buf_addf(b, " --private %s/.kwarm/private --out ", plan->out_dir);
 	makefile_add_shell_word(b, pc->out_path);
 	buf_adds(b, " --stamp ");

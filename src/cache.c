@@ -314,36 +314,45 @@ static long long split_entry(const char *data, size_t len, const char *key, cons
 	return (long long)start;
 }
 
-/* Check an entry; on success, adds its artifact to data when data is non-NULL. */
-static int check_entry(const struct cache *c, const char *key, int report, struct buf *data)
+int cache_unit_get(const struct cache *c, const char *key, struct buf *data, const char **why)
 {
 	char *mpath = cache_unit_path(c, key, ".m"), *bytes = NULL;
-	const char *why = NULL;
 	long long size;
 	size_t len;
 	int ret = -1;
 
+	*why = NULL;
 	if (read_file_all(mpath, &bytes, &len)) {
-		if (errno == ENOENT) {
+		if (errno == ENOENT)
 			ret = 0;
-			goto out;
-		}
-		why = strerror(errno);
-		goto bad;
+		else
+			*why = strerror(errno);
+		goto out;
 	}
-	size = split_entry(bytes, len, key, &why);
+	size = split_entry(bytes, len, key, why);
 	if (size < 0)
-		goto bad;
+		goto out;
 	if (data)
 		buf_add(data, bytes, (size_t)size);
 	ret = 1;
-	goto out;
-bad:
-	if (report)
-		error("cache entry '%s' is corrupt: %s", mpath, why);
 out:
 	free(bytes);
 	free(mpath);
+	return ret;
+}
+
+/* cache_unit_get, reporting a corrupt entry when report is set. */
+static int check_entry(const struct cache *c, const char *key, int report, struct buf *data)
+{
+	const char *why;
+	int ret = cache_unit_get(c, key, data, &why);
+
+	if (ret < 0 && report) {
+		char *mpath = cache_unit_path(c, key, ".m");
+
+		error("cache entry '%s' is corrupt: %s", mpath, why);
+		free(mpath);
+	}
 	return ret;
 }
 

@@ -66,6 +66,9 @@ void cache_unlock(int fd);
 /* 1 when the entry is present and valid, 0 when absent, -1 when present but
  * corrupt (reported when report is set). */
 int cache_unit_check(const struct cache *c, const char *key, int report);
+/* The same, silent, adding a valid entry's artifact to data (may be NULL); for
+ * a corrupt one (-1), *why says what is wrong (static text, or strerror's). */
+int cache_unit_get(const struct cache *c, const char *key, struct buf *data, const char **why);
 /* Publish a copy of the finished file tmp_path, with its manifest, as entry key;
  * extra (may be NULL) holds manifest lines that go before the unit line.
  * 0 or -1 after reporting; tmp_path is left as it was either way. */

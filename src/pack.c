@@ -209,19 +209,53 @@ static void layout_item(const struct pack_item *it, const void **bin, uint64_t *
 	*size = it->bin.len;
 }
 
-/* Read a unit's verified bytes. A corrupt entry is removed, so that the next
- * run's make sees it missing and compiles it again. */
-static int read_unit(const struct cache *cache, const struct cache *priv, const char *what,
-		     const char *kind, struct pack_item *it, double run_start)
+/* Read a unit's verified bytes, from the cache or else the private store
+ * (opened in priv, when it exists, on first need). 1 when read, 0 when neither
+ * holds it valid, -1 after reporting. */
+static int find_unit(const struct cache *cache, struct cache *priv, const char *private_dir,
+		     struct pack_item *it, double run_start)
 {
-	if (priv && cache_unit_check(cache, it->key, 0) == 0 &&
-	    cache_unit_check(priv, it->key, 0) == 1)
-		return cache_unit_read(priv, it->key, &it->bin);
-	if (!cache_unit_read(cache, it->key, &it->bin)) {
+	const char *why;
+
+	buf_reset(&it->bin);
+	if (!priv->dir && private_dir && access(private_dir, F_OK) == 0 &&
+	    cache_init(priv, private_dir))
+		return -1;
+	/* A unit compiled without the cache: the private store holds it. */
+	if (priv->dir && cache_unit_check(cache, it->key, 0) == 0 &&
+	    cache_unit_get(priv, it->key, &it->bin, &why) == 1)
+		return 1;
+	buf_reset(&it->bin);
+	if (cache_unit_get(cache, it->key, &it->bin, &why) == 1) {
 		cachelog_note_use(cache->dir, it->key, run_start);
-		return 0;
+		return 1;
 	}
-	if (cache_unit_check(cache, it->key, 0) < 0 && !cache_unit_remove(cache, it->key)) {
+	buf_reset(&it->bin);
+	return 0;
+}
+
+/* Read a unit's verified bytes. A corrupt or missing entry is a miss: rc
+ * compiles the unit again, now; without rc a corrupt entry is removed, so
+ * that the next run's make sees it missing and compiles it again. */
+static int read_unit(const struct cache *cache, struct cache *priv, const char *private_dir,
+		     const char *what, const char *kind, struct pack_item *it, double run_start,
+		     struct pack_recompile *rc)
+{
+	int found = find_unit(cache, priv, private_dir, it, run_start);
+
+	if (found)
+		return found < 0 ? -1 : 0;
+	if (rc) {
+		if (rc->compile(rc, it->key))
+			return error("cannot pack %s: %s '%s' did not compile", what, kind,
+				     it->label);
+		found = find_unit(cache, priv, private_dir, it, run_start);
+		if (found)
+			return found < 0 ? -1 : 0;
+		return error("cannot pack %s: %s '%s' is not in the cache after its compile",
+			     what, kind, it->label);
+	}
+	if (cache_unit_check(cache, it->key, 1) < 0 && !cache_unit_remove(cache, it->key)) {
 		cachelog_event(cache->dir, "corrupt", it->key, 0);
 		return error("cannot pack %s: %s '%s' was corrupt in the cache and is removed; "
 			     "run make again to rebuild it", what, kind, it->label);
@@ -252,7 +286,8 @@ static int read_desc(const char *path, uint64_t offset, uint64_t len, char **tex
 }
 
 int pack_run(const struct cache *cache, const char *private_dir, const char *ckey,
-	     const struct pack_desc_ref *desc, const char *out_path, const char *stamp_path)
+	     const struct pack_desc_ref *desc, const char *out_path, const char *stamp_path,
+	     struct pack_recompile *rc)
 {
 	struct cache priv = { NULL };
 	double run_start = make_run_start();
@@ -273,15 +308,14 @@ int pack_run(const struct cache *cache, const char *private_dir, const char *cke
 		      "again", ckey, desc->file);
 		goto out;
 	}
-	if (private_dir && access(private_dir, F_OK) == 0 && cache_init(&priv, private_dir))
-		goto out;
-	if (read_unit(cache, priv.dir ? &priv : NULL, job.what, "orchestration", &job.orch, run_start))
+	if (read_unit(cache, &priv, private_dir, job.what, "orchestration", &job.orch, run_start,
+		      rc))
 		goto out;
 	children = xcalloc(job.nr_children, sizeof(*children));
 	for (size_t i = 0; i < job.nr_children; i++) {
 		struct pack_item *it = &job.children[i];
 
-		if (read_unit(cache, priv.dir ? &priv : NULL, job.what, "incore", it, run_start))
+		if (read_unit(cache, &priv, private_dir, job.what, "incore", it, run_start, rc))
 			goto out;
 		children[i].func_id = it->func_id;
 		children[i].sig = it->sig;

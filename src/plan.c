@@ -240,6 +240,79 @@ static int plan_callable(struct planner *p, const struct spec_class *cls,
 	return 0;
 }
 
+static void push_option(struct strvec *words, const char *name, const char *value)
+{
+	strvec_push(words, name);
+	strvec_push(words, value);
+}
+
+void plan_unit_words(const struct plan *plan, const struct plan_unit *u, struct strvec *words)
+{
+	struct buf owners = BUF_INIT;
+
+	push_option(words, "--cache", plan->cache_dir);
+	push_option(words, "--root", plan->spec->root);
+	push_option(words, "--platform", plan->spec->platform);
+	strvec_push(words, "--private");
+	strvec_pushf(words, "%s/.kwarm/private", plan->out_dir);
+	push_option(words, "--key", u->key);
+	push_option(words, "--unit", u->label);
+	push_option(words, "--id", u->id);
+	for (size_t i = 0; i < u->owners.nr; i++)
+		buf_addf(&owners, "%s%s", i ? "," : "", u->owners.v[i]);
+	push_option(words, "--owners", buf_str(&owners));
+	buf_release(&owners);
+	for (size_t i = 0; i < u->launcher.nr; i++)
+		push_option(words, "--launcher", u->launcher.v[i]);
+	for (size_t i = 0; i < u->cmd.link.nr; i++)
+		push_option(words, "--link", u->cmd.link.v[i]);
+	if (u->cmd.extract_text)
+		push_option(words, "--extract", "text");
+	if (u->cmd.deps >= 0)
+		push_option(words, "--deps", deps_family_name((enum deps_family)u->cmd.deps));
+	for (size_t i = 0; i < u->cmd.env.nr; i++)
+		push_option(words, "--env", u->cmd.env.v[i]);
+	strvec_push(words, "--");
+	strvec_pushv(words, &u->cmd.argv);
+}
+
+/* One unit's record in the descriptions file (pack.h): its compile words. */
+static void add_unit_record(struct buf *b, const struct plan *plan, const struct plan_unit *u)
+{
+	struct strvec words;
+
+	strvec_init(&words);
+	plan_unit_words(plan, u, &words);
+	buf_addf(b, "unit %s %zu\n", u->key, words.nr);
+	/* One word a line: the Makefile refuses newlines in commands; labels
+	 * come from spec names and paths. */
+	for (size_t i = 0; i < words.nr; i++) {
+		for (const char *c = words.v[i]; *c; c++)
+			buf_addch(b, *c == '\n' ? '?' : *c);
+		buf_addch(b, '\n');
+	}
+	strvec_release(&words);
+}
+
+/* The records of a callable's distinct units (caller frees). */
+static char *callable_cmds(const struct plan *plan, const struct plan_callable *pc)
+{
+	struct buf b = BUF_INIT;
+
+	add_unit_record(&b, plan, pc->orchestration);
+	for (size_t i = 0; i < pc->spec->nr_incores; i++) {
+		size_t j = 0;
+
+		if (pc->children[i] == pc->orchestration)
+			continue;
+		while (j < i && pc->children[j] != pc->children[i])
+			j++;
+		if (j == i)
+			add_unit_record(&b, plan, pc->children[i]);
+	}
+	return b.s ? buf_detach(&b) : xstrdup("");
+}
+
 int plan_build(struct plan *plan, const struct spec *spec, const char *cache_dir,
 	       const char *out_dir, const struct strvec *launcher)
 {
@@ -282,9 +355,13 @@ int plan_build(struct plan *plan, const struct spec *spec, const char *cache_dir
 					    &plan->callables[plan->nr_callables++]);
 	}
 	for (size_t i = 0, offset = 0; !ret && i < plan->nr_callables; i++) {
-		plan->callables[i].desc_offset = offset;
-		plan->callables[i].desc_len = strlen(plan->callables[i].desc);
-		offset += plan->callables[i].desc_len;
+		struct plan_callable *pc = &plan->callables[i];
+
+		pc->desc_offset = offset;
+		pc->desc_len = strlen(pc->desc);
+		pc->cmds = callable_cmds(plan, pc);
+		pc->cmds_len = strlen(pc->cmds);
+		offset += pc->desc_len + pc->cmds_len;
 	}
 	for (size_t i = 0; i < p.inputs.nr; i++)
 		strvec_push(&plan->inputs, p.inputs.entries[i].key);
@@ -316,6 +393,7 @@ void plan_release(struct plan *plan)
 		free(pc->what);
 		free(pc->children);
 		free(pc->desc);
+		free(pc->cmds);
 		free(pc->out_path);
 		free(pc->stamp_path);
 	}

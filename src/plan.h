@@ -29,6 +29,8 @@ struct plan_callable {
 	char ckey[DIGEST_HEX_SIZE];	/* SHA-256 of desc */
 	char *desc;			/* the pack description (see pack.h) */
 	size_t desc_offset, desc_len;	/* where it lies in the descriptions file */
+	char *cmds;			/* its units' compile records (pack.h), after desc */
+	size_t cmds_len;
 	char *out_path;			/* OUT/<class>.callable or OUT/<class>/<name>.callable */
 	char *stamp_path;		/* OUT/.kwarm/<...>.<ckey>: "OUT holds ckey" */
 };
@@ -52,5 +54,8 @@ struct plan {
 int plan_build(struct plan *plan, const struct spec *spec, const char *cache_dir,
 	       const char *out_dir, const struct strvec *launcher);
 void plan_release(struct plan *plan);
+/* The words of unit u's `kwarm compile` recipe after "compile", less the run's
+ * report options: options, "--", the command (appended to words). */
+void plan_unit_words(const struct plan *plan, const struct plan_unit *u, struct strvec *words);
 
 #endif

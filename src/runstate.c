@@ -511,6 +511,30 @@ int runstate_marked(const struct runstate *rs, const char *name)
 	return ret;
 }
 
+int runstate_note(const struct runstate *rs, const char *name, const char *text)
+{
+	char *path = path_join(rs->dir, name);
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+
+	free(path);
+	if (fd < 0)
+		return 0;
+	(void)write_all(fd, text, strlen(text));
+	close(fd);
+	return 1;
+}
+
+char *runstate_read_note(const struct runstate *rs, const char *name)
+{
+	char *path = path_join(rs->dir, name), *text = NULL;
+	size_t len;
+
+	if (read_file_all(path, &text, &len))
+		text = NULL;
+	free(path);
+	return text;
+}
+
 static void append(const char *path, const char *text, size_t len)
 {
 	int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0666);

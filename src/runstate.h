@@ -17,6 +17,8 @@
  *                        "pack CKEY packed|failed SECONDS CLASS" lines
  *     failed             present once a step of the run has failed
  *     final              present once a step printed the run's closing lines
+ *     cache_unusable     why the cache could not take a result of this run
+ *                        (the first reason; its units went to the private store)
  *     slot.N             job slots: a step holds the lowest N whose lock it
  *                        can take (flock LOCK_NB) while it runs; under
  *                        make -jN, N < the -j value
@@ -33,6 +35,8 @@
 #define KWARM_RUNSTATE_H
 
 #include "strvec.h"
+
+#define RUNSTATE_CACHE_UNUSABLE "cache_unusable"
 
 struct runstate {
 	char *kw_dir;		/* OUT/.kwarm */
@@ -91,6 +95,11 @@ int runstate_compiles_pending(const struct runstate *rs);
 /* Under the lock: create the run's marker file name; 1 when this call created
  * it, 0 when it was there (or cannot be made). */
 int runstate_mark(const struct runstate *rs, const char *name);
+/* Under the lock: create the run's file name holding text; 1 when this call
+ * created it, 0 when it was there (the first note stays) or cannot be made. */
+int runstate_note(const struct runstate *rs, const char *name, const char *text);
+/* The text of the run's file name (caller frees), or NULL when there is none. */
+char *runstate_read_note(const struct runstate *rs, const char *name);
 /* True when the run's marker file name exists. */
 int runstate_marked(const struct runstate *rs, const char *name);
 /* True when goals (MAKECMDGOALS) pick every class; otherwise the picked

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # labels: e2e
-# Integrity: a flipped byte, a shortened artifact or a truncated entry is never
-# packed; the run names the entry and the next run repairs it. A source edited while it
-# compiles is not published under the old key. An uncreatable cache folder
-# still gives correct callables, with one warning.
+# Integrity: a corrupt entry is a miss, in the same run. A flipped byte, a
+# shortened artifact, a truncated manifest or a manifest of another key: the
+# next run succeeds, byte-exact, compiling exactly the corrupt units again,
+# with one warning naming each corrupt entry and no error; all entries corrupt
+# at once are repaired by one run too. An uncreatable cache folder still gives
+# correct callables, with one warning.
 . "$(dirname "$0")/lib.sh"
 
 standin_example minimal m
@@ -12,15 +14,20 @@ cd "$T"
 make -f m.mk -j2 warmup > /dev/null
 cp out/TestMinimal.callable good.callable
 
-# An entry is one file: the artifact, then its manifest. Flip the artifact's
-# first byte (the first unit's entry).
-key=$(grep -m1 -o -- '--key [0-9a-f]*' m.mk | cut -d' ' -f2)
-entry=cache/units/${key:0:1}/$key.m
-cp "$entry" good.entry
-# damage HOW: rewrite the entry (flip: its first byte; cut: drop its artifact's
-# first byte; end: drop its last byte, half the length line).
+# An entry is one file: the artifact, then its manifest.
+mapfile -t keys < <(grep -o -- '--key [0-9a-f]*' m.mk | cut -d' ' -f2)
+[ "${#keys[@]}" -ge 2 ] || fail "the example has fewer than two units"
+entry_of() { echo "cache/units/${1:0:1}/$1.m"; }
+mkdir good
+for k in "${keys[@]}"; do cp "$(entry_of "$k")" "good/$k.m"; done
+# damage HOW KEY: rewrite the entry (flip: its first byte; cut: drop its
+# artifact's first byte; end: drop its last byte, half the length line;
+# other: another unit's entry copied over it).
 damage() {
-	python3 - "$1" "$entry" <<'PY'
+	local other=${keys[0]}
+	[ "$2" != "$other" ] || other=${keys[1]}
+	if [ "$1" = other ]; then cp "good/$other.m" "$(entry_of "$2")"; return; fi
+	python3 - "$1" "$(entry_of "$2")" <<'PY'
 import sys
 how, p = sys.argv[1:]
 b = bytearray(open(p, "rb").read())
@@ -33,27 +40,50 @@ else:
 open(p, "wb").write(b)
 PY
 }
-# broken HOW REASON: the damaged entry is never packed, the run names it with
-# its reason, and the next run repairs it.
-broken() {
-	damage "$1"
+# repaired N: one run after N entries were damaged succeeds with no error,
+# compiles exactly N units, warns once per damaged entry, and leaves the
+# callable and every entry as the good build had them.
+repaired() {
 	rm -rf out
-	if make -f m.mk -j2 warmup > run.out 2> run.err; then fail "$1: a corrupt entry was packed"; fi
-	[ ! -e out/TestMinimal.callable ] || fail "$1: a callable was published from a corrupt entry"
-	grep -q "cache entry '.*$key.m' is corrupt: $2" run.err ||
-		{ cat run.err; fail "$1: the corrupt entry is not named with '$2'"; }
 	: > "$STANDIN_LOG"
-	make -f m.mk -j2 warmup > /dev/null
-	[ "$(compiles)" = 1 ] || fail "$1: the repair compiled $(compiles) units, not 1"
-	cmp out/TestMinimal.callable good.callable || fail "$1: the repaired callable differs"
-	cmp "$entry" good.entry || fail "$1: the repaired entry differs"
+	make -f m.mk -j2 warmup > run.out 2>&1 || { cat run.out; fail "$what: the run failed"; }
+	! grep -i error run.out || fail "$what: an error line in a run that succeeded"
+	[ "$(compiles)" = "$1" ] || { cat run.out; fail "$what: $(compiles) units compiled, not $1"; }
+	[ "$(grep -c 'warning: ' run.out)" = "$1" ] || { cat run.out; fail "$what: not one warning per corrupt entry"; }
+	cmp out/TestMinimal.callable good.callable || fail "$what: the callable differs"
+	for k in "${keys[@]}"; do cmp "$(entry_of "$k")" "good/$k.m" || fail "$what: entry $k differs"; done
+	: > "$STANDIN_LOG"
+	make -f m.mk -j2 warmup > again.out 2>&1 || { cat again.out; fail "$what: the run after failed"; }
+	[ "$(compiles)" = 0 ] || fail "$what: the run after the repair compiled again"
+}
+# broken HOW REASON: one damaged entry (the first unit's), repaired by one run.
+broken() {
+	what=$1
+	damage "$1" "${keys[0]}"
+	repaired 1
+	grep -q "warning: cache entry '.*${keys[0]}.m' is corrupt: $2; compiling .* again" run.out ||
+		{ cat run.out; fail "$1: the warning does not name the entry with '$2'"; }
 }
 broken flip "artifact SHA-256 differs from its manifest"
-pass "flipped byte: never packed, named, repaired by the next run"
+pass "flipped byte: a miss; one run compiles it again, byte-exact, one warning, no error"
 broken cut "artifact size differs from its manifest"
-pass "a byte cut from the artifact: never packed, named, repaired"
-broken end "no manifest at its end"
-pass "truncated entry (manifest cut short): never packed, named, repaired"
+pass "a byte cut from the artifact: a miss, repaired in the same run"
+broken end "no manifest at its end (truncated?)"
+pass "truncated entry (manifest cut short): a miss, repaired in the same run"
+broken other "manifest names another key"
+pass "another unit's entry copied over it: a miss, repaired in the same run"
+
+# Every entry corrupt at once (each kind in turn): one run repairs them all.
+what=all
+kinds=(flip cut end other)
+i=0
+for k in "${keys[@]}"; do damage "${kinds[i % 4]}" "$k"; i=$((i + 1)); done
+repaired "${#keys[@]}"
+for k in "${keys[@]}"; do
+	[ "$(grep -c "warning: cache entry '.*$k.m' is corrupt" run.out)" = 1 ] ||
+		{ cat run.out; fail "all: entry $k is not named once"; }
+done
+pass "all ${#keys[@]} entries corrupt: one run repairs every one, byte-exact"
 
 # An uncreatable cache folder (a regular file is in the way).
 touch "$T/not-a-folder"

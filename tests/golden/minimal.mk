@@ -59,7 +59,7 @@ endif
     @TMP@/cache/units/XX/@K3@.m \
     @TMP@/cache/units/XX/@K4@.m \
     | $(KW_DESCS)
-	$(KW_Q)$(KW_KWARM) pack $(KW_REPORT) --cache @TMP@/cache --descs $(KW_DESCS) --at 0 --len 499 --private @TMP@/out/.kwarm/private --out @TMP@/out/TestMinimal.callable --stamp @TMP@/out/.kwarm/TestMinimal.callable.@K5@ @K5@
+	$(KW_Q)$(KW_KWARM) pack $(KW_REPORT) --cache @TMP@/cache --descs $(KW_DESCS) --at 0 --len 499 --cmds @N@ --private @TMP@/out/.kwarm/private --out @TMP@/out/TestMinimal.callable --stamp @TMP@/out/.kwarm/TestMinimal.callable.@K5@ @K5@
 
 # ---- compile units (one per distinct command and inputs)
 @TMP@/cache/units/XX/@K1@.m:

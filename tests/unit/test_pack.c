@@ -76,6 +76,28 @@ static const struct pack_desc_ref *ref(const char *ckey)
 	return &missing;
 }
 
+/* A stand-in for the compile pack_run asks for: stores the test's unit. */
+static struct fake_recompile {
+	struct pack_recompile rc;
+	const struct cache *c;
+	int calls, fail;
+	char key[DIGEST_HEX_SIZE];
+} recompiled;
+
+static int fake_compile(struct pack_recompile *rc, const char *key)
+{
+	static const unsigned char bin[] = "will be corrupted";
+	struct fake_recompile *f = (struct fake_recompile *)rc;
+	char stored[DIGEST_HEX_SIZE];
+
+	f->calls++;
+	memcpy(f->key, key, DIGEST_HEX_SIZE);
+	if (f->fail)
+		return error("the fake compile fails");
+	store_unit(f->c, bin, sizeof(bin), stored);
+	return strcmp(stored, key) ? error("not the unit asked for") : 0;
+}
+
 static void le32(unsigned char *img, size_t off, uint32_t v)
 {
 	for (int i = 0; i < 4; i++)
@@ -177,6 +199,7 @@ int main(void)
 		{ 3, { 0 }, 0, bin_b, sizeof(bin_b) },
 	};
 	char *text, *out, *stamp, *stamp2, *stamp_other, *msg, *want_msg, *bad_out, *bad_stamp;
+	char *rec_out, *rec_stamp;
 	char *cache_dir;
 	struct cache c;
 	size_t want_len, want2_len;
@@ -207,7 +230,7 @@ int main(void)
 	want = expected_image(sig, 2, "entry", "cfg", orch, sizeof(orch), ch, 2, &want_len);
 	CHECK_INT(want_len, 9953);
 	check_capture_begin(1);
-	CHECK_INT(pack_run(&c, NULL, ckey, ref(ckey), out, stamp), 0);
+	CHECK_INT(pack_run(&c, NULL, ckey, ref(ckey), out, stamp, NULL), 0);
 	msg = check_capture_end(1);
 	want_msg = xstrfmt("kwarm: packed class TestX, callable y: %s (2 incores, 9953 bytes)\n", out);
 	CHECK_STR(msg, want_msg);
@@ -222,7 +245,7 @@ int main(void)
 
 	/* Packing the same key again: same bytes, same stamp. */
 	check_capture_begin(1);
-	CHECK_INT(pack_run(&c, NULL, ckey, ref(ckey), out, stamp), 0);
+	CHECK_INT(pack_run(&c, NULL, ckey, ref(ckey), out, stamp, NULL), 0);
 	free(check_capture_end(1));
 	CHECK(same_file(out, want, want_len));
 	CHECK(exists(stamp));
@@ -233,7 +256,7 @@ int main(void)
 	free(text);
 	stamp2 = xstrfmt("%s/out/.kwarm/y.callable.%s", abs, ckey2);
 	check_capture_begin(1);
-	CHECK_INT(pack_run(&c, NULL, ckey2, ref(ckey2), out, stamp2), 0);
+	CHECK_INT(pack_run(&c, NULL, ckey2, ref(ckey2), out, stamp2, NULL), 0);
 	free(check_capture_end(1));
 	CHECK(!exists(stamp));
 	CHECK(exists(stamp2));
@@ -264,7 +287,7 @@ int main(void)
 	bad_stamp = xstrfmt("%s/out/.kwarm/bad.callable.%s", abs, ckey3);
 	check_capture_begin(1);
 	check_capture_begin(2);
-	CHECK_INT(pack_run(&c, NULL, ckey3, ref(ckey3), bad_out, bad_stamp), -1);
+	CHECK_INT(pack_run(&c, NULL, ckey3, ref(ckey3), bad_out, bad_stamp, NULL), -1);
 	msg = check_capture_end(2);
 	free(check_capture_end(1));
 	CHECK(strstr(msg, "is corrupt") != NULL);
@@ -278,12 +301,47 @@ int main(void)
 	bad_stamp = xstrfmt("%s/out/.kwarm/y.callable.%s", abs, ckey3);
 	check_capture_begin(1);
 	check_capture_begin(2);
-	CHECK_INT(pack_run(&c, NULL, ckey3, ref(ckey3), out, bad_stamp), -1);
+	CHECK_INT(pack_run(&c, NULL, ckey3, ref(ckey3), out, bad_stamp, NULL), -1);
 	free(check_capture_end(2));
 	free(check_capture_end(1));
 	CHECK(same_file(out, want2, want2_len));
 	CHECK(exists(stamp2));
 	CHECK(!exists(bad_stamp));
+
+	/* With a recompiler, a corrupt or missing unit is compiled again, now,
+	 * and the pack goes on (the entry above was removed: it is missing). */
+	rec_out = xstrfmt("%s/out/rec.callable", abs);
+	rec_stamp = xstrfmt("%s/out/.kwarm/rec.callable.%s", abs, ckey3);
+	recompiled.rc.compile = fake_compile;
+	recompiled.c = &c;
+	recompiled.calls = 0;
+	recompiled.fail = 1;
+	check_capture_begin(1);
+	check_capture_begin(2);
+	CHECK_INT(pack_run(&c, NULL, ckey3, ref(ckey3), rec_out, rec_stamp, &recompiled.rc), -1);
+	msg = check_capture_end(2);
+	free(check_capture_end(1));
+	CHECK(strstr(msg, "cannot pack class TestX, callable y: incore 'second' did not compile")
+	      != NULL);
+	free(msg);
+	CHECK_INT(recompiled.calls, 1);
+	CHECK(!exists(rec_stamp));
+	recompiled.fail = 0;
+	check_capture_begin(1);
+	CHECK_INT(pack_run(&c, NULL, ckey3, ref(ckey3), rec_out, rec_stamp, &recompiled.rc), 0);
+	free(check_capture_end(1));
+	CHECK_INT(recompiled.calls, 2);
+	CHECK_STR(recompiled.key, kbad);
+	CHECK(exists(rec_stamp));
+	/* Once whole, nothing is compiled again. */
+	check_capture_begin(1);
+	CHECK_INT(pack_run(&c, NULL, ckey3, ref(ckey3), rec_out, rec_stamp, &recompiled.rc), 0);
+	free(check_capture_end(1));
+	CHECK_INT(recompiled.calls, 2);
+
+	CHECK(exists(rec_out));
+	free(rec_out);
+	free(rec_stamp);
 
 	/* A missing orchestration is named as such. */
 	{
@@ -294,7 +352,7 @@ int main(void)
 		save_desc(&c, text, ckey3);
 		free(text);
 		check_capture_begin(2);
-		CHECK_INT(pack_run(&c, NULL, ckey3, ref(ckey3), bad_out, bad_stamp), -1);
+		CHECK_INT(pack_run(&c, NULL, ckey3, ref(ckey3), bad_out, bad_stamp, NULL), -1);
 		msg = check_capture_end(2);
 		CHECK(strstr(msg, "orchestration 'kernels/orch.cpp' is no longer in the cache") != NULL);
 		free(msg);
@@ -307,7 +365,7 @@ int main(void)
 	save_desc_as(text, cwrong);
 	free(text);
 	check_capture_begin(2);
-	CHECK_INT(pack_run(&c, NULL, cwrong, ref(cwrong), bad_out, bad_stamp), -1);
+	CHECK_INT(pack_run(&c, NULL, cwrong, ref(cwrong), bad_out, bad_stamp, NULL), -1);
 	msg = check_capture_end(2);
 	CHECK(strstr(msg, "does not match it; run make again") != NULL);
 	free(msg);
@@ -316,7 +374,7 @@ int main(void)
 	/* A well-named description that does not parse is refused too. */
 	save_desc(&c, "kwarm-pack 1\nlayout 1\nwhat class T\nbogus line\n", cwrong);
 	check_capture_begin(2);
-	CHECK_INT(pack_run(&c, NULL, cwrong, ref(cwrong), bad_out, bad_stamp), -1);
+	CHECK_INT(pack_run(&c, NULL, cwrong, ref(cwrong), bad_out, bad_stamp, NULL), -1);
 	msg = check_capture_end(2);
 	CHECK(strstr(msg, "does not match it") != NULL);
 	free(msg);
@@ -324,7 +382,7 @@ int main(void)
 	/* No description at all. */
 	digest_bytes_hex("no description", 14, cwrong);
 	check_capture_begin(2);
-	CHECK_INT(pack_run(&c, NULL, cwrong, ref(cwrong), bad_out, bad_stamp), -1);
+	CHECK_INT(pack_run(&c, NULL, cwrong, ref(cwrong), bad_out, bad_stamp, NULL), -1);
 	msg = check_capture_end(2);
 	CHECK(strstr(msg, "cannot read callable description") != NULL);
 	free(msg);

@@ -193,7 +193,20 @@ static void test_plan(struct spec *spec, const char *cache)
 	CHECK_STR(plan.callables[0].what, "class TestA");
 	CHECK_STR(plan.callables[1].what, "class TestB, callable one");
 	CHECK_INT(plan.callables[0].desc_offset, 0);
-	CHECK_INT(plan.callables[1].desc_offset, plan.callables[0].desc_len);
+	/* Each description is followed by its distinct units' compile records. */
+	CHECK_INT(plan.callables[1].desc_offset,
+		  plan.callables[0].desc_len + plan.callables[0].cmds_len);
+	CHECK(starts_with(plan.callables[0].cmds, "unit "));
+	CHECK(!strncmp(plan.callables[0].cmds + 5, plan.units[0]->key, 64));
+	{
+		size_t n = 0;
+
+		for (const char *p = plan.callables[0].cmds; (p = strstr(p, "\nunit ")); p++)
+			n++;
+		CHECK_INT(n, 2);	/* one record for each of three units: orch, two incores */
+		CHECK(strstr(plan.callables[0].cmds, "\n--\n") != NULL);
+		CHECK_INT(plan.callables[0].cmds_len, strlen(plan.callables[0].cmds));
+	}
 	for (size_t i = 0; i < 2; i++) {
 		struct plan_callable *pc = &plan.callables[i];
 

@@ -1,0 +1,622 @@
+#include "unitcompile.h"
+#include "annotate.h"
+#include "cache.h"
+#include "cachelog.h"
+#include "durations.h"
+#include "extract.h"
+#include "path.h"
+#include "publish.h"
+#include "reads.h"
+#include "run.h"
+#include "util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+void compile_job_init(struct compile_job *j)
+{
+	memset(j, 0, sizeof(*j));
+	j->owners = "";
+	strvec_init(&j->launcher);
+	unit_command_init(&j->uc);
+}
+
+void compile_job_release(struct compile_job *j)
+{
+	strvec_release(&j->launcher);
+	unit_command_release(&j->uc);
+}
+
+int compile_job_parse(struct compile_job *o, int argc, char **argv, char **bad)
+{
+	int i;
+
+	*bad = NULL;
+	for (i = 0; i < argc && strcmp(argv[i], "--"); i++) {
+		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+
+		if (!v) {
+			*bad = xstrfmt("option '%s' needs a value", a);
+			return -1;
+		}
+		i++;
+		if (!strcmp(a, "--cache"))
+			o->cache = v;
+		else if (!strcmp(a, "--root"))
+			o->root = v;
+		else if (!strcmp(a, "--platform"))
+			o->platform = v;
+		else if (!strcmp(a, "--key"))
+			o->key = v;
+		else if (!strcmp(a, "--unit"))
+			o->label = v;
+		else if (!strcmp(a, "--id"))
+			o->id = v;
+		else if (!strcmp(a, "--private"))
+			o->private_dir = v;
+		else if (!strcmp(a, "--owners"))
+			o->owners = v;
+		else if (!strcmp(a, "--state"))
+			o->state = v;
+		else if (!strcmp(a, "--units"))
+			o->units = v;
+		else if (!strcmp(a, "--goals"))
+			o->goals = v;
+		else if (!strcmp(a, "--format") && annotate_pick_format(v) >= 0)
+			o->github = annotate_pick_format(v);
+		else if (!strcmp(a, "--launcher"))
+			strvec_push(&o->launcher, v);
+		else if (!strcmp(a, "--link"))
+			strvec_push(&o->uc.link, v);
+		else if (!strcmp(a, "--extract") && !strcmp(v, "text"))
+			o->uc.extract_text = 1;
+		else if (!strcmp(a, "--deps") && deps_family_parse(v) >= 0)
+			o->uc.deps = deps_family_parse(v);
+		else if (!strcmp(a, "--env"))
+			strvec_push(&o->uc.env, v);
+		else {
+			*bad = xstrfmt("unknown option '%s %s'", a, v);
+			return -1;
+		}
+	}
+	if (i >= argc - 1 || !o->cache || !o->root || !o->platform || !o->key || !o->label ||
+	    strlen(o->key) != 64) {
+		*bad = xstrdup("missing options or command");
+		return -1;
+	}
+	for (i++; i < argc; i++)
+		strvec_push(&o->uc.argv, argv[i]);
+	o->uc.platform = o->platform;
+	o->uc.root = o->root;
+	o->uc.cache_dir = o->cache;
+	return 0;
+}
+
+static double now_seconds(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* The owners "A,B" as "A, B" for messages. */
+static char *owners_text(const char *owners)
+{
+	struct buf b = BUF_INIT;
+
+	for (const char *p = owners; *p; p++) {
+		if (*p == ',')
+			buf_adds(&b, ", ");
+		else
+			buf_addch(&b, *p);
+	}
+	return buf_detach(&b);
+}
+
+/* Print the compiler output as one block, so parallel jobs never interleave;
+ * while o->held is set, keep it there instead (see release_held). */
+static void print_block(struct compile_job *o, const char *head, const struct buf *output)
+{
+	struct buf b = BUF_INIT;
+
+	buf_adds(&b, head);
+	buf_addch(&b, '\n');
+	buf_add(&b, output->s ? output->s : "", output->len);
+	if (output->len && output->s[output->len - 1] != '\n')
+		buf_addch(&b, '\n');
+	if (o->held) {
+		buf_add(o->held, b.s, b.len);
+		buf_add(o->held_output, output->s ? output->s : "", output->len);
+		buf_release(&b);
+		return;
+	}
+	fflush(stdout);
+	/* One write; with a broken stderr there is nothing better to do. */
+	(void)write_all(2, b.s, b.len);
+	buf_release(&b);
+}
+
+/* The unit's main source: the word after "-o {out}", else the last word. */
+static const char *unit_source(const struct compile_job *o)
+{
+	const struct strvec *v = &o->uc.argv;
+
+	for (size_t i = 0; i + 1 < v->nr; i++)
+		if (!strcmp(v->v[i], UNITKEY_OUT))
+			return v->v[i + 1];
+	return v->nr ? v->v[v->nr - 1] : "";
+}
+
+/* Under --format github: annotations for a failed unit (stdout, one write). */
+static void annotate_failure(struct compile_job *o, const char *output)
+{
+	struct buf b = BUF_INIT;
+	char *owners = owners_text(o->owners);
+	char *msg = xstrfmt("%s failed (classes: %s)", o->label, owners);
+
+	if (!o->github || o->annotated)
+		goto out;
+	o->annotated = 1;
+	annotate_compiler_output(&b, output, o->root, unit_source(o), msg);
+	fflush(stdout);
+	(void)write_all(1, b.s, b.len);
+out:
+	buf_release(&b);
+	free(msg);
+	free(owners);
+}
+
+/* Run one step; 0 on success, -1 after printing the failure block. */
+static int run_step(const char *step, const struct strvec *argv, struct compile_job *o,
+		    struct buf *output)
+{
+	struct run_result res;
+	struct buf head = BUF_INIT;
+	char *owners = owners_text(o->owners);
+	int ret = 0;
+
+	if (run_capture((const char *const *)argv->v, o->root, output, &res)) {
+		ret = error("%s: cannot run the %s step (classes: %s)", o->label, step, owners);
+	} else if (!res.exited || res.status) {
+		buf_addf(&head, "kwarm: error: %s failed at the %s step (", o->label, step);
+		run_describe(&res, &head);
+		buf_addf(&head, "); classes: %s", owners);
+		print_block(o, head.s, output);
+		if (!o->held)
+			annotate_failure(o, buf_str(output));
+		buf_reset(output);
+		ret = -1;
+	}
+	buf_release(&head);
+	free(owners);
+	return ret;
+}
+
+/* Check a step's output exists and is not empty. */
+static int check_output(const char *path, const char *step, struct compile_job *o,
+			const struct buf *output)
+{
+	struct stat st;
+	struct buf head = BUF_INIT;
+	char *owners;
+	int missing = stat(path, &st) != 0;
+
+	if (!missing && S_ISREG(st.st_mode) && st.st_size > 0)
+		return 0;
+	owners = owners_text(o->owners);
+	buf_addf(&head, "kwarm: error: %s: the %s step exited 0 but wrote %s; classes: %s",
+		 o->label, step, missing ? "no output" : "an empty output", owners);
+	print_block(o, head.s, output);
+	buf_release(&head);
+	free(owners);
+	return -1;
+}
+
+/* Say once per make run that the cache is not used, and why; note it in the
+ * run's reports (summary.json). */
+static void warn_uncached_once(const struct compile_job *o, const char *why)
+{
+	char run[64], *marker;
+	int fd;
+
+	if (o->rs) {
+		int lock = runstate_lock(o->rs);
+
+		if (lock >= 0)
+			(void)runstate_note(o->rs, RUNSTATE_CACHE_UNUSABLE, why);
+		runstate_unlock(lock);
+	}
+	cachelog_run_tag(run, sizeof(run));
+	marker = xstrfmt("%s/warned.%s", o->private_dir, run);
+
+	mkdir_p(o->private_dir);
+	fd = open(marker, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+	if (fd >= 0 || errno != EEXIST)
+		warning("the cache is not used (%s); compiling without caching, results go "
+			"to '%s'", why, o->private_dir);
+	if (fd >= 0)
+		close(fd);
+	free(marker);
+}
+
+/* An attempt in the cache whose failure a private compile may make good: its
+ * failure blocks and error lines wait until it is known whether they count. */
+struct held {
+	struct buf blocks, output, errors;
+	struct buf *old_sink;
+};
+
+static void hold(struct compile_job *o, struct held *h)
+{
+	memset(h, 0, sizeof(*h));
+	o->held = &h->blocks;
+	o->held_output = &h->output;
+	h->old_sink = error_sink(&h->errors);
+}
+
+static void unhold(struct compile_job *o, struct held *h)
+{
+	o->held = o->held_output = NULL;
+	error_sink(h->old_sink);
+}
+
+/* The attempt's failure counts after all: show what it held back. */
+static void release_held(struct compile_job *o, struct held *h)
+{
+	if (h->errors.len)
+		error("%s", h->errors.s);
+	if (h->blocks.len) {
+		fflush(stdout);
+		(void)write_all(2, h->blocks.s, h->blocks.len);
+		annotate_failure(o, buf_str(&h->output));
+	}
+}
+
+static void held_release(struct held *h)
+{
+	buf_release(&h->blocks);
+	buf_release(&h->output);
+	buf_release(&h->errors);
+}
+
+/* Why the cache cannot take a result now (caller frees), or NULL when it can:
+ * its disk (nearly) full, or no 4 KiB can be written (ENOSPC, EDQUOT, EROFS,
+ * EACCES) or locked there. */
+static char *cache_cannot_store(const struct cache *cache)
+{
+	char *why = NULL;
+
+	if (cache_fs_full(cache))
+		return xstrdup("its disk is full");
+	if (cache_probe(cache, &why))
+		return why;
+	return NULL;
+}
+
+/* The temp files of one attempt, beside the entry they become: a rename
+ * publishes the last one. Registered, so a signal removes them. */
+struct attempt {
+	char *obj, *linked, *text, *deps;
+	int slots[4];
+};
+
+static void attempt_init(struct attempt *a, const struct cache *home, const char *key)
+{
+	char *entry = cache_unit_path(home, key, "");
+	char *dir = path_dirname(entry);
+	long pid = (long)getpid();
+
+	mkdir_p(dir);
+	a->obj = xstrfmt("%s.tmp.%ld.00000a00", entry, pid);
+	a->linked = xstrfmt("%s.tmp.%ld.00000a01", entry, pid);
+	a->text = xstrfmt("%s.tmp.%ld.00000a02", entry, pid);
+	a->deps = xstrfmt("%s.tmp.%ld.00000a03", entry, pid);
+	a->slots[0] = publish_register_temp(a->obj);
+	a->slots[1] = publish_register_temp(a->linked);
+	a->slots[2] = publish_register_temp(a->text);
+	a->slots[3] = publish_register_temp(a->deps);
+	free(dir);
+	free(entry);
+}
+
+static void attempt_release(struct attempt *a)
+{
+	char *files[] = { a->obj, a->linked, a->text, a->deps };
+
+	for (size_t i = 0; i < ARRAY_SIZE(files); i++) {
+		if (!files[i])
+			continue;
+		unlink(files[i]);
+		publish_unregister_temp(a->slots[i]);
+		free(files[i]);
+	}
+	memset(a, 0, sizeof(*a));
+}
+
+/* The family whose dependency output this compile asks for. */
+static enum deps_family compile_family(const struct compile_job *o)
+{
+	char *path;
+	enum deps_family f;
+
+	if (o->uc.deps >= 0)
+		return (enum deps_family)o->uc.deps;
+	path = path_which(o->uc.argv.v[0]);
+	f = deps_family_detect(path ? path : o->uc.argv.v[0]);
+	free(path);
+	return f;
+}
+
+/* Run the compile, with its dependency output in a->deps when the family
+ * can write one (*listed says whether it was asked for). */
+static int run_compile(struct compile_job *o, struct attempt *a, struct buf *output,
+		       int *listed)
+{
+	struct strvec argv, extra, env, sources, dirs;
+	int ret;
+
+	strvec_init(&argv);
+	strvec_init(&extra);
+	strvec_init(&env);
+	strvec_init(&sources);
+	strvec_init(&dirs);
+	unit_command_inputs(&o->uc, &sources, &dirs);
+	o->family = compile_family(o);
+	*listed = !deps_request(o->family, sources.nr, a->deps, &extra, &env);
+	strvec_pushv(&argv, &o->launcher);
+	for (size_t i = 0; i < o->uc.argv.nr; i++) {
+		strvec_push(&argv, strcmp(o->uc.argv.v[i], UNITKEY_OUT) ? o->uc.argv.v[i] : a->obj);
+		if (!i)
+			strvec_pushv(&argv, &extra);
+	}
+	/* This process exists for this compile: its environment is the child's. */
+	for (size_t i = 0; i < env.nr; i++)
+		putenv(env.v[i]);
+	ret = run_step("compile", &argv, o, output);
+	for (size_t i = 0; i < env.nr; i++) {
+		char *name = xstrndup(env.v[i], strcspn(env.v[i], "="));
+
+		unsetenv(name);
+		free(name);
+	}
+	strvec_release(&argv);
+	strvec_release(&extra);
+	strvec_release(&env);
+	strvec_release(&sources);
+	strvec_release(&dirs);
+	return ret;
+}
+
+/* Compile, link and extract into a's files; *final is the one to publish. */
+static int run_steps(struct compile_job *o, struct attempt *a, struct buf *output,
+		     const char **final, int *listed)
+{
+	struct strvec link;
+	int ret = -1;
+
+	strvec_init(&link);
+	if (run_compile(o, a, output, listed) || check_output(a->obj, "compile", o, output))
+		goto out;
+	*final = a->obj;
+	if (o->uc.link.nr) {
+		strvec_pushv(&link, &o->uc.link);
+		strvec_push(&link, "-o");
+		strvec_push(&link, a->linked);
+		strvec_push(&link, a->obj);
+		if (run_step("link", &link, o, output) ||
+		    check_output(a->linked, "link", o, output))
+			goto out;
+		*final = a->linked;
+	}
+	if (o->uc.extract_text) {
+		if (extract_text(*final, a->text, o->label))
+			goto out;
+		*final = a->text;
+	}
+	ret = 0;
+out:
+	strvec_release(&link);
+	return ret;
+}
+
+/* The manifest lines of what the compile read (reads.h); 0, or -1 after reporting. */
+static int read_lines(struct compile_job *o, struct closure_cache *cc, const struct attempt *a,
+		      int listed, const struct closure *closure, struct buf *lines)
+{
+	struct strvec files;
+	int ret;
+
+	strvec_init(&files);
+	if (listed && deps_parse_file(a->deps, &files)) {
+		if (errno != ENOENT) {
+			strvec_release(&files);
+			return error("%s: cannot read the compiler's dependency output '%s': %s",
+				     o->label, a->deps, strerror(errno));
+		}
+		listed = 0;	/* it wrote none: the scanner's closure is all we know */
+	}
+	ret = reads_manifest_lines(cc, o->root, listed ? deps_family_name(o->family) : "none",
+				   &files, closure, lines);
+	if (ret)
+		error("%s: cannot record what the compiler read", o->label);
+	strvec_release(&files);
+	return ret;
+}
+
+static int compile_unit(struct compile_job *o, const struct cache *cache, const char *why)
+{
+	char key_now[DIGEST_HEX_SIZE], base[DIGEST_HEX_SIZE];
+	struct closure_cache cc;
+	struct closure closure;
+	struct unitkey_out kout = { .closure = &closure, .base = base };
+	struct buf output = BUF_INIT, lines = BUF_INIT;
+	struct cache priv = { NULL };
+	const struct cache *home = cache;
+	struct attempt a = { NULL, NULL, NULL, NULL, { -1, -1, -1, -1 } };
+	struct cache_adoption ad = { NULL, NULL, -1, 0 };
+	struct held h;
+	char *tools = NULL, *cannot = NULL;
+	const char *final = NULL;
+	double start = now_seconds(), seconds;
+	int ret = -1, failed, stored, listed = 0;
+
+	memset(&closure, 0, sizeof(closure));
+	memset(&h, 0, sizeof(h));
+	closure_cache_init(&cc);
+	if (cache) {
+		/* Compiler identities outlive this process: no 1 MB hash per compile. */
+		tools = path_join(cache->dir, "tools");
+		cc.tool_memo_dir = tools;
+	}
+	if (!home) {
+		if (!o->private_dir || cache_init(&priv, o->private_dir))
+			goto out;
+		warn_uncached_once(o, why ? why : "it cannot be used");
+		home = &priv;
+	}
+	/* The outputs go beside the entry, so that a rename publishes them. */
+	attempt_init(&a, home, o->key);
+	if (home == cache)
+		hold(o, &h);
+	failed = run_steps(o, &a, &output, &final, &listed);
+	if (home == cache)
+		unhold(o, &h);
+	if (failed) {
+		/* A full cache disk fails the compile itself (the compiler cannot
+		 * write its output): once more, privately, and only the private
+		 * attempt's failure is shown. */
+		cannot = home == cache && o->private_dir ? cache_cannot_store(cache) : NULL;
+		if (!cannot || cache_init(&priv, o->private_dir)) {
+			release_held(o, &h);
+			goto out;
+		}
+		warn_uncached_once(o, cannot);
+		attempt_release(&a);
+		buf_reset(&output);
+		home = &priv;
+		attempt_init(&a, home, o->key);
+		if (run_steps(o, &a, &output, &final, &listed))
+			goto out;
+	}
+	/* The key from the files as they are now, after the compile: if a file
+	 * changed since the Makefile was made (edited mid-build), the result is
+	 * not what the key names and is never cached under it. */
+	if (unitkey_compute(&cc, &o->uc, key_now, &kout))
+		goto out;
+	if (strcmp(key_now, o->key)) {
+		error("%s: an input changed while it compiled; the result is not cached: "
+		      "run make again", o->label);
+		goto out;
+	}
+	/* What the compiler read beyond the closure goes into the manifest: the
+	 * entry is used only while those files stay as they are. */
+	if (read_lines(o, &cc, &a, listed, &closure, &lines))
+		goto out;
+	held_release(&h);
+	if (home == cache)
+		hold(o, &h);
+	stored = !cache_unit_adopt_begin(home, o->key, final, o->label, lines.s, &ad);
+	seconds = now_seconds() - start;
+	if (home == cache && o->id)
+		durations_record(cache->dir, o->id, seconds);
+	if (home == cache)
+		cachelog_event(cache->dir, "miss", o->key, seconds);
+	stored = stored && !cache_unit_adopt_finish(&ad);
+	if (home == cache)
+		unhold(o, &h);
+	if (!stored) {
+		/* The cache took the compile but not its entry: keep the result
+		 * privately, when the compiled file is still there. */
+		if (home != cache || !o->private_dir || access(final, F_OK) ||
+		    cache_init(&priv, o->private_dir)) {
+			release_held(o, &h);
+			goto out;
+		}
+		free(cannot);
+		cannot = xstrfmt("it cannot store results: %s", buf_str(&h.errors));
+		warn_uncached_once(o, cannot);
+		if (cache_unit_store(&priv, o->key, final, o->label, lines.s))
+			goto out;
+	} else if (strcmp(o->key, base)) {
+		reads_point(home->dir, base, o->key);
+	}
+	if (output.len) {
+		char *head = xstrfmt("kwarm: %s: compiler output:", o->label);
+
+		print_block(o, head, &output);
+		free(head);
+	}
+	if (!o->state) {
+		printf("kwarm: built %s (%.2f s)\n", o->label, now_seconds() - start);
+		fflush(stdout);
+	}
+	ret = 0;
+out:
+	cache_unit_adopt_abort(&ad);
+	attempt_release(&a);
+	cache_release(&priv);
+	closure_release(&closure);
+	closure_cache_release(&cc);
+	buf_release(&output);
+	buf_release(&lines);
+	held_release(&h);
+	free(cannot);
+	free(tools);
+	return ret;
+}
+
+int compile_job_run(struct compile_job *o, int *cached)
+{
+	struct cache cache = { NULL };
+	struct buf sink = BUF_INIT, *old;
+	const char *bad;
+	char *why = NULL, *mpath;
+	int lock, ret, state;
+
+	*cached = 0;
+	if (cache_try_init(&cache, o->cache, &why)) {
+		ret = compile_unit(o, NULL, why);
+		goto out;
+	}
+	old = error_sink(&sink);
+	lock = cache_lock_unit(&cache, o->key);
+	error_sink(old);
+	if (lock < 0) {
+		why = xstrfmt("cannot lock '%s': %s", o->key, buf_str(&sink));
+		ret = compile_unit(o, NULL, why);
+		goto out;
+	}
+	/* Whoever held the lock before us may have published it: a hit after wait. */
+	state = cache_unit_get(&cache, o->key, NULL, &bad);
+	if (state == 1) {
+		cachelog_event(cache.dir, "wait-hit", o->key, 0);
+		*cached = 1;
+		ret = 0;
+	} else {
+		/* A corrupt entry is a miss: compile it again, now. */
+		if (state < 0) {
+			mpath = cache_unit_path(&cache, o->key, ".m");
+			warning("cache entry '%s' is corrupt: %s; compiling %s again", mpath, bad,
+				o->label);
+			free(mpath);
+			if (!cache_unit_remove(&cache, o->key))
+				cachelog_event(cache.dir, "corrupt", o->key, 0);
+		}
+		ret = compile_unit(o, &cache, NULL);
+	}
+	cache_unlock(lock);
+out:
+	if (ret)
+		annotate_failure(o, "");
+	buf_release(&sink);
+	free(why);
+	cache_release(&cache);
+	return ret;
+}

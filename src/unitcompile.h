@@ -1,0 +1,47 @@
+/* unitcompile: compile one unit into the cache. The step behind `kwarm
+ * compile` (a unit's Makefile recipe) and behind a pack that finds a unit's
+ * entry corrupt or missing (it compiles the unit again in the same run, under
+ * the job slot it holds).
+ *
+ * Under the entry's lock: a valid entry is a hit after wait; a corrupt one is
+ * removed with one warning and compiled again. The compile runs beside the
+ * entry, the key is computed again from the files really compiled (nothing is
+ * cached under a stale key), and the result is published by rename. When the
+ * cache cannot take it (unusable, no locks, its disk full, read-only, not
+ * writable), the unit compiles into the private store instead: one warning
+ * per make run, the reason noted in the run's reports, and no error line or
+ * compiler output from the attempt that the private compile made good. */
+#ifndef KWARM_UNITCOMPILE_H
+#define KWARM_UNITCOMPILE_H
+
+#include "deps.h"
+#include "runstate.h"
+#include "strvec.h"
+#include "unitkey.h"
+
+struct compile_job {
+	const char *cache, *root, *platform, *key, *label, *owners;
+	const char *private_dir;	/* where results go when the cache cannot be used */
+	const char *id;			/* stable identity for the durations record */
+	const char *state, *units, *goals;	/* runstate folder, unit list, goals */
+	int github;			/* annotate failures for GitHub Actions */
+	int annotated;			/* a failure was annotated already */
+	enum deps_family family;	/* how the compiler lists what it read */
+	struct strvec launcher;
+	struct unit_command uc;
+	struct runstate *rs;		/* the run's reports, or NULL */
+	struct buf *held;		/* while set, failure blocks wait here */
+	struct buf *held_output;	/* and the compiler output they hold */
+};
+
+void compile_job_init(struct compile_job *j);
+void compile_job_release(struct compile_job *j);
+/* Read the words of `kwarm compile` after its name (options, "--", the
+ * command; the job keeps pointers into argv). 0, or -1 with *bad set to what
+ * is wrong (caller frees). */
+int compile_job_parse(struct compile_job *j, int argc, char **argv, char **bad);
+/* Make the unit's entry valid: wait for its lock, use it when valid (*cached
+ * set), else remove a corrupt one and compile. 0, or -1 after reporting. */
+int compile_job_run(struct compile_job *j, int *cached);
+
+#endif
