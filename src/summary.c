@@ -336,7 +336,7 @@ int summary_write(const struct runstate *rs)
 	struct tally t;
 	struct buf b = BUF_INIT, sink = BUF_INIT, *old;
 	struct strvec runs;
-	char *path;
+	char *path, *note;
 	double now = runstate_now(), started;
 	int ret;
 
@@ -353,9 +353,16 @@ int summary_write(const struct runstate *rs)
 		json_add_string(&b, runs.v[i]);
 	}
 	buf_addf(&b, "], \"started\": %.3f, \"updated\": %.3f, \"wall_seconds\": %.3f,\n"
-		 " \"units\": {\"built\": %d, \"cached\": %d, \"failed\": %d, \"compile_seconds\": %.3f},\n"
-		 " \"classes\": [", started, now, now - started,
+		 " \"units\": {\"built\": %d, \"cached\": %d, \"failed\": %d, \"compile_seconds\": %.3f},\n",
+		 started, now, now - started,
 		 t.built, t.cached, t.failed, t.compile_seconds);
+	note = runstate_read_note(rs, RUNSTATE_CACHE_UNUSABLE);
+	buf_adds(&b, " \"cache_unusable\": ");
+	if (note)
+		json_add_string(&b, note);
+	else
+		buf_adds(&b, "null");
+	buf_adds(&b, ",\n \"classes\": [");
 	for (size_t i = 0; i < t.nr; i++) {
 		const struct class_tally *c = &t.classes[i];
 
@@ -378,6 +385,7 @@ int summary_write(const struct runstate *rs)
 	error_sink(old);
 	buf_release(&sink);
 	free(path);
+	free(note);
 	buf_release(&b);
 	tally_release(&t);
 	unitlist_release(&ul);

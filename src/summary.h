@@ -6,6 +6,7 @@
  *   {"version": 1, "run": "<make pid>@<start>", "runs": ["<tag>", ...],
  *    "started": UNIX, "updated": UNIX, "wall_seconds": S,
  *    "units": {"built": N, "cached": N, "failed": N, "compile_seconds": S},
+ *    "cache_unusable": null | "<why>",
  *    "classes": [{"name": "TestX", "status": "built|cached|failed|pending",
  *                 "units": N, "units_built": N, "units_cached": N,
  *                 "units_failed": N, "compile_seconds": S, "pack_seconds": S,
@@ -14,6 +15,9 @@
  * A class is failed when one of its units or packs failed in this run, built
  * when this run packed it, cached when every callable of it was already packed
  * and current, pending otherwise (not reached yet, or not a goal of the run).
+ * cache_unusable says why the cache could not take a result of this run (its
+ * disk full, read-only, not writable, no locks): those units were compiled
+ * into the private store OUT/.kwarm/private and the callables are still right.
  * Seconds are this run's. The events counted are those of the writing run and
  * of every run that overlapped it (runstate.h: run/), so two warm-ups of other
  * goals (or of two Makefiles: the classes are those of every run's unit list)

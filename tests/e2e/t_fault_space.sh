@@ -6,6 +6,10 @@
 # is cached, the pack fails, saying so; (3) OUT on a small tmpfs: the pack fails
 # for want of space. Under each, nothing torn under a final name and no temps
 # left; a re-run without the limit (or with room) gives the right callables.
+# (4) The cache on a small tmpfs that fills up during the warm-up: the units
+# it cannot take compile into the private store; the run succeeds with no
+# error line, at most two warnings and the reason in summary.json; the next run
+# with room stores them in the cache.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/fault_lib.sh"
 mkdir -p "$T/refs/0/"
@@ -73,7 +77,7 @@ pass "the re-run without the limit packs the right bytes from the cache"
 [ "$(id -u)" = 0 ] || skip "part 3 needs a tmpfs, which needs root (CI runs as root); parts 1 and 2 passed"
 mkdir small
 mount -t tmpfs -o size=128k tmpfs "$T/small" || fail "cannot mount a tmpfs as root"
-trap 'umount "$T/small" 2>/dev/null || true' EXIT
+trap 'umount "$T/small" 2>/dev/null || true; umount "$T/smallc" 2>/dev/null || true' EXIT
 "$KWARM" gen root/spec.yaml -o small.mk --cache "$T/cache" --out "$T/small/out"
 set +e
 make -f small.mk -j2 warmup > full.out 2> full.err
@@ -90,3 +94,45 @@ cmp refs/0/TestBig.callable small/out/TestBig.callable || fail "the callable pac
 [ "$(compiles)" = "$before" ] || fail "the full-disk runs compiled again"
 tree_check cache small/out refs --no-temps || fail "after the re-run with room"
 pass "a full OUT: the pack fails, saying so, leaves nothing; with room the re-run is right"
+
+# 4. The cache on a 128 KiB tmpfs: one unit's entry fits, not two; the
+# compiler itself fails writing its output into the full cache folder.
+mkdir smallc
+mount -t tmpfs -o size=128k tmpfs "$T/smallc" || fail "cannot mount a tmpfs as root"
+"$KWARM" gen root/spec.yaml -o fullc.mk --cache "$T/smallc/cache" --out "$T/outc" 2> gen4.err ||
+	{ cat gen4.err; fail "gen failed on the small cache"; }
+[ ! -s gen4.err ] || { cat gen4.err; fail "gen warned while the cache still had room"; }
+: > "$STANDIN_LOG"
+make -f fullc.mk -j2 warmup > fullc.txt 2>&1 || { cat fullc.txt; fail "a full cache failed the warm-up"; }
+! grep -i error fullc.txt || fail "an error line in a warm-up that succeeded"
+! grep -i "no space left" fullc.txt || fail "the compiler's output of an attempt made good is shown"
+[ "$(grep -c warning fullc.txt)" -le 2 ] || { cat fullc.txt; fail "more than two warning lines"; }
+grep -q "warning: the cache is not used" fullc.txt || { cat fullc.txt; fail "the full cache is not told"; }
+cmp refs/0/TestBig.callable outc/TestBig.callable || fail "the callable from a full cache is wrong"
+uncached=$(( 4 - $(manifests smallc/cache) ))
+[ "$uncached" -gt 0 ] || fail "every unit fit in the small cache: the test proves nothing"
+[ "$(find outc/.kwarm/private/units -name '*.m' | wc -l)" = "$uncached" ] ||
+	fail "the units the cache did not take are not in the private store"
+python3 - outc/.kwarm/summary.json <<'PY' || { cat outc/.kwarm/summary.json; fail "summary.json does not record the full cache"; }
+import json, sys
+s = json.load(open(sys.argv[1]))
+assert s["cache_unusable"] and ("full" in s["cache_unusable"] or "space" in s["cache_unusable"]), s["cache_unusable"]
+assert [c["status"] for c in s["classes"]] == ["built"], s["classes"]
+PY
+tree_check smallc/cache outc refs --no-temps || fail "full cache: temps or torn files"
+pass "cache full mid-warm-up: success, no error, $(grep -c warning fullc.txt) warning(s), summary.json says why, $uncached units private"
+
+# With room, the next run stores the units the cache missed.
+mount -o remount,size=4m "$T/smallc" || fail "cannot grow the tmpfs"
+: > "$STANDIN_LOG"
+make -f fullc.mk -j2 warmup > roomc.txt 2>&1 || { cat roomc.txt; fail "the run with room failed"; }
+! grep -Ei "error|warning" roomc.txt || fail "the run with room warned"
+[ "$(manifests smallc/cache)" = 4 ] || fail "the run with room did not store every unit in the cache"
+[ "$(compiles)" = "$uncached" ] || fail "the run with room compiled $(compiles) units, not $uncached"
+cmp refs/0/TestBig.callable outc/TestBig.callable || fail "the callable after the run with room is wrong"
+python3 - outc/.kwarm/summary.json <<'PY' || fail "summary.json still says the cache was unusable"
+import json, sys
+assert json.load(open(sys.argv[1]))["cache_unusable"] is None
+PY
+tree_check smallc/cache outc refs --no-temps || fail "after the run with room"
+pass "with room again, the next run stores those units in the cache"

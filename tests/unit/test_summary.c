@@ -111,6 +111,15 @@ int main(void)
 	/* TestD last, then the end of the list and of the object. */
 	CHECK(text && len >= 8 && !strcmp(text + len - 8, "[]}\n ]}\n"));
 	CHECK(strstr(text, "TestZ") == NULL);
+	/* The cache took every result: no reason recorded. */
+	check_has(text, "},\n \"cache_unusable\": null,\n \"classes\": [");
+	free(text);
+	/* A reason noted in the run: the first one stays. */
+	CHECK_INT(runstate_note(&rs, RUNSTATE_CACHE_UNUSABLE, "its disk is \"full\""), 1);
+	CHECK_INT(runstate_note(&rs, RUNSTATE_CACHE_UNUSABLE, "another reason"), 0);
+	CHECK_INT(summary_write(&rs), 0);
+	CHECK_INT(read_file_all(json, &text, &len), 0);
+	check_has(text, "\n \"cache_unusable\": \"its disk is \\\"full\\\"\",\n");
 	free(text);
 
 	strvec_init(&failed);
