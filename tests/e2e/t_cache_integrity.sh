@@ -85,6 +85,30 @@ for k in "${keys[@]}"; do
 done
 pass "all ${#keys[@]} entries corrupt: one run repairs every one, byte-exact"
 
+# Two classes share units: their packs, running at once, both find the same
+# corrupt entries; each entry is compiled again once, and warned about once.
+mkdir s
+for f in orch k a b; do printf 'int %s;\n' "$f" > "s/$f.c"; done
+standin_spec "$T/s" TestA=k.c,a.c TestB=k.c,b.c
+"$KWARM" gen s/spec.yaml -o s.mk --cache "$T/cache" --out "$T/out-s"
+make -f s.mk -j4 warmup > /dev/null
+cp out-s/TestA.callable good-a.callable
+cp out-s/TestB.callable good-b.callable
+mapfile -t shared < <(grep -o -- '--key [0-9a-f]*' s.mk | cut -d' ' -f2 | head -2)
+for k in "${shared[@]}"; do
+	[ "$(grep -c -- "--key $k .*--owners TestA,TestB" s.mk)" = 1 ] || fail "unit $k is not shared"
+	damage flip "$k"
+done
+rm -rf out-s
+: > "$STANDIN_LOG"
+make -f s.mk -j4 warmup > shared.out 2>&1 || { cat shared.out; fail "shared: the run failed"; }
+! grep -i error shared.out || fail "shared: an error line"
+[ "$(compiles)" = 2 ] || { cat shared.out; fail "shared: $(compiles) compiles, not 2"; }
+[ "$(grep -c 'warning: cache entry .* is corrupt' shared.out)" = 2 ] || { cat shared.out; fail "shared: not one warning per entry"; }
+cmp out-s/TestA.callable good-a.callable && cmp out-s/TestB.callable good-b.callable ||
+	fail "shared: a callable differs"
+pass "two packs sharing corrupt units: each compiled again once, one warning each"
+
 # An uncreatable cache folder (a regular file is in the way).
 touch "$T/not-a-folder"
 "$KWARM" gen m/spec.yaml -o u.mk --cache "$T/not-a-folder/cache" --out "$T/out-u" 2> gen.err
