@@ -19,6 +19,7 @@ static const struct command commands[] = {
 	{ "exec", cmd_exec, usage_exec, "run a command holding one jobserver token" },
 	{ "cache", cmd_cache, usage_cache, "cache stats, verify and prune" },
 	{ "summary", cmd_summary, usage_summary, "rewrite OUT/.kwarm/summary.json and count the classes" },
+	{ "explain", cmd_explain, usage_explain, "say why a unit would compile" },
 };
 
 static const struct command *find_command(const char *name)

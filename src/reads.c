@@ -28,7 +28,7 @@ int reads_match(struct closure_cache *cc, const char *root, const struct strvec 
 		free(abs);
 		if (!same) {
 			if (why)
-				buf_addf(why, "'%s' changed (recorded %.12s, now %s)", path, line,
+				buf_addf(why, "'%s' changed: %.12s -> %.12s", path, line,
 					 hex[0] ? hex : "missing");
 			return 0;
 		}

@@ -455,7 +455,8 @@ static int compile_unit(struct compile_job *o, const struct cache *cache, const 
 	char key_now[DIGEST_HEX_SIZE], base[DIGEST_HEX_SIZE];
 	struct closure_cache cc;
 	struct closure closure;
-	struct unitkey_out kout = { .closure = &closure, .base = base };
+	struct strvec covers;
+	struct unitkey_out kout = { .closure = &closure, .base = base, .why = &covers };
 	struct buf output = BUF_INIT, lines = BUF_INIT;
 	struct cache priv = { NULL };
 	const struct cache *home = cache;
@@ -469,6 +470,7 @@ static int compile_unit(struct compile_job *o, const struct cache *cache, const 
 
 	memset(&closure, 0, sizeof(closure));
 	memset(&h, 0, sizeof(h));
+	strvec_init(&covers);
 	closure_cache_init(&cc);
 	if (cache) {
 		/* Compiler identities outlive this process: no 1 MB hash per compile. */
@@ -519,6 +521,12 @@ static int compile_unit(struct compile_job *o, const struct cache *cache, const 
 	 * entry is used only while those files stay as they are. */
 	if (read_lines(o, &cc, &a, listed, &closure, &lines))
 		goto out;
+	/* What the key covered, so that kwarm explain can say what changed. */
+	if (o->id && !strchr(o->id, '\n'))
+		buf_addf(&lines, "id %s\n", o->id);
+	for (size_t i = 0; i < covers.nr; i++)
+		if (!strchr(covers.v[i], '\n'))
+			buf_addf(&lines, "covers %s\n", covers.v[i]);
 	held_release(&h);
 	if (home == cache)
 		hold(o, &h);
@@ -563,6 +571,7 @@ out:
 	attempt_release(&a);
 	cache_release(&priv);
 	closure_release(&closure);
+	strvec_release(&covers);
 	closure_cache_release(&cc);
 	buf_release(&output);
 	buf_release(&lines);

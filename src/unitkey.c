@@ -62,7 +62,7 @@ void unit_command_inputs(const struct unit_command *uc, struct strvec *sources,
 /* The file a command word may name: the word itself, the value of
  * "--opt=FILE", or the rest of a joined "-TFILE". */
 static void add_named_files(const char *root, const char *word, struct digest *d,
-			    struct strvec *inputs)
+			    struct strvec *inputs, struct strvec *why)
 {
 	const char *cands[3] = { word, NULL, NULL };
 	const char *eq = word[0] == '-' ? strchr(word, '=') : NULL;
@@ -82,6 +82,8 @@ static void add_named_files(const char *root, const char *word, struct digest *d
 		if (!stat(path, &st) && S_ISREG(st.st_mode) && !digest_file_hex(path, hex, &size)) {
 			digest_add_str(d, "named-file", cands[i]);
 			digest_add_str(d, "named-digest", hex);
+			if (why)
+				strvec_pushf(why, "named %s %s", hex, cands[i]);
 			if (inputs)
 				strvec_push(inputs, path);
 		}
@@ -109,17 +111,28 @@ const char *const unitkey_steering_env[] = {
 	"COMPILER_PATH", "LIBRARY_PATH", "SOURCE_DATE_EPOCH", "GCC_COMPARE_DEBUG", NULL
 };
 
-static void digest_env(struct digest *d, const char *name)
+static void digest_env(struct digest *d, const char *name, struct strvec *why)
 {
 	const char *value = getenv(name);
 
 	digest_add_str(d, "env", name);
 	digest_add_str(d, value ? "set" : "unset", value ? value : "");
+	if (why && value && !strchr(value, '\n'))
+		strvec_pushf(why, "env %s=%s", name, value);
+	else if (why)
+		strvec_pushf(why, "env %s%s", name, value ? "=(several lines)" : " unset");
+}
+
+/* One line of the key's description, when one is wanted. */
+static void note(struct strvec *why, const char *what, const char *text)
+{
+	if (why)
+		strvec_pushf(why, "%s %s", what, text);
 }
 
 static int base_key(struct closure_cache *cc, const struct unit_command *uc,
 		    char hex[DIGEST_HEX_SIZE], struct closure *closure_out,
-		    struct strvec *tools_out)
+		    struct strvec *tools_out, struct strvec *why)
 {
 	struct strvec sources, dirs;
 	struct closure closure;
@@ -142,42 +155,52 @@ static int base_key(struct closure_cache *cc, const struct unit_command *uc,
 	digest_init(&d);
 	digest_add_str(&d, "schema", UNITKEY_SCHEMA);
 	digest_add_str(&d, "platform", uc->platform);
+	note(why, "platform", uc->platform);
 	if (tool_identity(cc, uc->root, uc->argv.v[0], &resolved, tool_hex))
 		goto fail_digest;
 	digest_add_str(&d, "compiler", tool_hex);
+	note(why, "compiler", tool_hex);
 	if (tools_out)
 		strvec_push(tools_out, resolved);
 	free(resolved);
 	resolved = NULL;
 	digest_add_u64(&d, "argc", uc->argv.nr);
-	for (size_t i = 0; i < uc->argv.nr; i++)
+	for (size_t i = 0; i < uc->argv.nr; i++) {
 		digest_add_str(&d, "arg", uc->argv.v[i]);
+		note(why, "arg", uc->argv.v[i]);
+	}
 	/* Files that flags name (a -include header, a response file, a profile):
 	 * their content matters as much as a source's. */
 	for (size_t i = 1; i < uc->argv.nr; i++)
 		if (strvec_find(&sources, uc->argv.v[i]) < 0)
-			add_named_files(uc->root, uc->argv.v[i], &d, tools_out);
+			add_named_files(uc->root, uc->argv.v[i], &d, tools_out, why);
 	closure_digest(&closure, &d);
+	for (size_t i = 0; why && i < closure.nr; i++)
+		strvec_pushf(why, "file %s %s", closure.files[i].hex, closure.files[i].path);
 	digest_add_u64(&d, "linkc", uc->link.nr);
 	if (uc->link.nr) {
 		if (tool_identity(cc, uc->root, uc->link.v[0], &resolved, tool_hex))
 			goto fail_digest;
 		digest_add_str(&d, "linker", tool_hex);
+		note(why, "linker", tool_hex);
 		if (tools_out)
 			strvec_push(tools_out, resolved);
 		free(resolved);
-		for (size_t i = 0; i < uc->link.nr; i++)
+		for (size_t i = 0; i < uc->link.nr; i++) {
 			digest_add_str(&d, "linkarg", uc->link.v[i]);
+			note(why, "linkarg", uc->link.v[i]);
+		}
 		/* A linker script's content, say. */
 		for (size_t i = 1; i < uc->link.nr; i++)
-			add_named_files(uc->root, uc->link.v[i], &d, tools_out);
+			add_named_files(uc->root, uc->link.v[i], &d, tools_out, why);
 	}
 	digest_add_str(&d, "extract", uc->extract_text ? "text" : "none");
+	note(why, "extract", uc->extract_text ? "text" : "none");
 	for (size_t i = 0; unitkey_steering_env[i]; i++)
-		digest_env(&d, unitkey_steering_env[i]);
+		digest_env(&d, unitkey_steering_env[i], why);
 	digest_add_u64(&d, "envc", uc->env.nr);
 	for (size_t i = 0; i < uc->env.nr; i++)
-		digest_env(&d, uc->env.v[i]);
+		digest_env(&d, uc->env.v[i], why);
 	digest_final_hex(&d, hex);
 	ret = 0;
 	if (closure_out) {
@@ -204,7 +227,7 @@ int unitkey_compute(struct closure_cache *cc, const struct unit_command *uc,
 
 	if (!out)
 		out = &none;
-	if (base_key(cc, uc, base, out->closure, out->inputs))
+	if (base_key(cc, uc, base, out->closure, out->inputs, out->why))
 		return -1;
 	if (out->base)
 		memcpy(out->base, base, DIGEST_HEX_SIZE);

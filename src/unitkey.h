@@ -48,6 +48,11 @@ struct unitkey_out {
 					 * the Makefile's own prerequisites */
 	struct strvec *appear;		/* entries whose appearance changes the key */
 	char *base;			/* DIGEST_HEX_SIZE: the base key (before reads) */
+	struct strvec *why;		/* what the base key covers, one line each:
+					 * "platform P", "compiler HEX", "arg WORD",
+					 * "named HEX PATH", "file HEX PATH", "linker HEX",
+					 * "linkarg WORD", "extract MODE", "env NAME=VALUE"
+					 * or "env NAME unset" (for kwarm explain) */
 };
 
 /* Compute the key: the base key, then, with uc->cache_dir, the choice among

@@ -83,11 +83,15 @@ pass "the recorded reads of a unit are what g++ -M lists ($(wc -l < "$T/gm.txt")
 # edit FILE TEXT WHAT: change a file, rebuild, expect one compile and the
 # bytes of an empty-cache build.
 n=0
+# kwarm explain UNIT must name the file (or say a header appeared) first.
 edit() {
-	local file=$1 text=$2 what=$3
+	local file=$1 text=$2 what=$3 unit=$4 says=${5:-"'$1' changed"}
 	n=$((n + 1))
 	cp "$T/out/TestKeys.callable" "$T/before.callable"
 	printf '%s\n' "$text" > "$file"
+	"$KWARM" explain "$T/w.mk" "$unit" > "$T/explain.out" || fail "$what: explain failed"
+	grep -q "would compile" "$T/explain.out" && grep -qF "$says" "$T/explain.out" ||
+		{ cat "$T/explain.out"; fail "$what: kwarm explain does not say \"$says\""; }
 	run "$what"
 	[ "$(builds)" = 1 ] || { cat "$T/run.out"; fail "$what: $(builds) units compiled, not 1"; }
 	! cmp -s "$T/out/TestKeys.callable" "$T/before.callable" || fail "$what: the callable did not change"
@@ -97,24 +101,39 @@ edit() {
 		fail "$what: the callable differs from an empty-cache build"
 	run "$what, again"
 	[ "$(builds)" = 0 ] || fail "$what: the run after it compiled again"
-	pass "$what: one recompile, the callable equals an empty-cache build"
+	"$KWARM" explain "$T/w.mk" "$unit" | grep -q ": cached, nothing to compile" ||
+		fail "$what: explain does not say the unit is cached after the run"
+	pass "$what: explain names it, one recompile, the callable equals an empty-cache build"
 }
-edit include/scale.h '#define SCALE 30' "a macro-named include"
-edit include/dflag.h '#define DFLAG 40' "a header a -D flag names"
-edit cpathdir/cpathhdr.h '#define CPATHV 50' "a header found through CPATH"
-edit include/nested.h '#define NESTED 60' "a header reached only through -include"
-edit inc2/nx.h '#define NX 70' "a header reached by #include_next"
-edit include/later.h '#define LATER 77' "__has_include of a header that appears later"
-edit sysdir/sysh.h '#define SYSV 80' "a system header in an -isystem folder"
+edit include/scale.h '#define SCALE 30' "a macro-named include" "incore 'macro' (plain)"
+edit include/dflag.h '#define DFLAG 40' "a header a -D flag names" "incore 'dflag' (dflag)"
+edit cpathdir/cpathhdr.h '#define CPATHV 50' "a header found through CPATH" "incore 'cpath' (plain)"
+edit include/nested.h '#define NESTED 60' "a header reached only through -include" "incore 'pre' (pre)"
+edit inc2/nx.h '#define NX 70' "a header reached by #include_next" "incore 'next' (nxt)"
+edit include/later.h '#define LATER 77' "__has_include of a header that appears later" \
+	"incore 'has' (plain)" "'include/later.h' is new to it"
+edit sysdir/sysh.h '#define SYSV 80' "a system header in an -isystem folder" "incore 'sys' (sys)"
 
 # A variable that steers the compiler: a new CPATH folder with another header.
 mkdir -p "$P/cpath2"
 echo '#define CPATHV 55' > "$P/cpath2/cpathhdr.h"
 cp "$T/out/TestKeys.callable" "$T/before.callable"
+CPATH=$P/cpath2 "$KWARM" explain "$T/w.mk" "incore 'plain' (plain)" | grep -qF "CPATH=$P/cpathdir' -> 'CPATH=$P/cpath2'" ||
+	fail "kwarm explain does not name the CPATH change"
 CPATH=$P/cpath2 run "CPATH changed"
 [ "$(builds)" = 9 ] || { cat "$T/run.out"; fail "a new CPATH recompiled $(builds) units, not all 9"; }
 ! cmp -s "$T/out/TestKeys.callable" "$T/before.callable" || fail "CPATH: the callable did not change"
 run "CPATH back"
 [ "$(builds)" = 0 ] || { cat "$T/run.out"; fail "CPATH back: $(builds) compiles"; }
 cmp "$T/out/TestKeys.callable" "$T/before.callable" || fail "CPATH back: not the earlier callable"
-pass "changing CPATH remakes the Makefile and recompiles; setting it back reuses the cache"
+pass "changing CPATH remakes the Makefile and recompiles (explain names it); setting it back reuses the cache"
+
+# A flag changed in the spec, and a unit never built.
+sed -i 's/-shared, -include/-shared, -O1, -include/' spec.yaml
+"$KWARM" explain "$T/w.mk" "incore 'pre' (pre)" | grep -q "now: g++ -O2 -fPIC -shared -O1 -include" ||
+	fail "kwarm explain does not show the changed compile command"
+echo 'extern "C" int f(void) { return 10; }' > k/fresh.cpp
+sed -i 's#source: k/plain.cpp#source: k/fresh.cpp#' spec.yaml
+"$KWARM" explain "$T/w.mk" "incore 'fresh' (plain)" | grep -q "never built" ||
+	fail "kwarm explain does not say a new unit was never built"
+pass "kwarm explain shows a changed flag and a unit never built"

@@ -1,0 +1,125 @@
+/* kwarm explain: why a unit of a generated Makefile would compile. */
+#include "commands.h"
+#include "explain.h"
+#include "path.h"
+#include "plan.h"
+#include "spec.h"
+#include "util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char usage_explain[] =
+	"usage: kwarm explain [--cache DIR] MAKEFILE UNIT\n"
+	"\n"
+	"Say why UNIT would compile: the file (path, old and new digest), flag,\n"
+	"compiler, environment variable or spec key that changed since the cache\n"
+	"last held it, or that it was never built, or that it is cached. UNIT is a\n"
+	"label as the progress lines print it (\"incore 'q_proj' (aic)\"), a unit id\n"
+	"(\"CLASS/LABEL\") or a prefix of its key (at least 6 hex digits).\n"
+	"  --cache DIR     the cache to look in (default: the Makefile's)\n";
+
+/* The text of MAKEFILE's header line that starts with prefix, up to end
+ * (NULL: the end of the line); caller frees; NULL when absent. */
+static char *header_field(const char *text, const char *prefix, const char *end)
+{
+	for (const char *p = text; p && *p == '#'; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+		const char *start = strstr(p, prefix), *nl = strchr(p, '\n'), *stop;
+
+		if (!start || (nl && start > nl))
+			continue;
+		start += strlen(prefix);
+		stop = end ? strstr(start, end) : NULL;
+		if (!stop || (nl && stop > nl))
+			stop = nl ? nl : start + strlen(start);
+		return xstrndup(start, (size_t)(stop - start));
+	}
+	return NULL;
+}
+
+static int unit_matches(const struct plan_unit *u, const char *what)
+{
+	size_t n = strlen(what);
+
+	if (!strcmp(u->label, what) || !strcmp(u->id, what))
+		return 1;
+	return n >= 6 && n <= 64 && strspn(what, "0123456789abcdef") == n &&
+	       !strncmp(u->key, what, n);
+}
+
+int cmd_explain(int argc, char **argv)
+{
+	const char *cache_opt = NULL, *makefile = NULL, *unit = NULL;
+	char *text = NULL, *spec_path = NULL, *cache_dir = NULL, *out_dir = NULL;
+	struct closure_cache cc;
+	struct cache cache = { NULL };
+	struct spec spec;
+	struct plan plan;
+	struct buf out = BUF_INIT;
+	size_t len, found = 0;
+	int ret = 2, have_spec = 0, have_plan = 0;
+
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--cache") && i + 1 < argc)
+			cache_opt = argv[++i];
+		else if (argv[i][0] == '-')
+			return usage_error(usage_explain, "unknown option '%s'", argv[i]);
+		else if (!makefile)
+			makefile = argv[i];
+		else if (!unit)
+			unit = argv[i];
+		else
+			return usage_error(usage_explain, "too many arguments");
+	}
+	if (!makefile || !unit)
+		return usage_error(usage_explain, "MAKEFILE and UNIT are needed");
+	if (read_file_all(makefile, &text, &len)) {
+		error("cannot read '%s': %m", makefile);
+		goto out;
+	}
+	spec_path = header_field(text, " from ", "; do not edit.");
+	cache_dir = cache_opt ? xstrdup(cache_opt) : header_field(text, "# cache ", NULL);
+	out_dir = header_field(text, "# out   ", NULL);
+	if (!spec_path || !cache_dir || !out_dir) {
+		error("'%s' is not a Makefile kwarm gen wrote", makefile);
+		goto out;
+	}
+	if (spec_load(&spec, spec_path))
+		goto out;
+	have_spec = 1;
+	ret = 1;
+	if (plan_build(&plan, &spec, cache_dir, out_dir, NULL))
+		goto out;
+	have_plan = 1;
+	if (cache_init(&cache, plan.cache_dir))
+		goto out;
+	closure_cache_init(&cc);
+	ret = 0;
+	for (size_t i = 0; i < plan.nr_units; i++) {
+		if (!unit_matches(plan.units[i], unit))
+			continue;
+		found++;
+		if (explain_unit(&cc, &cache, plan.units[i], &out))
+			ret = 1;
+	}
+	closure_cache_release(&cc);
+	if (!found) {
+		error("no unit '%s' in '%s' (a label as progress prints it, CLASS/LABEL, or a "
+		      "key prefix)", unit, makefile);
+		ret = 2;
+	}
+	fputs(buf_str(&out), stdout);
+out:
+	if (have_plan)
+		plan_release(&plan);
+	if (have_spec)
+		spec_release(&spec);
+	cache_release(&cache);
+	buf_release(&out);
+	free(text);
+	free(spec_path);
+	free(cache_dir);
+	free(out_dir);
+	return ret;
+}
