@@ -426,6 +426,24 @@ out:
 	return ret;
 }
 
+/* Another process compiled the unit while this one waited: is what it read
+ * (its entry's recorded reads) as this process sees the files? Two runs whose
+ * system headers differ can share a cache; the key then names another state. */
+static int same_inputs(struct compile_job *o)
+{
+	struct closure_cache cc;
+	char key_now[DIGEST_HEX_SIZE];
+	int same;
+
+	closure_cache_init(&cc);
+	same = !unitkey_compute(&cc, &o->uc, key_now, NULL) && !strcmp(key_now, o->key);
+	closure_cache_release(&cc);
+	if (!same)
+		error("%s: another process compiled it from other inputs than this run sees; "
+		      "run make again", o->label);
+	return same;
+}
+
 /* The manifest lines of what the compile read (reads.h); 0, or -1 after reporting. */
 static int read_lines(struct compile_job *o, struct closure_cache *cc, const struct attempt *a,
 		      int listed, const struct closure *closure, struct buf *lines)
@@ -604,7 +622,9 @@ int compile_job_run(struct compile_job *o, int *cached)
 	}
 	/* Whoever held the lock before us may have published it: a hit after wait. */
 	state = cache_unit_get(&cache, o->key, NULL, &bad);
-	if (state == 1) {
+	if (state == 1 && !same_inputs(o)) {
+		ret = -1;
+	} else if (state == 1) {
 		cachelog_event(cache.dir, "wait-hit", o->key, 0);
 		*cached = 1;
 		ret = 0;
