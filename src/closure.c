@@ -7,6 +7,7 @@
  */
 #include "closure.h"
 #include "buf.h"
+#include "incdirs.h"
 #include "path.h"
 #include "util.h"
 
@@ -47,6 +48,7 @@ void closure_cache_init(struct closure_cache *cc)
 	hashmap_init(&cc->scans);
 	hashmap_init(&cc->probes);
 	hashmap_init(&cc->tools);
+	hashmap_init(&cc->listings);
 	filehash_init(&cc->files);
 	cc->reads = 0;
 	cc->tool_memo_dir = NULL;
@@ -73,6 +75,7 @@ void closure_cache_release(struct closure_cache *cc)
 	for (size_t i = 0; i < cc->tools.nr; i++)
 		free(cc->tools.entries[i].value);
 	hashmap_release(&cc->tools);
+	incdirs_release(cc);
 	cc->reads = 0;
 }
 

@@ -19,6 +19,7 @@ struct closure_cache {
 	struct hashmap scans;	/* absolute path -> scanned file (private to closure.c) */
 	struct hashmap probes;	/* absolute path -> what stat found (private to closure.c) */
 	struct hashmap tools;	/* program as given -> its resolution and identity (private to toolid.c) */
+	struct hashmap listings;	/* absolute folder -> its files (private to incdirs.c) */
 	struct filehash files;	/* digests of files that are not scanned (compilers) */
 	unsigned long reads;	/* files read and scanned so far (the memo's misses) */
 	const char *tool_memo_dir;	/* where toolid keeps identities across processes, or NULL */

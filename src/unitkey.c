@@ -1,4 +1,5 @@
 #include "unitkey.h"
+#include "incdirs.h"
 #include "path.h"
 #include "reads.h"
 #include "toolid.h"
@@ -123,6 +124,54 @@ static void digest_env(struct digest *d, const char *name, struct strvec *why)
 		strvec_pushf(why, "env %s%s", name, value ? "=(several lines)" : " unset");
 }
 
+/* Is argv word i an -I option (its folder joined, or in the next word)? The
+ * number of words it takes, or 0. */
+static size_t include_option(const struct strvec *argv, size_t i)
+{
+	const char *w = argv->v[i];
+
+	if (strncmp(w, "-I", 2) || !strcmp(w, "-I-"))
+		return 0;
+	return w[2] ? 1 : i + 1 < argv->nr ? 2 : 1;
+}
+
+/*
+ * May the key cover what the -I list resolves to instead of its words? Not
+ * when the output can record the command or its folders: debug information
+ * (-g, and -grecord-gcc-switches with it), -frecord-gcc-switches; nor with the
+ * old -I- split. The -I folders come back in dirs, in order.
+ */
+static int keys_by_resolution(const struct unit_command *uc, struct strvec *dirs)
+{
+	for (size_t i = 1; i < uc->argv.nr; i++) {
+		const char *w = uc->argv.v[i];
+		size_t n = include_option(&uc->argv, i);
+
+		if (!strcmp(w, UNITKEY_OUT) && i > 0 && !strcmp(uc->argv.v[i - 1], "-o"))
+			break;
+		if ((starts_with(w, "-g") && strcmp(w, "-g0")) || !strcmp(w, "-I-") ||
+		    !strcmp(w, "-frecord-gcc-switches"))
+			return 0;
+		if (n)
+			strvec_push(dirs, n == 1 ? w + 2 : uc->argv.v[i + 1]);
+		if (n == 2)
+			i++;
+	}
+	return 1;
+}
+
+/* Does a lookup depend on where the includer sits in the -I list? #include_next
+ * goes on after the includer's folder; a macro-named include may reach a file
+ * the scanner did not read, with an #include_next of its own. */
+static int position_dependent(const struct closure *c)
+{
+	for (size_t i = 0; i < c->edges.nr; i++)
+		if (strstr(c->edges.v[i], "\tquote-next\t") || strstr(c->edges.v[i], "\tangle-next\t") ||
+		    strstr(c->edges.v[i], "\tmacro\t"))
+			return 1;
+	return 0;
+}
+
 /* One line of the key's description, when one is wanted. */
 static void note(struct strvec *why, const char *what, const char *text)
 {
@@ -134,12 +183,12 @@ static int base_key(struct closure_cache *cc, const struct unit_command *uc,
 		    char hex[DIGEST_HEX_SIZE], struct closure *closure_out,
 		    struct strvec *tools_out, struct strvec *why)
 {
-	struct strvec sources, dirs;
+	struct strvec sources, dirs, idirs, resolution;
 	struct closure closure;
 	struct digest d;
 	char tool_hex[DIGEST_HEX_SIZE];
 	char *resolved = NULL;
-	int ret = -1;
+	int ret = -1, by_resolution;
 
 	if (!uc->argv.nr)
 		BUG("empty unit command");
@@ -164,11 +213,29 @@ static int base_key(struct closure_cache *cc, const struct unit_command *uc,
 		strvec_push(tools_out, resolved);
 	free(resolved);
 	resolved = NULL;
-	digest_add_u64(&d, "argc", uc->argv.nr);
+	/* Two units whose -I lists differ in spelling or order but resolve every
+	 * name alike compile alike: the key covers the resolution instead. */
+	strvec_init(&idirs);
+	strvec_init(&resolution);
+	by_resolution = keys_by_resolution(uc, &idirs) && !position_dependent(&closure) &&
+			!incdirs_resolution(cc, uc->root, &idirs, &resolution, tools_out);
+	digest_add_str(&d, "include-list", by_resolution ? "resolution" : "words");
 	for (size_t i = 0; i < uc->argv.nr; i++) {
+		size_t n = by_resolution && i ? include_option(&uc->argv, i) : 0;
+
+		for (size_t k = 0; k < (n ? n : 1); k++)
+			note(why, "arg", uc->argv.v[i + k]);
+		if (n) {
+			i += n - 1;
+			continue;
+		}
 		digest_add_str(&d, "arg", uc->argv.v[i]);
-		note(why, "arg", uc->argv.v[i]);
 	}
+	digest_add_u64(&d, "resolved-names", resolution.nr);
+	for (size_t i = 0; i < resolution.nr; i++)
+		digest_add_str(&d, "resolves", resolution.v[i]);
+	strvec_release(&idirs);
+	strvec_release(&resolution);
 	/* Files that flags name (a -include header, a response file, a profile):
 	 * their content matters as much as a source's. */
 	for (size_t i = 1; i < uc->argv.nr; i++)
