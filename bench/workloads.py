@@ -277,3 +277,40 @@ def tiny(units, per_class=100):
     w = synthetic(units, min(per_class, units))
     w.name = "tiny-%d" % units
     return w
+
+
+def write_real_closure(src, units=38, shared=130, own=3):
+    """WORKLOADS.md's "real closure": units .cpp files under src/k, each
+    including pto/include/pto.h (an umbrella over shared headers of ~7.7 KB,
+    ~1 MB together), own headers of its own and a few standard headers; a
+    spec (host g++, -O0) with one class. Returns the spec's path."""
+    inc = os.path.join(src, "pto", "include")
+    os.makedirs(inc)
+    os.makedirs(os.path.join(src, "k", "own"))
+    filler = "".join("// %s\n" % ("x" * 70) for _ in range(100))
+    with open(os.path.join(inc, "pto.h"), "w") as f:
+        f.write("#pragma once\n" + "".join('#include "pto_%03d.h"\n' % i for i in range(shared)))
+    for i in range(shared):
+        with open(os.path.join(inc, "pto_%03d.h" % i), "w") as f:
+            f.write("#pragma once\ninline int pto_%03d(int x) { return x + %d; }\n%s" % (i, i, filler))
+    sources = []
+    for u in range(units):
+        name = "orch" if u == 0 else "u%02d" % u
+        for j in range(own):
+            with open(os.path.join(src, "k", "own", "%s_%d.h" % (name, j)), "w") as f:
+                f.write("#pragma once\n#define %s_%d %d\n" % (name.upper(), j, j))
+        with open(os.path.join(src, "k", name + ".cpp"), "w") as f:
+            f.write('#include "pto.h"\n' + "".join('#include "own/%s_%d.h"\n' % (name, j) for j in range(own))
+                    + "#include <vector>\n#include <cstring>\n#include <cstdint>\n#include <algorithm>\n"
+                    + 'extern "C" int f_%s(void) { std::vector<int> v{1}; return pto_001(v[0]); }\n' % name)
+        sources.append("k/%s.cpp" % name)
+    tc = "{compiler: g++, flags: [-O0, -fPIC, -shared], include_dirs: [pto/include]}"
+    lines = ["version: 1", "platform: a5sim", "toolchains:", "  orchestration: " + tc,
+             "  incore:", "    aiv: " + tc, "classes:", "  - name: TestClosure", "    callable:",
+             "      orchestration: {source: %s, function_name: e}" % sources[0], "      incores:"]
+    for i, s in enumerate(sources[1:]):
+        lines.append("        - {func_id: %d, source: %s, core_type: aiv}" % (i, s))
+    spec = os.path.join(src, "spec.yaml")
+    with open(spec, "w") as f:
+        f.write("\n".join(lines) + "\n")
+    return spec
