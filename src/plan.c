@@ -6,6 +6,7 @@
 #include "path.h"
 #include "util.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,6 +17,7 @@ struct planner {
 	struct hashmap by_key;		/* key -> struct plan_unit */
 	struct hashmap inputs;		/* absolute path -> (void *)1 */
 	struct durations durations;	/* the record of earlier compiles */
+	struct hashmap families;	/* compiler word -> enum deps_family + 1 */
 };
 
 /* Longest recorded work first (unknown counts as average), so that make starts
@@ -117,13 +119,27 @@ static void record_inputs(struct planner *p, const struct closure *closure,
 		add_input(p, tools->v[i]);
 }
 
+/* The dependency family of a compiler word, found once per run (deps.h). */
+static enum deps_family family_of(struct planner *p, const char *program)
+{
+	uintptr_t known = (uintptr_t)hashmap_get(&p->families, program);
+	char *path;
+
+	if (known)
+		return (enum deps_family)(known - 1);
+	path = path_which(program);
+	known = (uintptr_t)deps_family_detect(path ? path : program) + 1;
+	free(path);
+	hashmap_put(&p->families, program, (void *)known);
+	return (enum deps_family)(known - 1);
+}
+
 /* Will the unit's compile list what it read (deps.h)? By name: gen runs no compiler. */
-static int unit_lists_reads(const struct unit_command *uc)
+static int unit_lists_reads(struct planner *p, const struct unit_command *uc)
 {
 	struct strvec sources, dirs, extra, env;
-	char *path = path_which(uc->argv.v[0]);
 	enum deps_family f = uc->deps >= 0 ? (enum deps_family)uc->deps
-					   : deps_family_detect(path ? path : uc->argv.v[0]);
+					   : family_of(p, uc->argv.v[0]);
 	int yes;
 
 	strvec_init(&sources);
@@ -136,7 +152,6 @@ static int unit_lists_reads(const struct unit_command *uc)
 	strvec_release(&dirs);
 	strvec_release(&extra);
 	strvec_release(&env);
-	free(path);
 	return yes;
 }
 
@@ -156,7 +171,7 @@ static struct plan_unit *add_unit(struct planner *p, struct unit_command *uc,
 	strvec_init(&tools);
 	uc->cache_dir = plan->cache_dir;
 	/* A compiler that lists nothing it read needs no watch for its entry. */
-	out.appear = unit_lists_reads(uc) ? &plan->appear : NULL;
+	out.appear = unit_lists_reads(p, uc) ? &plan->appear : NULL;
 	for (size_t i = 0; i < uc->env.nr; i++)
 		if (strvec_find(&plan->env, uc->env.v[i]) < 0)
 			strvec_push(&plan->env, uc->env.v[i]);
@@ -339,6 +354,7 @@ int plan_build(struct plan *plan, const struct spec *spec, const char *cache_dir
 	closure_cache_init(&p.cc);
 	hashmap_init(&p.by_key);
 	hashmap_init(&p.inputs);
+	hashmap_init(&p.families);
 	durations_init(&p.durations);
 	durations_load(&p.durations, plan->cache_dir);
 	{
@@ -368,6 +384,7 @@ int plan_build(struct plan *plan, const struct spec *spec, const char *cache_dir
 	order_units(plan);
 	durations_release(&p.durations);
 	hashmap_release(&p.inputs);
+	hashmap_release(&p.families);
 	hashmap_release(&p.by_key);
 	closure_cache_release(&p.cc);
 	return ret;

@@ -239,7 +239,7 @@ static int base_key(struct closure_cache *cc, const struct unit_command *uc,
 	/* Files that flags name (a -include header, a response file, a profile):
 	 * their content matters as much as a source's. */
 	for (size_t i = 1; i < uc->argv.nr; i++)
-		if (strvec_find(&sources, uc->argv.v[i]) < 0)
+		if (strvec_find(&sources, uc->argv.v[i]) < 0 && strcmp(uc->argv.v[i], UNITKEY_OUT))
 			add_named_files(uc->root, uc->argv.v[i], &d, tools_out, why);
 	closure_digest(&closure, &d);
 	for (size_t i = 0; why && i < closure.nr; i++)
