@@ -145,6 +145,35 @@ static void write_class_comment(struct buf *b, const struct plan_callable *pc)
 	}
 }
 
+/* The rank (plan->lpt position) of a callable's last unit in that order. */
+static size_t last_rank(const struct plan_callable *pc)
+{
+	size_t last = pc->orchestration->rank;
+
+	for (size_t i = 0; i < pc->spec->nr_incores; i++)
+		if (pc->children[i]->rank > last)
+			last = pc->children[i]->rank;
+	return last;
+}
+
+/* How many units after its last one a callable's pack is listed: about the
+ * -j of a typical run (see makefile_write). */
+#define PACK_LAG 8
+
+/* A callable by the rank of its last unit, then spec order. */
+struct pack_slot {
+	size_t rank, callable;
+};
+
+static int by_last_rank(const void *a, const void *b)
+{
+	const struct pack_slot *x = a, *y = b;
+
+	if (x->rank != y->rank)
+		return x->rank < y->rank ? -1 : 1;
+	return x->callable < y->callable ? -1 : x->callable > y->callable;
+}
+
 static int by_rank(const void *a, const void *b)
 {
 	const struct plan_unit *ua = *(struct plan_unit *const *)a, *ub = *(struct plan_unit *const *)b;
@@ -271,12 +300,36 @@ int makefile_write(const struct plan *plan, const struct makefile_options *opts,
 	buf_adds(b, "\n\n.PHONY: warmup help kw-force");
 	for (size_t i = 0; i < spec->nr_classes; i++)
 		buf_addf(b, " warmup-%s", spec->classes[i].name);
-	/* Every unit first, longest recorded first, so that make -jN starts the
-	 * critical path early whatever class it belongs to. */
+	/* Every unit, longest recorded first, so that make -jN starts the
+	 * critical path early whatever class it belongs to; each callable's pack
+	 * PACK_LAG places after its last unit. Make starts the list's jobs in one
+	 * pass, waiting at each for a free slot, and a pack whose units still run
+	 * when the pass reaches it waits for the next pass (after the last
+	 * unit): a few places later, its units are likely done, and it fills a
+	 * slot among the compiles instead of a tail after them. */
 	buf_adds(b, "\n\nwarmup:");
-	for (size_t i = 0; i < plan->nr_units; i++) {
-		buf_adds(b, " \\\n    ");
-		add_unit_target(b, plan, plan->units[plan->lpt[i]]);
+	{
+		struct pack_slot *slots = xcalloc(plan->nr_callables + 1, sizeof(*slots));
+		size_t next = 0;
+
+		for (size_t c = 0; c < plan->nr_callables; c++) {
+			slots[c].rank = last_rank(&plan->callables[c]) + PACK_LAG;
+			slots[c].callable = c;
+		}
+		qsort(slots, plan->nr_callables, sizeof(*slots), by_last_rank);
+		for (size_t i = 0; i < plan->nr_units; i++) {
+			buf_adds(b, " \\\n    ");
+			add_unit_target(b, plan, plan->units[plan->lpt[i]]);
+			for (; next < plan->nr_callables && slots[next].rank == i; next++) {
+				buf_adds(b, " \\\n    ");
+				add_prereq(b, plan->callables[slots[next].callable].stamp_path);
+			}
+		}
+		for (; next < plan->nr_callables; next++) {
+			buf_adds(b, " \\\n    ");
+			add_prereq(b, plan->callables[slots[next].callable].stamp_path);
+		}
+		free(slots);
 	}
 	for (size_t i = 0; i < spec->nr_classes; i++)
 		buf_addf(b, " \\\n    warmup-%s", spec->classes[i].name);

@@ -41,6 +41,7 @@ warmup: \
     @TMP@/cache/units/XX/@K2@.m \
     @TMP@/cache/units/XX/@K3@.m \
     @TMP@/cache/units/XX/@K4@.m \
+    @TMP@/out/.kwarm/TestMinimal.callable.@K5@ \
     warmup-TestMinimal
 
 # ---- class TestMinimal (level 2, runtime 'host_build_graph')

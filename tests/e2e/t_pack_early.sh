@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# labels: e2e
+# Packs among the compiles, not after them: a callable's pack is listed a few
+# units after its last one, so make starts it in the same pass as the compiles
+# (the trace shows class A packed while class B still has units to start; with
+# every pack after every unit, A would wait for B's last unit to start).
+. "$(dirname "$0")/lib.sh"
+
+mkdir -p "$T/p"
+cd "$T/p"
+printf '// kwarm-cost: 1\nint o;\n' > orch.c
+for u in a1 a2 b1 b2 b3 b4 b5 b6 b7 b8 b9 b10 b11 b12 b13 b14; do printf '// kwarm-cost: 1\nint %s;\n' "$u" > "$u.c"; done
+standin_spec . A=a1.c,a2.c B=b1.c,b2.c,b3.c,b4.c,b5.c,b6.c,b7.c,b8.c,b9.c,b10.c,b11.c,b12.c,b13.c,b14.c
+export STANDIN_SCALE=0.05
+"$KWARM" gen spec.yaml -o "$T/w.mk" --cache "$T/cache" --out "$T/out"
+make -f "$T/w.mk" -j2 warmup > "$T/run.out" 2>&1 || { cat "$T/run.out"; fail "the warm-up failed"; }
+python3 - "$T/out/.kwarm/trace.json" <<'PY' || fail "A was not packed before B's last unit started"
+import json, sys
+text = open(sys.argv[1]).read().rstrip()
+ev = json.loads(text if text.endswith("]") else text + "]")
+x = [e for e in ev if e.get("ph") == "X"]
+pack_a = [e["ts"] for e in x if e["cat"] == "pack" and "A" in e["args"].get("classes", [e["name"]])
+          or e["cat"] == "pack" and e["name"].endswith(" A")]
+b_units = sorted(e["ts"] for e in x if e["cat"] == "compile" and e["args"]["classes"] == ["B"])
+assert pack_a, [e["name"] for e in x if e["cat"] == "pack"]
+assert len(b_units) == 14, b_units
+print("A packed at %.2f s; B's units start at %s" % (pack_a[0] / 1e6, " ".join("%.2f" % (t / 1e6) for t in b_units)))
+assert pack_a[0] < b_units[-1], "A's pack waited for every unit of B to start"
+PY
+pass "a class is packed as soon as its units are done, not after every compile"
