@@ -18,11 +18,20 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import distccd  # noqa: E402
 import workloads as wl  # noqa: E402
 
-RECIPE = "\t$(KW_Q)$(KW_KWARM) compile "
+RECIPE = "\t$(KW_Q)$(KW_COMPILE) "
 # The modelled farm: DISTCC_HOSTS='localhost/FARM_LOCAL farm/FARM_REMOTE'.
 FARM_REMOTE, FARM_LOCAL = 8, 1
 DISTCC_VARS = ("DISTCC_HOSTS", "DISTCC_FALLBACK", "DISTCC_DIR", "DISTCC_VERBOSE",
                "DISTCC_SAVE_TEMPS", "DISTCC_SKIP_LOCAL_RETRY")
+
+
+def makefile_root(mk):
+    """The folder a generated Makefile's compiles run in (its KW_ROOT)."""
+    with open(mk) as f:
+        for line in f:
+            if line.startswith("KW_ROOT := "):
+                return shlex.split(line[len("KW_ROOT := "):])[0]
+    raise SystemExit("bench: no KW_ROOT in %s" % mk)
 
 
 def log(msg):
@@ -90,12 +99,12 @@ class Bench:
         """The unit commands of the generated Makefile, in spec order: a list of
         (cwd, argv with '{out}' as the output placeholder)."""
         by_key = {}
+        root = makefile_root(mk)
         with open(mk) as f:
             for line in f:
                 if not line.startswith(RECIPE):
                     continue
                 words = shlex.split(line[len(RECIPE):])
-                root = words[words.index("--root") + 1]
                 cmd = words[words.index("--") + 1:]
                 flag = next(x for x in cmd if x in wl.ROLE_FLAG.values())
                 by_key[(flag, cmd[-1])] = (root, cmd)
@@ -400,11 +409,11 @@ class Bench:
         """The example's compiles through ccache, second pass (all hits), by a
         pool of 8. ccache does not cache -shared links: -c instead."""
         cmds = []
+        root = makefile_root(mk)
         with open(mk) as f:
             for line in f:
                 if line.startswith(RECIPE):
                     words = shlex.split(line[len(RECIPE):])
-                    root = words[words.index("--root") + 1]
                     cmd = ["-c" if x == "-shared" else x for x in words[words.index("--") + 1:]]
                     cmds.append((root, [self.ccache] + cmd))
         self.env["CCACHE_DIR"] = os.path.join(d, "ccache")

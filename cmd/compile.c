@@ -9,8 +9,9 @@
 #include <stdlib.h>
 
 const char usage_compile[] =
-	"usage: kwarm compile --cache DIR --root DIR --platform P --key KEY --unit LABEL\n"
-	"                     [--id ID] [--owners A,B] [--private DIR] [--launcher WORD]...\n"
+	"usage: kwarm compile --cache DIR --root DIR --platform P --key KEY\n"
+	"                     (--unit LABEL [--id ID] [--owners A,B] | --index FILE)\n"
+	"                     [--private DIR] [--launcher WORD]...\n"
 	"                     [--link WORD]... [--extract text] [--deps gcc|clang|none]\n"
 	"                     [--env NAME]...\n"
 	"                     [--state DIR] [--units FILE] [--goals GOALS] [--format FMT]\n"
@@ -23,6 +24,7 @@ const char usage_compile[] =
 	"  --goals GOALS   the make run's goals, for the progress total and to know\n"
 	"                  when the run is over\n"
 	"  --format FMT    text, or github: failures also as GitHub annotations\n"
+	"  --index FILE    MAKEFILE.index: the unit's label, id and owners by its key\n"
 	"  --deps FAMILY   how the compiler lists the files it read (default: by its name)\n"
 	"  --env NAME      a variable that steers the compiler (part of the key)\n";
 

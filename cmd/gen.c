@@ -8,6 +8,7 @@
 #include "plan.h"
 #include "publish.h"
 #include "spec.h"
+#include "unitindex.h"
 #include "unitlist.h"
 #include "util.h"
 
@@ -102,6 +103,28 @@ static int write_unitlist(const struct plan *plan, const char *self)
 	return ret;
 }
 
+/* Publish text as the file SELF<suffix>. */
+static int write_beside(const char *self, const char *suffix, const struct buf *text)
+{
+	char *path = xstrfmt("%s%s", self, suffix);
+	int ret = publish_bytes(path, text->s ? text->s : "", text->len);
+
+	free(path);
+	return ret;
+}
+
+/* MAKEFILE.index: each unit's label, id and owners by key, for its recipe. */
+static int write_index(const struct plan *plan, const char *self)
+{
+	struct buf index = BUF_INIT;
+	int ret;
+
+	unitindex_format(plan, &index);
+	ret = write_beside(self, UNITINDEX_SUFFIX, &index);
+	buf_release(&index);
+	return ret;
+}
+
 static int gen_usage(struct strvec *launcher, const char *fmt, const char *arg)
 {
 	strvec_release(launcher);
@@ -118,7 +141,7 @@ int cmd_gen(int argc, char **argv)
 	struct spec spec;
 	struct plan plan;
 	struct cache cache = { NULL };
-	struct buf text = BUF_INIT;
+	struct buf text = BUF_INIT, inputs = BUF_INIT;
 	struct strvec launcher;
 	int ret = 1, have_plan = 0, have_launcher = 0;
 
@@ -179,7 +202,7 @@ int cmd_gen(int argc, char **argv)
 			goto out;
 		}
 		have_plan = 1;
-		if (makefile_write(&plan, &mo, &text)) {
+		if (makefile_write(&plan, &mo, &text, &inputs)) {
 			ret = 2;
 			goto out;
 		}
@@ -204,6 +227,7 @@ int cmd_gen(int argc, char **argv)
 		plan_release(&plan);
 		have_plan = 0;
 		buf_reset(&text);
+		buf_reset(&inputs);
 	}
 	{
 		char *dir = path_dirname(self);
@@ -215,15 +239,17 @@ int cmd_gen(int argc, char **argv)
 		}
 		free(dir);
 	}
-	/* The descriptions first: the Makefile that names them may be read at once. */
-	if (write_descs(&plan, descs) || publish_bytes(self, text.s, text.len) ||
-	    write_unitlist(&plan, self))
+	/* The side files first: the Makefile that names them may be read at once. */
+	if (write_descs(&plan, descs) || write_index(&plan, self) ||
+	    write_beside(self, MAKEFILE_INPUTS_SUFFIX, &inputs) ||
+	    publish_bytes(self, text.s, text.len) || write_unitlist(&plan, self))
 		goto out;
 	ret = 0;
 out:
 	if (have_plan)
 		plan_release(&plan);
 	buf_release(&text);
+	buf_release(&inputs);
 	cache_release(&cache);
 	spec_release(&spec);
 	free(cache_dir);

@@ -99,7 +99,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 					 .spec_abs = spec_path, .descs = descs_path };
 	struct spec spec;
 	struct plan plan;
-	struct buf mk = BUF_INIT;
+	struct buf mk = BUF_INIT, inputs = BUF_INIT;
 	int fd = open(spec_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 
 	if (fd < 0 || write_all(fd, data, size) || close(fd))
@@ -107,9 +107,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (spec_load(&spec, spec_path))
 		return 0;
 	if (!plan_build(&plan, &spec, cache_dir, out_dir, NULL))
-		makefile_write(&plan, &opts, &mk);
+		makefile_write(&plan, &opts, &mk, &inputs);
 	plan_release(&plan);
 	spec_release(&spec);
 	buf_release(&mk);
+	buf_release(&inputs);
 	return 0;
 }

@@ -109,22 +109,74 @@ static int check_unit_paths(const struct plan_unit *u)
 	return 0;
 }
 
+/* A unit's entry, the make target, under $(KW_CACHE). */
 static void add_unit_target(struct buf *b, const struct plan *plan, const struct plan_unit *u)
 {
-	cache_add_unit_path(b, plan->cache_dir, u->key, ".m");
+	(void)plan;
+	cache_add_unit_path(b, "$(KW_CACHE)", u->key, ".m");
 }
 
-static void write_unit(struct buf *b, const struct plan *plan, const struct plan_unit *u)
+/* A path under the out folder as $(KW_OUT)/..., else as it is (a target when
+ * as_target). */
+static void add_out_path(struct buf *b, const struct plan *plan, const char *path, int as_target)
+{
+	size_t n = strlen(plan->out_dir);
+
+	if (!strncmp(path, plan->out_dir, n) && path[n] == '/') {
+		buf_adds(b, "$(KW_OUT)");
+		path += n;
+	}
+	add_path(b, path, as_target);
+}
+
+/* The words of a unit's recipe that only it has (the rest is KW_COMPILE,
+ * which takes the key from the target's name): its launcher, link and extract
+ * steps, dependency family and variables, then "--" and the compile command. */
+static void add_unit_words(struct buf *b, const struct plan_unit *u)
 {
 	struct strvec words;
 
 	strvec_init(&words);
-	plan_unit_words(plan, u, &words);
-	add_unit_target(b, plan, u);
-	buf_adds(b, ":\n\t$(KW_Q)$(KW_KWARM) compile $(KW_REPORT)");
+	for (size_t i = 0; i < u->launcher.nr; i++) {
+		strvec_push(&words, "--launcher");
+		strvec_push(&words, u->launcher.v[i]);
+	}
+	for (size_t i = 0; i < u->cmd.link.nr; i++) {
+		strvec_push(&words, "--link");
+		strvec_push(&words, u->cmd.link.v[i]);
+	}
+	if (u->cmd.extract_text) {
+		strvec_push(&words, "--extract");
+		strvec_push(&words, "text");
+	}
+	if (u->cmd.deps >= 0) {
+		strvec_push(&words, "--deps");
+		strvec_push(&words, deps_family_name((enum deps_family)u->cmd.deps));
+	}
+	for (size_t i = 0; i < u->cmd.env.nr; i++) {
+		strvec_push(&words, "--env");
+		strvec_push(&words, u->cmd.env.v[i]);
+	}
+	strvec_push(&words, "--");
+	strvec_pushv(&words, &u->cmd.argv);
 	add_words(b, &words);
-	buf_adds(b, "\n\n");
 	strvec_release(&words);
+}
+
+static void write_unit(struct buf *b, const struct plan *plan, const struct plan_unit *u)
+{
+	buf_adds(b, "# ");
+	add_comment_text(b, u->label);
+	buf_adds(b, " of ");
+	for (size_t i = 0; i < u->owners.nr; i++) {
+		buf_adds(b, i ? ", " : "");
+		add_comment_text(b, u->owners.v[i]);
+	}
+	buf_addch(b, '\n');
+	add_unit_target(b, plan, u);
+	buf_adds(b, ":\n\t$(KW_Q)$(KW_COMPILE)");
+	add_unit_words(b, u);
+	buf_adds(b, "\n\n");
 }
 
 static void write_class_comment(struct buf *b, const struct plan_callable *pc)
@@ -133,7 +185,7 @@ static void write_class_comment(struct buf *b, const struct plan_callable *pc)
 
 	buf_adds(b, "#   orchestration  ");
 	add_comment_text(b, sc->source);
-	buf_addf(b, "  (%s)  unit %.12s\n", sc->function_name, pc->orchestration->key);
+	buf_addf(b, "  (%s)\n", sc->function_name);
 	for (size_t i = 0; i < sc->nr_incores; i++) {
 		const struct spec_incore *in = &sc->incores[i];
 
@@ -141,7 +193,7 @@ static void write_class_comment(struct buf *b, const struct plan_callable *pc)
 		add_comment_text(b, in->name);
 		buf_addf(b, "  %s  ", in->core_type);
 		add_comment_text(b, in->source);
-		buf_addf(b, "  unit %.12s\n", pc->children[i]->key);
+		buf_addch(b, '\n');
 	}
 }
 
@@ -181,6 +233,15 @@ static int by_rank(const void *a, const void *b)
 	return ua->rank < ub->rank ? -1 : ua->rank > ub->rank;
 }
 
+/* The name of the variable that lists a callable's units: KW_UNITS_CLASS, or
+ * KW_UNITS_CLASS.CALLABLE in a level-3 class (names are [A-Za-z0-9_.-]). */
+static void add_units_var(struct buf *b, const struct plan_callable *pc)
+{
+	buf_addf(b, "KW_UNITS_%s", pc->cls->name);
+	if (pc->spec->name)
+		buf_addf(b, ".%s", pc->spec->name);
+}
+
 static void write_callable(struct buf *b, const struct plan *plan, const struct plan_callable *pc)
 {
 	const struct spec_callable *sc = pc->spec;
@@ -199,26 +260,29 @@ static void write_callable(struct buf *b, const struct plan *plan, const struct 
 	}
 	qsort(units, n, sizeof(*units), by_rank);
 
+	/* The callable's units, for its pack rule and for help. */
+	add_units_var(b, pc);
+	buf_adds(b, " := $(call KW_E,");
+	for (size_t i = 0; i < n; i++)
+		buf_addf(b, " \\\n    %.1s/%s", units[i]->key, units[i]->key);
+	buf_adds(b, ")\n");
 	/* A missing output forces a repack even when the stamp says it is current. */
-	buf_addf(b, "ifeq ($(wildcard %s),)\n", pc->out_path);
-	add_target(b, pc->stamp_path);
+	buf_adds(b, "ifeq ($(wildcard ");
+	add_out_path(b, plan, pc->out_path, 0);
+	buf_adds(b, "),)\n");
+	add_out_path(b, plan, pc->stamp_path, 1);
 	buf_adds(b, ": kw-force\nendif\n");
-	add_target(b, pc->stamp_path);
-	buf_adds(b, ":");
-	for (size_t i = 0; i < n; i++) {
-		buf_adds(b, " \\\n    ");
-		add_unit_target(b, plan, units[i]);
-	}
+	add_out_path(b, plan, pc->stamp_path, 1);
+	buf_adds(b, ": $(");
+	add_units_var(b, pc);
 	/* Order-only: the descriptions file is rewritten by every generation, and
 	 * the stamp's name already carries the description's digest. */
-	buf_adds(b, " \\\n    | $(KW_DESCS)\n\t$(KW_Q)$(KW_KWARM) pack $(KW_REPORT) --cache ");
-	makefile_add_shell_word(b, plan->cache_dir);
-	buf_addf(b, " --descs $(KW_DESCS) --at %zu --len %zu --cmds %zu", pc->desc_offset,
-		 pc->desc_len, pc->cmds_len);
-	buf_addf(b, " --private %s/.kwarm/private --out ", plan->out_dir);
-	makefile_add_shell_word(b, pc->out_path);
-	buf_adds(b, " --stamp ");
-	makefile_add_shell_word(b, pc->stamp_path);
+	buf_addf(b, ") | $(KW_DESCS)\n\t$(KW_Q)$(KW_PACK) --at %zu --len %zu --cmds %zu --out ",
+		 pc->desc_offset, pc->desc_len, pc->cmds_len);
+	if (!strncmp(pc->out_path, plan->out_dir, strlen(plan->out_dir)))
+		buf_addf(b, "$(KW_OUT)%s", pc->out_path + strlen(plan->out_dir));
+	else
+		makefile_add_shell_word(b, pc->out_path);
 	buf_addf(b, " %s\n\n", pc->ckey);
 	free(units);
 }
@@ -234,136 +298,52 @@ static int check_folder(const char *what, const char *path)
 	return 0;
 }
 
-int makefile_write(const struct plan *plan, const struct makefile_options *opts,
-		   struct buf *b)
+/* help: each class with its callables and how many of its units the cache
+ * holds now (make counts the entries when help runs). */
+static void write_help(struct buf *b, const struct plan *plan)
 {
 	const struct spec *spec = plan->spec;
 	size_t ci = 0;
 
-	if (check_folder("Makefile path", opts->descs) ||
-	    check_folder("cache folder", plan->cache_dir) ||
-	    check_folder("output folder", plan->out_dir) ||
-	    check_folder("kwarm program path", opts->kwarm))
-		return -1;
-
-	for (size_t i = 0; i < plan->nr_units; i++)
-		if (check_unit_paths(plan->units[i]))
-			return -1;
-	for (size_t i = 0; i < plan->inputs.nr; i++) {
-		int c = unsafe_for_make(plan->inputs.v[i], 1);
-
-		if (c)
-			return error("input '%s' has a character that cannot pass through make "
-				     "safely (byte 0x%02x)", plan->inputs.v[i], c);
-	}
-
-	buf_adds(b, "# Generated by kwarm " KWARM_VERSION " from ");
-	add_comment_text(b, opts->spec_abs);
-	buf_adds(b, "; do not edit.\n"
-		 "# It remakes itself whenever the spec or any input of a unit changes.\n"
-		 "#\n"
-		 "#   make -f THIS -jN warmup        compile and pack every class\n"
-		 "#   make -f THIS warmup-CLASS      one class\n"
-		 "#   make -f THIS help              list the classes\n"
-		 "#   V=1                            show full command lines\n"
-		 "#   KWARM_STOP=1                   stop at the first failed unit\n"
-		 "#\n"
-		 "# A failed unit does not stop the others: every class that does not need\n"
-		 "# it is still compiled and packed, then make exits non-zero and the last\n"
-		 "# lines name every failed class (this file sets -k, which make -S cannot\n"
-		 "# undo: KWARM_STOP=1 is the way to stop at the first error).\n"
-		 "#\n"
-		 "# Inside another make, nest it on a '+' line and without -j, so that the\n"
-		 "# parent's -jN stays the one bound:  +$(MAKE) -f THIS warmup\n#\n");
-	buf_addf(b, "# platform %s: %zu classes, %zu callables, %zu distinct units\n# cache ",
-		 spec->platform, spec->nr_classes, plan->nr_callables, plan->nr_units);
-	add_comment_text(b, plan->cache_dir);
-	buf_adds(b, "\n# out   ");
-	add_comment_text(b, plan->out_dir);
-	/* -k reaches this make and its recipes (which read it in MAKEFLAGS), not a
-	 * parent make: a parent's MAKEFLAGS is its own. */
-	buf_adds(b, "\n\nMAKEFLAGS += -r\nifneq ($(KWARM_STOP),1)\nMAKEFLAGS += -k\nendif\n.SUFFIXES:\n.DELETE_ON_ERROR:\n.DEFAULT_GOAL := warmup\n\n"
-		 "KW_SELF := $(lastword $(MAKEFILE_LIST))\nKW_KWARM := ");
-	makefile_add_shell_word(b, opts->kwarm);
-	buf_adds(b, "\nKW_DESCS := ");
-	makefile_add_shell_word(b, opts->descs);
-	buf_adds(b, "\nKW_Q := $(if $(filter 1,$(V)),,@)\n");
-	/* Progress, trace and summary of each run go to OUT/.kwarm (runstate.h). */
-	buf_addf(b, "KW_GOALS := $(subst ',,$(MAKECMDGOALS))\nKW_REPORT := --state %s/.kwarm --units ",
-		 plan->out_dir);
-	makefile_add_shell_word(b, opts->self);
-	buf_adds(b, ".units --goals '$(KW_GOALS)'");
-	if (opts->format) {
-		buf_adds(b, " --format ");
-		makefile_add_shell_word(b, opts->format);
-	}
-	buf_adds(b, "\n\n.PHONY: warmup help kw-force");
-	for (size_t i = 0; i < spec->nr_classes; i++)
-		buf_addf(b, " warmup-%s", spec->classes[i].name);
-	/* Every unit, longest recorded first, so that make -jN starts the
-	 * critical path early whatever class it belongs to; each callable's pack
-	 * PACK_LAG places after its last unit. Make starts the list's jobs in one
-	 * pass, waiting at each for a free slot, and a pack whose units still run
-	 * when the pass reaches it waits for the next pass (after the last
-	 * unit): a few places later, its units are likely done, and it fills a
-	 * slot among the compiles instead of a tail after them. */
-	buf_adds(b, "\n\nwarmup:");
-	{
-		struct pack_slot *slots = xcalloc(plan->nr_callables + 1, sizeof(*slots));
-		size_t next = 0;
-
-		for (size_t c = 0; c < plan->nr_callables; c++) {
-			slots[c].rank = last_rank(&plan->callables[c]) + PACK_LAG;
-			slots[c].callable = c;
-		}
-		qsort(slots, plan->nr_callables, sizeof(*slots), by_last_rank);
-		for (size_t i = 0; i < plan->nr_units; i++) {
-			buf_adds(b, " \\\n    ");
-			add_unit_target(b, plan, plan->units[plan->lpt[i]]);
-			for (; next < plan->nr_callables && slots[next].rank == i; next++) {
-				buf_adds(b, " \\\n    ");
-				add_prereq(b, plan->callables[slots[next].callable].stamp_path);
-			}
-		}
-		for (; next < plan->nr_callables; next++) {
-			buf_adds(b, " \\\n    ");
-			add_prereq(b, plan->callables[slots[next].callable].stamp_path);
-		}
-		free(slots);
-	}
-	for (size_t i = 0; i < spec->nr_classes; i++)
-		buf_addf(b, " \\\n    warmup-%s", spec->classes[i].name);
-	buf_adds(b, "\n\n");
-
+	buf_adds(b, "help:\n\t@echo 'targets of this warm-up (units in the cache / units):'\n"
+		 "\t@echo '  warmup             every class'\n");
 	for (size_t i = 0; i < spec->nr_classes; i++) {
 		const struct spec_class *cls = &spec->classes[i];
+		struct buf units = BUF_INIT;
 
-		buf_addf(b, "# ---- class %s (level %d, runtime '", cls->name, cls->level);
-		add_comment_text(b, cls->runtime);
-		buf_adds(b, "')\n");
+		buf_adds(&units, "$(sort");
 		for (size_t j = 0; j < cls->nr_callables; j++) {
-			const struct plan_callable *pc = &plan->callables[ci + j];
-
-			if (cls->level == 3)
-				buf_addf(b, "# callable %s\n", pc->spec->name);
-			write_class_comment(b, pc);
+			buf_adds(&units, " $(");
+			add_units_var(&units, &plan->callables[ci + j]);
+			buf_addch(&units, ')');
 		}
-		buf_addf(b, "warmup-%s:", cls->name);
-		for (size_t j = 0; j < cls->nr_callables; j++) {
-			buf_addch(b, ' ');
-			add_prereq(b, plan->callables[ci + j].stamp_path);
+		buf_addch(&units, ')');
+		buf_addf(b, "\t@echo '  warmup-%s  %zu callable%s, units $(words $(wildcard %s)) / "
+			 "$(words %s)'\n", cls->name, cls->nr_callables,
+			 cls->nr_callables == 1 ? "" : "s", units.s, units.s);
+		for (size_t j = 0; cls->level == 3 && j < cls->nr_callables; j++) {
+			buf_adds(b, "\t@echo '      callable ");
+			buf_adds(b, plan->callables[ci + j].spec->name);
+			buf_adds(b, ": units $(words $(wildcard $(");
+			add_units_var(b, &plan->callables[ci + j]);
+			buf_adds(b, "))) / $(words $(");
+			add_units_var(b, &plan->callables[ci + j]);
+			buf_adds(b, "))'\n");
 		}
-		buf_adds(b, "\n\n");
-		for (size_t j = 0; j < cls->nr_callables; j++)
-			write_callable(b, plan, &plan->callables[ci + j]);
+		buf_release(&units);
 		ci += cls->nr_callables;
 	}
+}
 
-	buf_adds(b, "# ---- compile units (one per distinct command and inputs)\n");
-	for (size_t i = 0; i < plan->nr_units; i++)
-		write_unit(b, plan, plan->units[i]);
+/* THIS.inputs: the rule that remakes the Makefile, and its inputs. */
+static void write_inputs(struct buf *b, const struct plan *plan, const struct makefile_options *opts)
+{
+	const struct spec *spec = plan->spec;
 
-	buf_adds(b, "# ---- this Makefile remakes itself when an input changes; a deleted\n"
+	buf_adds(b, "# Generated by kwarm " KWARM_VERSION "; do not edit. Included by ");
+	add_comment_text(b, opts->self);
+	buf_adds(b, ".\n"
+		 "# That Makefile remakes itself when an input changes; a deleted\n"
 		 "# input counts as changed (empty rules below), never as an error. When\n"
 		 "# gen fails, its recipe appends lines that stop this run (make -k would\n"
 		 "# go on with this stale plan) and make the next run try gen again.\n"
@@ -374,8 +354,8 @@ int makefile_write(const struct plan *plan, const struct makefile_options *opts,
 		buf_adds(b, " \\\n    ");
 		add_prereq(b, plan->inputs.v[i]);
 	}
-	/* A unit never built: once its entry exists, this file learns what the
-	 * compile read (and then watches those files). */
+	/* A unit never built: once its entry exists, the Makefile learns what
+	 * the compile read (and then watches those files). */
 	for (size_t i = 0; i < plan->appear.nr; i++) {
 		buf_adds(b, " \\\n    $(wildcard ");
 		add_prereq(b, plan->appear.v[i]);
@@ -421,7 +401,7 @@ int makefile_write(const struct plan *plan, const struct makefile_options *opts,
 			 (int)(eq - kv), kv, i);
 	}
 	/* The variables that steer the compilers are in the keys: setting,
-	 * changing or unsetting one remakes this file. */
+	 * changing or unsetting one remakes the Makefile. */
 	buf_adds(b, "KW_ENV_VARS :=");
 	for (size_t i = 0; i < plan->env.nr; i++)
 		buf_addf(b, " %s", plan->env.v[i]);
@@ -448,10 +428,154 @@ int makefile_write(const struct plan *plan, const struct makefile_options *opts,
 		buf_adds(b, " :\n");
 	}
 	buf_adds(b, "$(KW_DESCS):\n");
+}
 
-	buf_adds(b, "kw-force:\n\nhelp:\n\t@echo 'targets of this warm-up:'\n"
-		 "\t@echo '  warmup             every class'\n");
+int makefile_write(const struct plan *plan, const struct makefile_options *opts,
+		   struct buf *b, struct buf *inputs)
+{
+	const struct spec *spec = plan->spec;
+	size_t ci = 0;
+
+	if (check_folder("Makefile path", opts->descs) ||
+	    check_folder("cache folder", plan->cache_dir) ||
+	    check_folder("output folder", plan->out_dir) ||
+	    check_folder("kwarm program path", opts->kwarm))
+		return -1;
+
+	for (size_t i = 0; i < plan->nr_units; i++)
+		if (check_unit_paths(plan->units[i]))
+			return -1;
+	for (size_t i = 0; i < plan->inputs.nr; i++) {
+		int c = unsafe_for_make(plan->inputs.v[i], 1);
+
+		if (c)
+			return error("input '%s' has a character that cannot pass through make "
+				     "safely (byte 0x%02x)", plan->inputs.v[i], c);
+	}
+
+	buf_adds(b, "# Generated by kwarm " KWARM_VERSION " from ");
+	add_comment_text(b, opts->spec_abs);
+	buf_adds(b, "; do not edit.\n"
+		 "# The warm-up's plan: every class with its callables and units, then one\n"
+		 "# rule per distinct compile unit, its compiler command in full.\n"
+		 "#\n"
+		 "#   make -f THIS -jN warmup        compile and pack every class\n"
+		 "#   make -f THIS warmup-CLASS      one class\n"
+		 "#   make -f THIS help              the classes, their callables, units cached\n"
+		 "#   V=1                            show full command lines\n"
+		 "#   KWARM_STOP=1                   stop at the first failed unit\n"
+		 "#\n"
+		 "# A failed unit does not stop the others: every class that does not need\n"
+		 "# it is still compiled and packed, then make exits non-zero and the last\n"
+		 "# lines name every failed class (this file sets -k, which make -S cannot\n"
+		 "# undo: KWARM_STOP=1 is the way to stop at the first error).\n"
+		 "#\n"
+		 "# Inside another make, nest it on a '+' line and without -j, so that the\n"
+		 "# parent's -jN stays the one bound:  +$(MAKE) -f THIS warmup\n"
+		 "#\n"
+		 "# Beside it: THIS.inputs (what remakes this file when an input changes),\n"
+		 "# THIS.index (each unit's label and classes, by key), THIS.units and\n"
+		 "# THIS.packs (what the steps report and pack).\n#\n");
+	buf_addf(b, "# platform %s: %zu classes, %zu callables, %zu distinct units\n# cache ",
+		 spec->platform, spec->nr_classes, plan->nr_callables, plan->nr_units);
+	add_comment_text(b, plan->cache_dir);
+	buf_adds(b, "\n# out   ");
+	add_comment_text(b, plan->out_dir);
+	/* -k reaches this make and its recipes (which read it in MAKEFLAGS), not a
+	 * parent make: a parent's MAKEFLAGS is its own. */
+	buf_adds(b, "\n\nMAKEFLAGS += -r\nifneq ($(KWARM_STOP),1)\nMAKEFLAGS += -k\nendif\n.SUFFIXES:\n.DELETE_ON_ERROR:\n.DEFAULT_GOAL := warmup\n\n"
+		 "KW_SELF := $(lastword $(MAKEFILE_LIST))\nKW_PLAN := ");
+	makefile_add_shell_word(b, opts->self);
+	buf_adds(b, "\nKW_KWARM := ");
+	makefile_add_shell_word(b, opts->kwarm);
+	buf_adds(b, "\nKW_ROOT := ");
+	makefile_add_shell_word(b, plan->spec->root);
+	buf_addf(b, "\nKW_CACHE := %s\nKW_OUT := %s\nKW_DESCS := $(KW_PLAN).packs\n",
+		 plan->cache_dir, plan->out_dir);
+	buf_adds(b, "KW_Q := $(if $(filter 1,$(V)),,@)\n");
+	/* Progress, trace and summary of each run go to OUT/.kwarm (runstate.h). */
+	buf_adds(b, "KW_GOALS := $(subst ',,$(MAKECMDGOALS))\n"
+		 "KW_REPORT := --state $(KW_OUT)/.kwarm --units $(KW_PLAN).units --goals '$(KW_GOALS)'");
+	if (opts->format) {
+		buf_adds(b, " --format ");
+		makefile_add_shell_word(b, opts->format);
+	}
+	/* Expanded in each recipe: a unit's key is its target's name. */
+	buf_adds(b, "\nKW_COMPILE = $(KW_KWARM) compile $(KW_REPORT) --cache $(KW_CACHE) --root $(KW_ROOT) "
+		 "--platform ");
+	makefile_add_shell_word(b, plan->spec->platform);
+	buf_adds(b, " \\\n    --private $(KW_OUT)/.kwarm/private --index $(KW_PLAN).index "
+		 "--key $(basename $(notdir $@))\n"
+		 "KW_PACK = $(KW_KWARM) pack $(KW_REPORT) --cache $(KW_CACHE) --descs $(KW_DESCS) \\\n"
+		 "    --private $(KW_OUT)/.kwarm/private --stamp $@\n"
+		 "KW_E = $(addprefix $(KW_CACHE)/units/,$(addsuffix .m,$1))\n");
+	buf_adds(b, "\n.PHONY: warmup help kw-force");
 	for (size_t i = 0; i < spec->nr_classes; i++)
-		buf_addf(b, "\t@echo '  warmup-%s'\n", spec->classes[i].name);
+		buf_addf(b, " warmup-%s", spec->classes[i].name);
+	/* Every unit, longest recorded first, so that make -jN starts the
+	 * critical path early whatever class it belongs to; each callable's pack
+	 * PACK_LAG places after its last unit. Make starts the list's jobs in one
+	 * pass, waiting at each for a free slot, and a pack whose units still run
+	 * when the pass reaches it waits for the next pass (after the last
+	 * unit): a few places later, its units are likely done, and it fills a
+	 * slot among the compiles instead of a tail after them. */
+	buf_adds(b, "\n\n# Every unit, longest first, each callable's pack among them\nwarmup:");
+	{
+		struct pack_slot *slots = xcalloc(plan->nr_callables + 1, sizeof(*slots));
+		size_t next = 0;
+
+		for (size_t c = 0; c < plan->nr_callables; c++) {
+			slots[c].rank = last_rank(&plan->callables[c]) + PACK_LAG;
+			slots[c].callable = c;
+		}
+		qsort(slots, plan->nr_callables, sizeof(*slots), by_last_rank);
+		for (size_t i = 0; i < plan->nr_units; i++) {
+			buf_adds(b, " \\\n    ");
+			add_unit_target(b, plan, plan->units[plan->lpt[i]]);
+			for (; next < plan->nr_callables && slots[next].rank == i; next++) {
+				buf_adds(b, " \\\n    ");
+				add_out_path(b, plan, plan->callables[slots[next].callable].stamp_path, 0);
+			}
+		}
+		for (; next < plan->nr_callables; next++) {
+			buf_adds(b, " \\\n    ");
+			add_out_path(b, plan, plan->callables[slots[next].callable].stamp_path, 0);
+		}
+		free(slots);
+	}
+	for (size_t i = 0; i < spec->nr_classes; i++)
+		buf_addf(b, " \\\n    warmup-%s", spec->classes[i].name);
+	buf_adds(b, "\n\n");
+
+	for (size_t i = 0; i < spec->nr_classes; i++) {
+		const struct spec_class *cls = &spec->classes[i];
+
+		buf_addf(b, "# ---- class %s (level %d, runtime '", cls->name, cls->level);
+		add_comment_text(b, cls->runtime);
+		buf_adds(b, "')\n");
+		for (size_t j = 0; j < cls->nr_callables; j++) {
+			const struct plan_callable *pc = &plan->callables[ci + j];
+
+			if (cls->level == 3)
+				buf_addf(b, "# callable %s\n", pc->spec->name);
+			write_class_comment(b, pc);
+		}
+		buf_addf(b, "warmup-%s:", cls->name);
+		for (size_t j = 0; j < cls->nr_callables; j++) {
+			buf_addch(b, ' ');
+			add_out_path(b, plan, plan->callables[ci + j].stamp_path, 0);
+		}
+		buf_adds(b, "\n\n");
+		for (size_t j = 0; j < cls->nr_callables; j++)
+			write_callable(b, plan, &plan->callables[ci + j]);
+		ci += cls->nr_callables;
+	}
+
+	buf_adds(b, "# ---- compile units (one per distinct command and inputs)\n");
+	for (size_t i = 0; i < plan->nr_units; i++)
+		write_unit(b, plan, plan->units[i]);
+	write_help(b, plan);
+	buf_adds(b, "\nkw-force:\n\n# What remakes this file when an input changes.\ninclude $(KW_PLAN).inputs\n");
+	write_inputs(inputs, plan, opts);
 	return 0;
 }

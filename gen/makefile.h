@@ -13,10 +13,14 @@ struct makefile_options {
 	const char *format;	/* --format of gen ("github", "text"), NULL when not given */
 };
 
-/* Append the Makefile text; 0, or -1 after reporting a path that cannot be
- * written safely into a Makefile (naming it and its unit). */
+/* Append the Makefile text to out and that of the file it includes,
+ * MAKEFILE.inputs (what remakes it), to inputs; 0, or -1 after reporting a
+ * path that cannot be written safely into a Makefile (naming it and its unit). */
 int makefile_write(const struct plan *plan, const struct makefile_options *opts,
-		   struct buf *out);
+		   struct buf *out, struct buf *inputs);
+
+/* Appended to the Makefile's path: the file it includes. */
+#define MAKEFILE_INPUTS_SUFFIX ".inputs"
 
 /* Quote word for /bin/sh inside a make recipe (shell quoting, then $ -> $$). */
 void makefile_add_shell_word(struct buf *b, const char *word);

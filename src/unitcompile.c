@@ -1,4 +1,5 @@
 #include "unitcompile.h"
+#include "unitindex.h"
 #include "annotate.h"
 #include "cache.h"
 #include "cachelog.h"
@@ -31,6 +32,7 @@ void compile_job_release(struct compile_job *j)
 {
 	strvec_release(&j->launcher);
 	unit_command_release(&j->uc);
+	unitindex_entry_release(&j->found);
 }
 
 int compile_job_parse(struct compile_job *o, int argc, char **argv, char **bad)
@@ -56,6 +58,8 @@ int compile_job_parse(struct compile_job *o, int argc, char **argv, char **bad)
 			o->key = v;
 		else if (!strcmp(a, "--unit"))
 			o->label = v;
+		else if (!strcmp(a, "--index"))
+			o->index = v;
 		else if (!strcmp(a, "--id"))
 			o->id = v;
 		else if (!strcmp(a, "--private"))
@@ -85,10 +89,26 @@ int compile_job_parse(struct compile_job *o, int argc, char **argv, char **bad)
 			return -1;
 		}
 	}
-	if (i >= argc - 1 || !o->cache || !o->root || !o->platform || !o->key || !o->label ||
-	    strlen(o->key) != 64) {
+	if (i >= argc - 1 || !o->cache || !o->root || !o->platform || !o->key ||
+	    (!o->label && !o->index) || strlen(o->key) != 64) {
 		*bad = xstrdup("missing options or command");
 		return -1;
+	}
+	/* The unit's label, id and owners, when the recipe leaves them to the index. */
+	if (!o->label) {
+		int found = unitindex_lookup(o->index, o->key, &o->found);
+
+		if (found <= 0) {
+			*bad = found ? xstrfmt("cannot read the unit index '%s'", o->index)
+				     : xstrfmt("unit '%.16s' is not in the index '%s': run kwarm gen "
+					       "again", o->key, o->index);
+			return -1;
+		}
+		o->label = o->found.label;
+		if (!o->id)
+			o->id = o->found.id;
+		if (!o->owners || !*o->owners)
+			o->owners = o->found.owners;
 	}
 	for (i++; i < argc; i++)
 		strvec_push(&o->uc.argv, argv[i]);

@@ -17,6 +17,7 @@
 #include "deps.h"
 #include "runstate.h"
 #include "strvec.h"
+#include "unitindex.h"
 #include "unitkey.h"
 
 struct compile_job {
@@ -32,6 +33,8 @@ struct compile_job {
 	struct runstate *rs;		/* the run's reports, or NULL */
 	struct buf *held;		/* while set, failure blocks wait here */
 	struct buf *held_output;	/* and the compiler output they hold */
+	const char *index;		/* MAKEFILE.index: label, id, owners by key */
+	struct unitindex_entry found;	/* what the index said, when it was asked */
 };
 
 void compile_job_init(struct compile_job *j);

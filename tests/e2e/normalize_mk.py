@@ -13,6 +13,7 @@ keys = {}
 def full(m):
     return "@K%d@" % keys.setdefault(m.group(0), len(keys) + 1)
 text = re.sub(r"[0-9a-f]{64}", full, text)
-short = {k[:12]: "@K%d@" % v for k, v in keys.items()}
-text = re.sub(r"unit ([0-9a-f]{12})", lambda m: "unit " + short.get(m.group(1), "@UNKNOWN@"), text)
+# A KW_E word: the entry's folder (its key's first digit), then its key.
+text = re.sub(r"(\s)[0-9a-f]/(@K\d+@)", r"\1X/\2", text)
+
 sys.stdout.write(text)

@@ -13,7 +13,7 @@ cd "$T"
 make -f m.mk -j2 warmup > /dev/null
 cp out/TestMinimal.callable good.callable
 C=$T/cache
-mapfile -t keys < <(grep -o -- '--key [0-9a-f]*' m.mk | cut -d' ' -f2)
+mapfile -t keys < <(unit_keys m.mk)
 [ "${#keys[@]}" = 4 ] || fail "expected 4 units, got ${#keys[@]}"
 # An entry is one file: the artifact, then its manifest.
 man() { echo "$C/units/${1:0:1}/$1.m"; }

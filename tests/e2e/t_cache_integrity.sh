@@ -15,7 +15,7 @@ make -f m.mk -j2 warmup > /dev/null
 cp out/TestMinimal.callable good.callable
 
 # An entry is one file: the artifact, then its manifest.
-mapfile -t keys < <(grep -o -- '--key [0-9a-f]*' m.mk | cut -d' ' -f2)
+mapfile -t keys < <(unit_keys m.mk)
 [ "${#keys[@]}" -ge 2 ] || fail "the example has fewer than two units"
 entry_of() { echo "cache/units/${1:0:1}/$1.m"; }
 mkdir good
@@ -94,9 +94,9 @@ standin_spec "$T/s" TestA=k.c,a.c TestB=k.c,b.c
 make -f s.mk -j4 warmup > /dev/null
 cp out-s/TestA.callable good-a.callable
 cp out-s/TestB.callable good-b.callable
-mapfile -t shared < <(grep -o -- '--key [0-9a-f]*' s.mk | cut -d' ' -f2 | head -2)
+mapfile -t shared < <(unit_keys s.mk | head -2)
 for k in "${shared[@]}"; do
-	[ "$(grep -c -- "--key $k .*--owners TestA,TestB" s.mk)" = 1 ] || fail "unit $k is not shared"
+	[ "$(grep -B1 -- "/$k.m:$" s.mk | grep -c '^# .* of TestA, TestB$')" = 1 ] || fail "unit $k is not shared"
 	damage flip "$k"
 done
 rm -rf out-s

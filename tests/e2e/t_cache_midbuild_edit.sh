@@ -11,7 +11,7 @@ printf '// kwarm-standin: block %s\nint k;\n' "$T/started" > "$R/k.c"
 standin_spec "$R" TestEdit=k.c
 cd "$T"
 "$KWARM" gen root/spec.yaml -o w.mk --cache "$T/cache" --out "$T/out"
-old_key=$(grep -- "k.c" w.mk | grep -o -- '--key [0-9a-f]*' | cut -d' ' -f2)
+old_key=$(unit_keys w.mk 'k[.]c')
 make -f w.mk -j2 warmup > run.out 2> run.err &
 pid=$!
 # The stand-in creates the file when it reaches its block point.
@@ -27,6 +27,6 @@ pass "edited mid-compile: not published under the old key, and said so"
 
 make -f w.mk -j2 warmup > /dev/null 2>&1
 [ -s out/TestEdit.callable ] || fail "the next run did not build"
-new_key=$(grep -- "k.c" w.mk | grep -o -- '--key [0-9a-f]*' | cut -d' ' -f2)
+new_key=$(unit_keys w.mk 'k[.]c')
 [ "$new_key" != "$old_key" ] || fail "the key did not change"
 pass "the next run compiles the new content under its new key"

@@ -30,7 +30,7 @@ make -C b -j4 warmup > again.out 2>&1 || { cat again.out; fail "re-run failed"; 
 [ "$(compiles)" = 0 ] || fail "an up-to-date re-run compiled $(compiles) units"
 cmake -S proj -B b -DKW_OUT="$T/out2" > reconf.log 2>&1 || { cat reconf.log; fail "reconfigure failed"; }
 make -C b -j4 warmup > out2.out 2>&1 || { cat out2.out; fail "run with new ARGS failed"; }
-grep -q -- "--out $T/out2" b/kernels/warmup.mk || fail "new ARGS did not regenerate the Makefile"
+grep -qx "KW_OUT := $T/out2" b/kernels/warmup.mk || fail "new ARGS did not regenerate the Makefile"
 [ -s out2/TestQwen3Decode.callable ] || fail "no callable in the new out folder"
 [ "$(compiles)" = 0 ] || fail "a new out folder recompiled $(compiles) units (the cache is shared)"
 pass "up to date: nothing compiled; new ARGS regenerate the Makefile"

@@ -15,7 +15,7 @@ cp -r "$KWARM_TEST_SRC/examples/distcc/." "$T/farm/"
 rm -rf "$T/farm/.kwarm"
 cd "$T"
 
-keys() { grep -o -- '--key [0-9a-f]*' "$1" | cut -d' ' -f2 | sort -u; }
+keys() { unit_keys "$1" | sort -u; }
 
 "$KWARM" gen farm/spec.yaml -o farm.mk --launcher distcc --cache "$T/cache-farm" --out "$T/out-farm"
 "$KWARM" gen farm/spec.yaml -o local.mk --cache "$T/cache-local" --out "$T/out-local"

@@ -63,8 +63,8 @@ run warm
 pass "cold run builds 9 units, the warm run none"
 
 # A unit's recorded reads are what g++ -M lists beyond the project's files.
-prefix=$(awk '$2 == "orchestration" { print $NF }' "$T/w.mk")
-entry=$(find "$T/cache/units" -name "$prefix*.m")
+key=$(unit_keys "$T/w.mk" 'k/orch[.]cpp')
+entry=$T/cache/units/${key:0:1}/$key.m
 read_paths=$(python3 - "$entry" <<'PY'
 import sys
 b = open(sys.argv[1], "rb").read()

@@ -19,8 +19,12 @@ sed "s#$T/a2.mk#$T/a.mk#" a2.mk | cmp - a.mk || fail "relative and absolute spel
 pass "deterministic: generating twice gives the same bytes"
 
 kwarm_real=$(readlink -f "$KWARM")
-python3 "$KWARM_TEST_SRC/tests/e2e/normalize_mk.py" a.mk "$kwarm_real" @KWARM@ "$T" @TMP@ > normalized.mk
-golden=$KWARM_TEST_SRC/tests/golden/minimal.mk
-if [ "${KWARM_UPDATE_GOLDEN:-}" = 1 ]; then cp normalized.mk "$golden"; fi
-diff -u "$golden" normalized.mk || fail "the Makefile differs from $golden"
-pass "golden Makefile matches"
+# The Makefile (the plan a person reads) and the file it includes (what
+# remakes it), each against its golden copy.
+for f in mk mk.inputs; do
+	python3 "$KWARM_TEST_SRC/tests/e2e/normalize_mk.py" "a.$f" "$kwarm_real" @KWARM@ "$T" @TMP@ > "normalized.$f"
+	golden=$KWARM_TEST_SRC/tests/golden/minimal.$f
+	if [ "${KWARM_UPDATE_GOLDEN:-}" = 1 ]; then cp "normalized.$f" "$golden"; fi
+	diff -u "$golden" "normalized.$f" || fail "a.$f differs from $golden"
+done
+pass "golden Makefile and its inputs file match"

@@ -37,7 +37,8 @@ awk -F '\t' '{ s = 1.2 } /fused_attention_aiv/ { s = 8.4 } /orchestration/ { s =
 "$KWARM" gen q/spec.yaml -o b2.mk --cache "$T/cache2" --out "$T/out2"
 sed "s#$T/b2.mk#$T/b.mk#" b2.mk | cmp - b.mk || fail "same record, different Makefiles"
 first=$(sed -n '/^warmup:/,/^$/p' b.mk | sed -n 2p)
-key=$(grep -B0 "fused_attention.cpp" b.mk | grep -- "-D__DAV_VEC__" | grep -o -- '--key [0-9a-f]*' | cut -d' ' -f2)
+key=$(unit_keys b.mk '__DAV_VEC__.*fused_attention[.]cpp')
+[ "$(printf '%s\n' "$key" | wc -w)" = 1 ] || fail "not one AIV fused_attention unit"
 case $first in *"$key.m"*) ;; *) fail "the heavy unit is not first in warmup: $first" ;; esac
 : > "$STANDIN_LOG"
 make -f b.mk -j4 warmup > /dev/null
