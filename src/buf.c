@@ -75,24 +75,6 @@ void buf_addf(struct buf *b, const char *fmt, ...)
 	b->len += (size_t)n;
 }
 
-void buf_add_le32(struct buf *b, uint32_t v)
-{
-	unsigned char le[4];
-
-	for (int i = 0; i < 4; i++)
-		le[i] = (unsigned char)(v >> (8 * i));
-	buf_add(b, le, sizeof(le));
-}
-
-void buf_add_le64(struct buf *b, uint64_t v)
-{
-	unsigned char le[8];
-
-	for (int i = 0; i < 8; i++)
-		le[i] = (unsigned char)(v >> (8 * i));
-	buf_add(b, le, sizeof(le));
-}
-
 char *buf_detach(struct buf *b)
 {
 	char *s = b->s ? b->s : xstrdup("");

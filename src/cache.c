@@ -520,16 +520,6 @@ void cache_unit_adopt_abort(struct cache_adoption *a)
 	a->tmp = a->mpath = NULL;
 }
 
-int cache_unit_adopt(const struct cache *c, const char *key, const char *tmp_path,
-		     const char *label)
-{
-	struct cache_adoption a;
-
-	if (cache_unit_adopt_begin(c, key, tmp_path, label, NULL, &a))
-		return -1;
-	return cache_unit_adopt_finish(&a);
-}
-
 int cache_fs_full(const struct cache *c)
 {
 	struct statvfs st;

@@ -74,16 +74,11 @@ int cache_unit_get(const struct cache *c, const char *key, struct buf *data, con
  * 0 or -1 after reporting; tmp_path is left as it was either way. */
 int cache_unit_store(const struct cache *c, const char *key, const char *tmp_path,
 		     const char *label, const char *extra);
-/* Publish the finished file tmp_path, which lies in the entry's own folder:
- * append its manifest, then rename it. 0, or -1 after reporting; on failure
- * tmp_path is left as it was, unless it could not be restored (then it is gone). */
-int cache_unit_adopt(const struct cache *c, const char *key, const char *tmp_path,
-		     const char *label);
-
-/* The same in two steps, so that the caller's work overlaps the disk's: begin
- * appends the manifest and starts writing the file back (or, when the file
- * cannot be opened for append, publishes a copy at once); finish fsyncs,
- * renames and fsyncs the folder. Each is 0, or -1 after reporting with
+/* Publish the finished file tmp_path, which lies in the entry's own folder, in
+ * two steps so that the caller's work overlaps the disk's: begin appends the
+ * manifest and starts writing the file back (or, when the file cannot be
+ * opened for append, publishes a copy at once); finish fsyncs, renames and
+ * fsyncs the folder. Each is 0, or -1 after reporting with
  * tmp_path left as it was (unless it could not be restored: then it is gone).
  * After a begin that returned 0, call finish or abort; abort leaves tmp_path
  * with its manifest appended, for the caller to discard. */

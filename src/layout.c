@@ -121,18 +121,6 @@ int layout_check(const struct layout_callable *c, uint64_t *size)
 	return 0;
 }
 
-uint64_t layout_child_offset(const struct layout_callable *c, size_t i)
-{
-	uint64_t end = c->orch_size;
-	size_t k;
-
-	if (i >= c->nr_children)
-		BUG("child %zu of %zu", i, c->nr_children);
-	for (k = 0; k < i; k++)
-		end = align64(end) + LAYOUT_CHILD_HEADER + c->children[k].size;
-	return align64(end);
-}
-
 static void put_name(unsigned char *img, size_t off, size_t len_off, const char *name)
 {
 	size_t len = name ? strlen(name) : 0;

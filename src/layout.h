@@ -64,7 +64,5 @@ struct layout_callable {
 int layout_check(const struct layout_callable *c, uint64_t *size);
 /* Append the whole image to out; 0, or -1 after reporting (out then unchanged). */
 int layout_build(const struct layout_callable *c, struct buf *out);
-/* Storage offset of child i (i < nr_children) after a successful layout_check. */
-uint64_t layout_child_offset(const struct layout_callable *c, size_t i);
 
 #endif

@@ -27,12 +27,11 @@ static void add_sig(struct buf *b, const int *sig, int n)
 		buf_addf(b, "%s%d", i ? "," : "", sig[i]);
 }
 
-void pack_desc_build(struct plan_callable *pc, const struct spec *spec)
+void pack_desc_build(struct plan_callable *pc)
 {
 	const struct spec_callable *sc = pc->spec;
 	struct buf b = BUF_INIT;
 
-	(void)spec;
 	buf_addf(&b, "%s\n%s\nwhat %s\nruntime %s\nfunc_name %s\nconfig_name %s\nsig ",
 		 PACK_MAGIC, PACK_LAYOUT, pc->what, pc->cls->runtime, sc->function_name,
 		 sc->config_name);

@@ -52,7 +52,7 @@ struct pack_recompile {
 };
 
 /* Fill pc->desc and pc->ckey from its units (plan_build calls this). */
-void pack_desc_build(struct plan_callable *pc, const struct spec *spec);
+void pack_desc_build(struct plan_callable *pc);
 
 /* Pack callable ckey from the cache into out_path and mark stamp_path; 0 or -1
  * after reporting. Nothing is published unless every unit is present and valid.

@@ -242,7 +242,7 @@ static int plan_callable(struct planner *p, const struct spec_class *cls,
 		}
 	}
 	free(id_prefix);
-	pack_desc_build(pc, spec);
+	pack_desc_build(pc);
 	if (sc->name) {
 		pc->out_path = xstrfmt("%s/%s/%s.callable", p->plan->out_dir, cls->name, sc->name);
 		pc->stamp_path = xstrfmt("%s/.kwarm/%s/%s.callable.%s", p->plan->out_dir,

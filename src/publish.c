@@ -11,7 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -33,66 +32,6 @@ static int atexit_installed;
 static int signals_installed;
 static unsigned int name_counter;
 
-/* Bytes of a linux_dirent64 record before d_reclen and before d_name. */
-#define DIRENT64_RECLEN_OFF 16
-#define DIRENT64_NAME_OFF 19
-
-/* Remove the files directly inside the open folder dfd (async-signal-safe). */
-static void remove_entries(int dfd)
-{
-	/* Aligned for the kernel's 8-byte records. */
-	static _Alignas(8) char ents[4096];
-	int pass, removed;
-
-	/* Removing while reading may make the kernel skip entries: read again
-	 * from the start until a pass removes nothing (bounded). */
-	for (pass = 0; pass < 64; pass++) {
-		removed = 0;
-		if (lseek(dfd, 0, SEEK_SET) < 0)
-			return;
-		for (;;) {
-			long n = syscall(SYS_getdents64, dfd, ents, sizeof(ents));
-			long off = 0;
-
-			if (n <= 0)
-				break;
-			while (off < n) {
-				unsigned short reclen;
-				const char *name = ents + off + DIRENT64_NAME_OFF;
-
-				memcpy(&reclen, ents + off + DIRENT64_RECLEN_OFF, sizeof(reclen));
-				if (!reclen)
-					return;
-				off += reclen;
-				if (name[0] == '.' && (!name[1] || (name[1] == '.' && !name[2])))
-					continue;
-				if (!unlinkat(dfd, name, 0))
-					removed = 1;
-			}
-		}
-		if (!removed)
-			return;
-	}
-}
-
-/* Remove one registered temp, a file or a folder one level deep. */
-static void remove_temp(const char *path)
-{
-	int dfd;
-
-	if (!unlink(path) || errno == ENOENT)
-		return;
-	/* Linux says EISDIR for a folder, POSIX allows EPERM. */
-	if (errno != EISDIR && errno != EPERM)
-		return;
-	dfd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (dfd < 0)
-		return;
-	remove_entries(dfd);
-	close(dfd);
-	rmdir(path);
-}
-
 void publish_cleanup_all(void)
 {
 	int saved = errno;
@@ -103,7 +42,7 @@ void publish_cleanup_all(void)
 		if (!temps[i].used || temps[i].owner != me)
 			continue;
 		atomic_signal_fence(memory_order_seq_cst);
-		remove_temp(temps[i].path);
+		unlink(temps[i].path);
 	}
 	errno = saved;
 }

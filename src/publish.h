@@ -41,18 +41,17 @@ int publish_bytes(const char *final, const void *data, size_t len);
 /* fsync path's folder, making a rename there durable; 0, or -1 after reporting. */
 int publish_sync_folder(const char *path);
 
-/* Remove every temp this process registered (async-signal-safe: unlink, and for
- * a folder one level of unlinkat then rmdir). Entries stay registered. */
+/* Remove every temp this process registered (async-signal-safe: unlink).
+ * Entries stay registered. */
 void publish_cleanup_all(void);
 /* Install, once, SIGINT/SIGTERM/SIGHUP handlers that remove the registered temps
  * and re-raise with the default action. A signal that is ignored or already has
  * a handler is left alone (an inherited SIG_IGN stays). Callable many times. */
 void publish_install_signal_cleanup(void);
-/* Register a temp file or temp folder (removed at exit and on signals unless
- * unregistered first); also installs the signal handlers. The path is copied,
- * so a relative path means relative to the current folder at cleanup time.
- * Returns the slot, or -1 after reporting (registry full, path too long).
- * A folder is cleaned one level deep only: a subfolder inside it stays. */
+/* Register a temp file (removed at exit and on signals unless unregistered
+ * first); also installs the signal handlers. The path is copied, so a relative
+ * path means relative to the current folder at cleanup time. Returns the slot,
+ * or -1 after reporting (registry full, path too long). */
 int publish_register_temp(const char *path);
 /* Forget a slot (no removal); -1 is ignored. */
 void publish_unregister_temp(int slot);

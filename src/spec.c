@@ -32,13 +32,6 @@ struct loader {
 
 static const char *const sig_names[] = { "SCALAR", "IN", "OUT", "INOUT" };
 
-const char *spec_sig_name(int dir)
-{
-	if (dir < 0 || dir >= (int)ARRAY_SIZE(sig_names))
-		return "?";
-	return sig_names[dir];
-}
-
 static int get_signature(struct loader *ld, yaml_node_t *node, int max, int *sig, int *count)
 {
 	size_t n;

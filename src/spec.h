@@ -97,7 +97,5 @@ struct spec {
  * stderr and returns -1 (the spec is then released). Caller releases on success. */
 int spec_load(struct spec *spec, const char *path);
 void spec_release(struct spec *spec);
-/* Name of a signature direction ("IN"...). */
-const char *spec_sig_name(int dir);
 
 #endif

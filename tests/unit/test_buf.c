@@ -66,27 +66,6 @@ static void test_addf_long(void)
 	buf_release(&b);
 }
 
-static void test_le(void)
-{
-	static const unsigned char want32[] = { 0x78, 0x56, 0x34, 0x12, 0xff, 0xff, 0xff, 0xff,
-						0, 0, 0, 0 };
-	static const unsigned char want64[] = { 0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01,
-						0xef, 0xcd, 0xab, 0x89, 0x67, 0x45, 0x23, 0xf1 };
-	struct buf b = BUF_INIT;
-
-	buf_add_le32(&b, 0x12345678u);
-	buf_add_le32(&b, 0xffffffffu);
-	buf_add_le32(&b, 0);
-	CHECK_INT(b.len, sizeof(want32));
-	CHECK(!memcmp(b.s, want32, sizeof(want32)));
-	buf_reset(&b);
-	buf_add_le64(&b, 0x0102030405060708ULL);
-	buf_add_le64(&b, 0xf123456789abcdefULL);
-	CHECK_INT(b.len, sizeof(want64));
-	CHECK(!memcmp(b.s, want64, sizeof(want64)));
-	buf_release(&b);
-}
-
 static void test_detach_reset(void)
 {
 	struct buf b = BUF_INIT;
@@ -154,7 +133,6 @@ int main(void)
 	test_empty();
 	test_add();
 	test_addf_long();
-	test_le();
 	test_detach_reset();
 	test_growth();
 	return check_done();

@@ -90,6 +90,17 @@ static char *entry_folder(const struct cache *c, const char *key)
 	return ret;
 }
 
+/* Publish the compiled file tmp_path as entry key, as a compile does: begin,
+ * then finish. */
+static int adopt(const struct cache *c, const char *key, const char *tmp_path, const char *label)
+{
+	struct cache_adoption a;
+
+	if (cache_unit_adopt_begin(c, key, tmp_path, label, NULL, &a))
+		return -1;
+	return cache_unit_adopt_finish(&a);
+}
+
 static void read_bytes(const char *path, char **data, size_t *len)
 {
 	if (read_file_all(path, data, len))
@@ -373,7 +384,7 @@ static void test_adopt(const struct cache *c)
 	make_key("adopt", key);
 	mpath = cache_unit_path(c, key, ".m");
 	tmp = compiled_file(c, key, data, sizeof(data));
-	CHECK_INT(cache_unit_adopt(c, key, tmp, "unit 'adopt'"), 0);
+	CHECK_INT(adopt(c, key, tmp, "unit 'adopt'"), 0);
 	/* The compiled file became the entry: renamed, not copied. */
 	CHECK(!exists(tmp));
 	man = manifest_of(key, data, sizeof(data), "unit 'adopt'");
@@ -395,7 +406,7 @@ static void test_adopt(const struct cache *c)
 	write_entry(c, key, "garbage", 7);
 	CHECK_INT(cache_unit_check(c, key, 0), -1);
 	tmp = compiled_file(c, key, "v2", 2);
-	CHECK_INT(cache_unit_adopt(c, key, tmp, "v2"), 0);
+	CHECK_INT(adopt(c, key, tmp, "v2"), 0);
 	CHECK(!exists(tmp));
 	CHECK_INT(cache_unit_read(c, key, &out), 0);
 	CHECK_STR(out.s, "v2");
@@ -405,7 +416,7 @@ static void test_adopt(const struct cache *c)
 	/* An empty compiled file. */
 	make_key("adopt empty", key);
 	tmp = compiled_file(c, key, "", 0);
-	CHECK_INT(cache_unit_adopt(c, key, tmp, "empty"), 0);
+	CHECK_INT(adopt(c, key, tmp, "empty"), 0);
 	CHECK_INT(cache_unit_check(c, key, 1), 1);
 	free(tmp);
 
@@ -413,7 +424,7 @@ static void test_adopt(const struct cache *c)
 	make_key("adopt missing", key);
 	tmp = xstrfmt("%s/tmp/never-compiled", c->dir);
 	check_capture_begin(2);
-	CHECK_INT(cache_unit_adopt(c, key, tmp, "x"), -1);
+	CHECK_INT(adopt(c, key, tmp, "x"), -1);
 	msg = check_capture_end(2);
 	CHECK(starts_with(msg, "kwarm: error: cannot read compiled output '"));
 	free(msg);
@@ -441,7 +452,7 @@ static void test_adopt_rename_fails(const struct cache *c)
 	tmp = compiled_file(c, key, data, sizeof(data));
 	CHECK_INT(stat(tmp, &before), 0);
 	check_capture_begin(2);
-	CHECK_INT(cache_unit_adopt(c, key, tmp, "blocked"), -1);
+	CHECK_INT(adopt(c, key, tmp, "blocked"), -1);
 	msg = check_capture_end(2);
 	CHECK(starts_with(msg, "kwarm: error: cannot rename '"));
 	CHECK(holds(tmp, data, sizeof(data)));
@@ -469,7 +480,7 @@ static void test_adopt_rename_fails(const struct cache *c)
 		free(dir);
 	}
 	check_capture_begin(2);
-	CHECK_INT(cache_unit_adopt(c, key, tmp, "elsewhere"), -1);
+	CHECK_INT(adopt(c, key, tmp, "elsewhere"), -1);
 	msg = check_capture_end(2);
 	CHECK(starts_with(msg, "kwarm: error: cannot rename '"));
 	CHECK(holds(tmp, data, sizeof(data)));
@@ -506,7 +517,7 @@ static void test_adopt_append_fails(const struct cache *c)
 		signal(SIGXFSZ, SIG_IGN);
 		if (setrlimit(RLIMIT_FSIZE, &rl))
 			_exit(4);
-		_exit(cache_unit_adopt(c, key, tmp, "too big") == -1 ? 0 : 1);
+		_exit(adopt(c, key, tmp, "too big") == -1 ? 0 : 1);
 	}
 	close(err[1]);
 	len = 0;
@@ -523,7 +534,7 @@ static void test_adopt_append_fails(const struct cache *c)
 	CHECK(!exists(mpath));
 	CHECK_INT(cache_unit_check(c, key, 0), 0);
 	/* Without the limit the same file is adopted. */
-	CHECK_INT(cache_unit_adopt(c, key, tmp, "fits"), 0);
+	CHECK_INT(adopt(c, key, tmp, "fits"), 0);
 	CHECK_INT(cache_unit_check(c, key, 1), 1);
 	free(tmp);
 	free(mpath);
@@ -909,7 +920,7 @@ static void test_adopt_read_only(const char *tmp)
 		fd = open(cfile, O_WRONLY | O_APPEND | O_CLOEXEC);
 		if (fd >= 0 || errno != EACCES)
 			_exit(4);
-		_exit(cache_unit_adopt(&c, key, cfile, "read-only output") ? 1 : 0);
+		_exit(adopt(&c, key, cfile, "read-only output") ? 1 : 0);
 	}
 	close(err[1]);
 	msg = check_read_to_end(err[0]);
@@ -973,7 +984,7 @@ static void test_artifact_like_schema1(const struct cache *c)
 	buf_release(&out);
 
 	cfile = compiled_file(c, key, data, len);
-	CHECK_INT(cache_unit_adopt(c, key, cfile, "adopted lookalike"), 0);
+	CHECK_INT(adopt(c, key, cfile, "adopted lookalike"), 0);
 	CHECK_INT(check_reported(c, key, NULL), 1);
 	CHECK_INT(cache_unit_read(c, key, &out), 0);
 	CHECK(out.len == len && !memcmp(out.s, data, len));
@@ -1030,7 +1041,7 @@ static void test_label_lines(const struct cache *c)
 
 		CHECK_INT(cache_unit_remove(c, key), 0);
 		cfile = compiled_file(c, key, data, sizeof(data));
-		ok &= CHECK_INT(cache_unit_adopt(c, key, cfile, labels[i]), 0);
+		ok &= CHECK_INT(adopt(c, key, cfile, labels[i]), 0);
 		ok &= CHECK(holds(mpath, want.s, want.len));
 		ok &= CHECK_INT(check_reported(c, key, NULL), 1);
 		ok &= CHECK_INT(cache_unit_read(c, key, &out), 0);

@@ -315,23 +315,10 @@ static void child_begin_and_write(const char *final, int report)
 	close(report);
 }
 
-static void child_make_temp_dir(const char *dir, int report)
-{
-	char *a = xstrfmt("%s/a", dir), *b = xstrfmt("%s/b", dir);
-
-	if (mkdir(dir, 0777) || publish_register_temp(dir) < 0)
-		_exit(2);
-	if (close(open(a, O_CREAT | O_WRONLY, 0644)) || close(open(b, O_CREAT | O_WRONLY, 0644)))
-		_exit(2);
-	if (write_all(report, "ready\n", 6))
-		_exit(2);
-	close(report);
-}
-
 static void test_signal_cleanup(void)
 {
 	char *dir = fresh_dir("signal"), *final = xstrfmt("%s/out.bin", dir);
-	char *tdir = xstrfmt("%s/tmpdir", dir), *line;
+	char *line;
 	pid_t pid;
 
 	pid = start_blocked_child(child_begin_and_write, final, &line);
@@ -343,16 +330,15 @@ static void test_signal_cleanup(void)
 	check_listing(dir, "");
 	free(line);
 
-	/* A registered folder goes too, with the files in it (SIGINT). */
-	pid = start_blocked_child(child_make_temp_dir, tdir, &line);
-	CHECK_STR(line, "ready");
-	check_listing(tdir, "a b");
+	/* SIGINT too. */
+	pid = start_blocked_child(child_begin_and_write, final, &line);
+	CHECK(starts_with(line, final));
+	CHECK(exists(line));
 	CHECK_INT(kill(pid, SIGINT), 0);
 	CHECK_INT(wait_exit_code(pid), 1000 + SIGINT);
-	CHECK(!exists(tdir));
+	CHECK(!exists(line));
 	check_listing(dir, "");
 	free(line);
-	free(tdir);
 	free(final);
 	free(dir);
 }
@@ -392,22 +378,20 @@ static void test_keeps_ignored_signal(void)
 
 static void test_exit_cleanup(void)
 {
-	char *dir = fresh_dir("exit"), *tdir = xstrfmt("%s/t", dir);
+	char *dir = fresh_dir("exit");
 	char *file = xstrfmt("%s/f", dir), *kept = xstrfmt("%s/kept", dir);
 	pid_t pid = fork();
 
 	if (pid < 0)
 		die("fork: %s", strerror(errno));
 	if (!pid) {
-		char *inner = xstrfmt("%s/x", tdir);
 		pid_t grandchild;
 		int slot;
 
-		if (mkdir(tdir, 0777) || close(open(inner, O_CREAT | O_WRONLY, 0644)) ||
-		    close(open(file, O_CREAT | O_WRONLY, 0644)) ||
+		if (close(open(file, O_CREAT | O_WRONLY, 0644)) ||
 		    close(open(kept, O_CREAT | O_WRONLY, 0644)))
 			_exit(2);
-		if (publish_register_temp(tdir) < 0 || publish_register_temp(file) < 0)
+		if (publish_register_temp(file) < 0)
 			_exit(2);
 		slot = publish_register_temp(kept);
 		if (slot < 0)
@@ -420,13 +404,12 @@ static void test_exit_cleanup(void)
 			_exit(2);
 		if (!grandchild)
 			exit(0);
-		if (wait_exit_code(grandchild) != 0 || !exists(file) || !exists(inner))
+		if (wait_exit_code(grandchild) != 0 || !exists(file))
 			_exit(5);
 		exit(0);	/* runs the atexit cleanup */
 	}
 	CHECK_INT(wait_exit_code(pid), 0);
 	check_listing(dir, "kept");
-	free(tdir);
 	free(file);
 	free(kept);
 	free(dir);

@@ -436,10 +436,6 @@ int main(void)
 	free(dir);
 	make_tree();
 
-	CHECK_STR(spec_sig_name(SIG_SCALAR), "SCALAR");
-	CHECK_STR(spec_sig_name(SIG_IN), "IN");
-	CHECK_STR(spec_sig_name(SIG_OUT), "OUT");
-	CHECK_STR(spec_sig_name(SIG_INOUT), "INOUT");
 	test_full();
 	test_relative_root();
 	test_many_aliases();
