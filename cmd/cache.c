@@ -39,9 +39,8 @@ const char usage_cache[] =
 	"                     temp; name each bad one; entries being compiled are skipped\n"
 	"    --repair         remove the bad ones (make then rebuilds them)\n"
 	"  prune              remove entries unused for DAYS, then least recently used\n"
-	"                     ones while the cache is above SIZE; also stale locks and\n"
-	"                     temps and scratch folders whose process is gone, and the\n"
-	"                     packs/ folder of caches made by older kwarm versions\n"
+	"                     ones while the cache is above SIZE; also temps whose\n"
+	"                     process is gone\n"
 	"    --max-age DAYS   default 14 (a fraction works: 0.5); a pack's use refreshes\n"
 	"    --max-size SIZE  bytes, or with K, M, G, T (powers of 1024): 500M, 2G\n"
 	"                     Entries used within the last hour and entries whose lock a\n"
@@ -231,8 +230,6 @@ static int cache_prune_cmd(const struct cache *c, double days, uint64_t max_size
 	ret = cache_prune(c, &o, &r);
 	printf("removed %zu entries (%" PRIu64 " bytes), %zu orphaned temps; %" PRIu64
 	       " bytes left", r.units, r.bytes, r.temps, r.total_after);
-	if (r.legacy_packs)
-		printf("; removed the packs/ folder of an older kwarm");
 	if (r.busy)
 		printf("; %zu being compiled (kept)", r.busy);
 	putchar('\n');

@@ -282,10 +282,7 @@ static long long split_entry(const char *data, size_t len, const char *key, cons
 		tlen = tlen * 10 + (size_t)(data[i] - '0');
 	}
 	if (!tlen || data[len - 1] != '\n') {
-		/* An artifact may start like a schema 1 manifest; only a file
-		 * without an entry's end is taken for one. */
-		*why = starts_with(data, "kwarm-manifest 1\n") ? "schema 1 manifest (an older kwarm's)"
-								: "no manifest at its end (truncated?)";
+		*why = "no manifest at its end (truncated?)";
 		return -1;
 	}
 	if (tlen < LENGTH_LINE || tlen > len) {
@@ -530,15 +527,12 @@ int cache_fs_full(const struct cache *c)
 
 int cache_unit_remove(const struct cache *c, const char *key)
 {
-	char *mpath = cache_unit_path(c, key, ".m"), *legacy = cache_unit_path(c, key, "");
+	char *mpath = cache_unit_path(c, key, ".m");
 	int ret = 0;
 
 	if (unlink(mpath) && errno != ENOENT)
 		ret = error("cannot remove '%s': %s", mpath, strerror(errno));
-	if (unlink(legacy) && errno != ENOENT)
-		ret = error("cannot remove '%s': %s", legacy, strerror(errno));
 	free(mpath);
-	free(legacy);
 	return ret;
 }
 

@@ -26,8 +26,7 @@
  * An entry is trusted only when its manifest is whole, names its own key and the
  * current schema, and the artifact's size and SHA-256 match it. Publication:
  * the manifest is appended to the compiled file, which is fsync'd, renamed over
- * <key>.m, and its folder fsync'd. Schema 1 (an older kwarm) kept the artifact
- * in <key>, the manifest in <key>.m and a lock file in <key>.lock. */
+ * <key>.m, and its folder fsync'd. */
 #ifndef KWARM_CACHE_H
 #define KWARM_CACHE_H
 
@@ -95,7 +94,7 @@ void cache_unit_adopt_abort(struct cache_adoption *a);
 int cache_fs_full(const struct cache *c);
 /* Read a verified entry into out; -1 after reporting when absent or corrupt. */
 int cache_unit_read(const struct cache *c, const char *key, struct buf *out);
-/* Remove an entry (a corrupt one, say), and its schema 1 artifact; 0 or -1. */
+/* Remove an entry (a corrupt one, say); 0 or -1. */
 int cache_unit_remove(const struct cache *c, const char *key);
 
 /* Add entry key's manifest text (without its length line) to text, reading only

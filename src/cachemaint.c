@@ -13,7 +13,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -79,23 +78,12 @@ static long publish_temp_pid(const char *name)
 	return strtol(p, NULL, 10);
 }
 
-/* The pid of a scratch folder name "<16 hex>.<pid>.<n>" or a probe "probe.<pid>". */
-static long tmp_name_pid(const char *name, enum cache_temp_kind *kind)
+/* The pid of a probe "probe.<pid>", or -1. */
+static long probe_pid(const char *name)
 {
-	const char *p, *dot;
-
-	if (starts_with(name, "probe.") && all_digits(name + 6, strlen(name + 6))) {
-		*kind = CACHE_TEMP_PROBE;
+	if (starts_with(name, "probe.") && all_digits(name + 6, strlen(name + 6)))
 		return strtol(name + 6, NULL, 10);
-	}
-	if (strlen(name) < 20 || name[16] != '.' || !is_hex(name, 16))
-		return -1;
-	p = name + 17;
-	dot = strchr(p, '.');
-	if (!dot || !all_digits(p, (size_t)(dot - p)) || !all_digits(dot + 1, strlen(dot + 1)))
-		return -1;
-	*kind = CACHE_TEMP_SCRATCH;
-	return strtol(p, NULL, 10);
+	return -1;
 }
 
 static void add_temp(struct cache_scan *s, const char *path, enum cache_temp_kind kind,
@@ -199,8 +187,6 @@ static int scan_unit_file(struct cache_scan *s, const char *path, const char *na
 	key[64] = '\0';
 	if (!strcmp(name + 64, ".m"))
 		add_unit(s, key, st);
-	else if (n == 64 || !strcmp(name + 64, ".lock"))
-		add_temp(s, path, CACHE_TEMP_LEGACY, -1, st);	/* schema 1's artifact or lock */
 	else
 		s->nr_unknown++;
 	return 0;
@@ -214,19 +200,18 @@ static int scan_tmp(struct cache_scan *s, const char *dir)
 	if (!d)
 		return errno == ENOENT ? 0 : error("cannot read '%s': %s", dir, strerror(errno));
 	while ((de = readdir(d))) {
-		enum cache_temp_kind kind;
 		struct stat st;
 		long pid;
 		char *path;
 
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
 			continue;
-		pid = tmp_name_pid(de->d_name, &kind);
+		pid = probe_pid(de->d_name);
 		path = path_join(dir, de->d_name);
 		if (pid < 0 || lstat(path, &st))
 			s->nr_unknown++;
 		else
-			add_temp(s, path, kind, pid, &st);
+			add_temp(s, path, CACHE_TEMP_PROBE, pid, &st);
 		free(path);
 	}
 	closedir(d);
@@ -254,46 +239,16 @@ int cache_scan_run(struct cache_scan *s, const struct cache *c)
 	return ret;
 }
 
-static int remove_tree_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path) && errno != ENOENT ? -1 : 0;
-}
-
 static int remove_temp(const struct cache_temp *t)
 {
-	int ret = t->kind == CACHE_TEMP_SCRATCH
-			  ? nftw(t->path, remove_tree_entry, 16, FTW_DEPTH | FTW_PHYS)
-			  : unlink(t->path);
-
-	if (ret && errno != ENOENT)
+	if (unlink(t->path) && errno != ENOENT)
 		return error("cannot remove '%s': %s", t->path, strerror(errno));
 	return 0;
 }
 
 int cache_temp_orphaned(const struct cache_temp *t, double now)
 {
-	return t->kind == CACHE_TEMP_LEGACY || !cache_pid_alive(t->pid) ||
-	       now - t->mtime > CACHE_TEMP_MAX_AGE;
-}
-
-/* Remove c's legacy packs/ folder when there is one; 0, or -1 after reporting. */
-static int remove_legacy_packs(const struct cache *c, struct cache_prune_result *r)
-{
-	char *dir = path_join(c->dir, "packs");
-	struct stat st;
-	int ret = 0;
-
-	if (!lstat(dir, &st)) {
-		if (nftw(dir, remove_tree_entry, 16, FTW_DEPTH | FTW_PHYS) && errno != ENOENT)
-			ret = error("cannot remove '%s': %s", dir, strerror(errno));
-		else
-			r->legacy_packs = 1;
-	}
-	free(dir);
-	return ret;
+	return !cache_pid_alive(t->pid) || now - t->mtime > CACHE_TEMP_MAX_AGE;
 }
 
 static double now_unix(void)
@@ -358,11 +313,8 @@ int cache_verify(const struct cache *c, int repair, struct cache_verify_result *
 		if (!cache_temp_orphaned(t, now))
 			continue;
 		r->bad++;
-		if (t->kind == CACHE_TEMP_LEGACY)
-			error("leftover of an older kwarm's cache layout '%s'", t->path);
-		else
-			error("orphaned temp '%s' (its process %ld is gone or it is over a day old)",
-			      t->path, t->pid);
+		error("orphaned temp '%s' (its process %ld is gone or it is over a day old)",
+		      t->path, t->pid);
 		if (repair && !remove_temp(t))
 			r->removed++;
 	}
@@ -479,12 +431,7 @@ int cache_prune(const struct cache *c, const struct cache_prune_options *o,
 	}
 	r->total_after = total;
 
-	/* Older kwarm versions kept callable descriptions in packs/; nothing
-	 * reads them now (they live beside the Makefile), so all of it goes. */
-	if (remove_legacy_packs(c, r))
-		ret = -1;
-
-	/* Orphaned temps and scratch folders, and schema 1's artifacts and locks. */
+	/* Orphaned temps. */
 	for (size_t i = 0; i < s.nr_temps; i++) {
 		if (!cache_temp_orphaned(&s.temps[i], o->now))
 			continue;

@@ -11,8 +11,7 @@
 
 /* Entries used more recently than this (seconds) are never pruned. */
 #define CACHE_PRUNE_GRACE 3600
-/* Scratch folders and temps older than this (seconds) are orphans whatever
- * their process (it may be on another machine sharing the cache). */
+/* Temps older than this (seconds) are orphans whatever their process (it may be on another machine sharing the cache). */
 #define CACHE_TEMP_MAX_AGE 86400
 
 struct cache_unit_entry {
@@ -22,14 +21,10 @@ struct cache_unit_entry {
 	int removed, busy;		/* by prune; held by a compile when prune came */
 };
 
-enum cache_temp_kind {
-	CACHE_TEMP_PUBLISH, CACHE_TEMP_SCRATCH, CACHE_TEMP_PROBE,
-	CACHE_TEMP_LEGACY	/* "<key>" or "<key>.lock" of cache schema 1 */
-};
+enum cache_temp_kind { CACHE_TEMP_PUBLISH, CACHE_TEMP_PROBE };
 
-/* A temp file or scratch folder some process made: "*.tmp.<pid>.<hex>" in
- * units/, "<16 hex>.<pid>.<n>" and "probe.<pid>" in tmp/; or a file an older
- * kwarm left (pid -1). */
+/* A temp file some process made: "*.tmp.<pid>.<hex>" in units/, "probe.<pid>"
+ * in tmp/. */
 struct cache_temp {
 	char *path;			/* owned */
 	enum cache_temp_kind kind;
@@ -70,14 +65,12 @@ struct cache_prune_result {
 	size_t units, temps, busy;	/* removed (busy: skipped) */
 	uint64_t bytes;				/* freed by units */
 	uint64_t total_after;			/* bytes of units left */
-	int legacy_packs;			/* 1: an old cache's packs/ was removed */
 };
 
 /* Remove unit entries unused for max_age, then the least recently used
- * entries while the total is above max_size, then orphaned temps and what
- * older kwarm versions left (packs/, schema 1 files). Entries used within
- * CACHE_PRUNE_GRACE and entries whose lock is held stay. 0, or -1 after
- * reporting (what could go, went). */
+ * entries while the total is above max_size, then orphaned temps. Entries
+ * used within CACHE_PRUNE_GRACE and entries whose lock is held stay. 0, or -1
+ * after reporting (what could go, went). */
 int cache_prune(const struct cache *c, const struct cache_prune_options *o,
 		struct cache_prune_result *r);
 
@@ -85,7 +78,7 @@ int cache_prune(const struct cache *c, const struct cache_prune_options *o,
  * trailing "B" or "iB"); 0, or -1 when malformed. */
 int cache_parse_size(const char *s, uint64_t *bytes);
 /* Whether a temp is left behind: its process is gone, or it is older than
- * CACHE_TEMP_MAX_AGE; a file of schema 1 always is. */
+ * CACHE_TEMP_MAX_AGE. */
 int cache_temp_orphaned(const struct cache_temp *t, double now);
 /* Whether process pid exists (on this machine). */
 int cache_pid_alive(long pid);

@@ -3,8 +3,7 @@
 # kwarm cache stats|verify|prune on a real warm-up's cache: figures, every kind
 # of bad entry named and repaired (and rebuilt by the next make), pruning by age
 # and by size (least recently used first, never within the grace hour, never
-# an entry whose lock a compile holds), orphaned temps, and what older kwarm
-# versions left: schema 1 artifacts and lock files, the packs/ folder.
+# an entry whose lock a compile holds) and orphaned temps.
 . "$(dirname "$0")/lib.sh"
 
 standin_example minimal m
@@ -187,56 +186,30 @@ wait "$holder"
 [ ! -e "$(man "$k")" ] || fail "entry not pruned once its lock was free"
 pass "prune and verify skip an entry whose lock is held"
 
-# ---- orphaned temps and scratch folders; an older kwarm's artifacts and locks.
+# ---- orphaned temps: a dead process's, or over a day old.
 true & dead=$!
 wait "$dead"
 kill -0 "$dead" 2> /dev/null && fail "pid $dead still alive"
 live=$$
-stale=ab$(printf '%062d' 0)
-mkdir -p "$C/units/ab"
-: > "$C/units/ab/$stale.lock"
-: > "$C/units/ab/$stale"
 k=${keys[3]}
 d=$C/units/${k:0:1}
 : > "$d/$k.m.tmp.$dead.deadbeef"
 : > "$d/$k.m.tmp.$live.0badf00d"
-mkdir -p "$C/tmp/0123456789abcdef.$dead.0" "$C/tmp/0123456789abcdef.$live.0" "$C/tmp/fedcba9876543210.$live.1"
-: > "$C/tmp/0123456789abcdef.$dead.0/out"
-: > "$C/tmp/fedcba9876543210.$live.1/out"
-touch -d '2 days ago' "$C/tmp/fedcba9876543210.$live.1"	# live pid, but a day old
+: > "$d/$k.m.tmp.$live.0000da1d"
+touch -d '2 days ago' "$d/$k.m.tmp.$live.0000da1d"	# live pid, but a day old
 : > "$C/tmp/probe.$dead"
 : > "$C/tmp/probe.$live"
 if "$KWARM" cache --cache "$C" verify > v.out 2> v.err; then fail "verify passed orphaned temps"; fi
 grep -q "orphaned temp '$d/$k.m.tmp.$dead.deadbeef'" v.err || { cat v.err; fail "dead temp not named"; }
-grep -q "orphaned temp '$C/tmp/fedcba9876543210.$live.1'" v.err || { cat v.err; fail "day-old scratch not named"; }
-grep -q "leftover of an older kwarm's cache layout '$C/units/ab/$stale'" v.err || { cat v.err; fail "old artifact not named"; }
-grep -q "leftover of an older kwarm's cache layout '$C/units/ab/$stale.lock'" v.err || { cat v.err; fail "old lock not named"; }
-grep -v fedcba v.err | grep -q "\.$live\." && { cat v.err; fail "verify named a live temp"; }
+grep -q "orphaned temp '$d/$k.m.tmp.$live.0000da1d'" v.err || { cat v.err; fail "day-old temp not named"; }
+grep -q "orphaned temp '$C/tmp/probe.$dead'" v.err || { cat v.err; fail "dead probe not named"; }
+grep -q -e "probe\.$live'" -e "\.$live\.0badf00d'" v.err && { cat v.err; fail "verify named a live temp"; }
 "$KWARM" cache --cache "$C" prune > p.out
-grep -q ', 6 orphaned temps' p.out || { cat p.out; fail "prune: wrong counts"; }
-for f in "$C/units/ab/$stale.lock" "$C/units/ab/$stale" "$d/$k.m.tmp.$dead.deadbeef" \
-	"$C/tmp/0123456789abcdef.$dead.0" "$C/tmp/fedcba9876543210.$live.1" "$C/tmp/probe.$dead"; do
+grep -q ', 3 orphaned temps' p.out || { cat p.out; fail "prune: wrong counts"; }
+for f in "$d/$k.m.tmp.$dead.deadbeef" "$d/$k.m.tmp.$live.0000da1d" "$C/tmp/probe.$dead"; do
 	[ ! -e "$f" ] || fail "not cleaned: $f"
 done
-for f in "$d/$k.m.tmp.$live.0badf00d" \
-	"$C/tmp/0123456789abcdef.$live.0" "$C/tmp/probe.$live" "$(man "$k")"; do
+for f in "$d/$k.m.tmp.$live.0badf00d" "$C/tmp/probe.$live" "$(man "$k")"; do
 	[ -e "$f" ] || fail "removed a live one: $f"
 done
-pass "an older kwarm's files and dead-pid or day-old temps removed, live ones kept"
-
-# ---- a cache an older kwarm used: its packs/ folder is nothing to stats and
-# verify (not read, not checked) and prune removes all of it, whatever its age.
-mkdir -p "$C/packs/ab"
-echo 'not a description' > "$C/packs/ab/$stale.pack"
-: > "$C/packs/ab/$stale.pack.tmp.$live.89abcdef"
-"$KWARM" cache --cache "$C" stats > stats.txt
-grep -q '^pack' stats.txt && { cat stats.txt; fail "stats: counts the legacy packs/"; }
-"$KWARM" cache --cache "$C" verify > v.out 2> v.err || { cat v.err; fail "verify: failed on a legacy packs/"; }
-[ ! -s v.err ] || { cat v.err; fail "verify: messages about a legacy packs/"; }
-"$KWARM" cache --cache "$C" prune > p.out || fail "prune failed with a legacy packs/"
-grep -q '; removed the packs/ folder of an older kwarm$' p.out || { cat p.out; fail "prune: legacy packs/ not reported"; }
-[ ! -e "$C/packs" ] || fail "prune left the legacy packs/"
-[ -e "$(man "${keys[3]}")" ] || fail "prune of packs/ took a unit entry"
-"$KWARM" cache --cache "$C" prune > p.out
-grep -q 'packs' p.out && { cat p.out; fail "prune: reports a packs/ that is not there"; }
-pass "legacy packs/: ignored by stats and verify, removed by prune"
+pass "dead-pid or day-old temps removed, live ones kept"

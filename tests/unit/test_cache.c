@@ -7,8 +7,8 @@
  * locks on one byte of entries.lock at the key's first 15 hex digits: held
  * against a second open file description in this process and against a
  * child, released by unlock or by the holder's exit, waited for by the
- * blocking lock. What an artifact or a label holds is no entry structure (an
- * artifact that starts like a schema 1 manifest, a label with "\nsize 1").
+ * blocking lock. What a label holds is no entry structure (a label with
+ * "\nsize 1").
  * Another user than root (a child dropped to uid 65534): adopt of a read-only
  * compiled file publishes a copy and leaves the file; on a cache it may only
  * read, a try-lock is a read lock that a write lock holds off and that holds
@@ -544,11 +544,10 @@ static void test_corrupt(const struct cache *c)
 {
 	char key[DIGEST_HEX_SIZE], other[DIGEST_HEX_SIZE];
 	struct buf out = BUF_INIT, b = BUF_INIT;
-	char *apath, *mpath, *bytes, *text, *msg, *man;
+	char *mpath, *bytes, *text, *msg, *man;
 	size_t len;
 
 	make_key("corrupt", key);
-	apath = cache_unit_path(c, key, "");
 	mpath = cache_unit_path(c, key, ".m");
 
 	/* One flipped byte of the artifact. */
@@ -635,11 +634,9 @@ static void test_corrupt(const struct cache *c)
 	CHECK_INT(check_reported(c, key, "manifest names another key"), -1);
 	CHECK_INT(cache_unit_check(c, other, 0), 1);
 
-	/* A schema 1 manifest, as an older kwarm left it in <key>.m. */
-	text = xstrfmt("kwarm-manifest 1\nkey %s\nsize 10\nsha256 %s\nunit old\n", key, key);
-	write_entry(c, key, text, strlen(text));
-	free(text);
-	CHECK_INT(check_reported(c, key, "schema 1 manifest (an older kwarm's)"), -1);
+	/* A corrupt entry is not read. */
+	write_entry(c, key, "no end", 6);
+	CHECK_INT(check_reported(c, key, "no manifest at its end (truncated?)"), -1);
 	check_capture_begin(2);
 	CHECK_INT(cache_unit_read(c, key, &out), -1);
 	free(check_capture_end(2));
@@ -667,16 +664,14 @@ static void test_corrupt(const struct cache *c)
 	CHECK_INT(check_reported(c, key, "artifact size differs from its manifest"), -1);
 	free(man);
 
-	/* No entry file: absent (0), whatever a schema 1 artifact beside says. */
+	/* No entry file: absent (0). */
 	CHECK_INT(unlink(mpath), 0);
-	check_write_file(apath, "junk", 4, 0644);
 	CHECK_INT(check_reported(c, key, NULL), 0);
 
-	/* remove: the entry and a schema 1 artifact go; removing again is fine. */
+	/* remove: the entry goes; removing again is fine. */
 	CHECK_INT(store(c, key, "abc", 3, "rm"), 0);
 	CHECK_INT(cache_unit_check(c, key, 0), 1);
 	CHECK_INT(cache_unit_remove(c, key), 0);
-	CHECK(!exists(apath));
 	CHECK(!exists(mpath));
 	CHECK_INT(cache_unit_check(c, key, 0), 0);
 	CHECK_INT(cache_unit_remove(c, key), 0);
@@ -687,7 +682,6 @@ static void test_corrupt(const struct cache *c)
 	CHECK_STR(out.s, "fresh");
 	buf_release(&out);
 	buf_release(&b);
-	free(apath);
 	free(mpath);
 }
 
@@ -964,48 +958,6 @@ out:
 	cache_release(&c);
 }
 
-/* An artifact is bytes, whatever they look like: one that starts like a
- * schema 1 manifest is no schema 1 entry once it has an entry's end. */
-static void test_artifact_like_schema1(const struct cache *c)
-{
-	char key[DIGEST_HEX_SIZE];
-	struct buf out = BUF_INIT, b = BUF_INIT;
-	char *data, *man, *cfile;
-	size_t len;
-
-	make_key("artifact like schema 1", key);
-	data = xstrfmt("kwarm-manifest 1\nkey %s\nsize 10\nsha256 %s\nunit old\n", key, key);
-	len = strlen(data);
-	/* Stored, adopted, and written by hand to the documented format. */
-	CHECK_INT(store(c, key, data, len, "schema 1 lookalike"), 0);
-	CHECK_INT(check_reported(c, key, NULL), 1);
-	CHECK_INT(cache_unit_read(c, key, &out), 0);
-	CHECK(out.len == len && !memcmp(out.s, data, len));
-	buf_release(&out);
-
-	cfile = compiled_file(c, key, data, len);
-	CHECK_INT(adopt(c, key, cfile, "adopted lookalike"), 0);
-	CHECK_INT(check_reported(c, key, NULL), 1);
-	CHECK_INT(cache_unit_read(c, key, &out), 0);
-	CHECK(out.len == len && !memcmp(out.s, data, len));
-	buf_release(&out);
-	free(cfile);
-
-	man = manifest_of(key, data, len, "by hand");
-	entry_bytes(&b, data, len, man);
-	write_entry(c, key, b.s, b.len);
-	CHECK_INT(check_reported(c, key, NULL), 1);
-	CHECK_INT(cache_unit_read(c, key, &out), 0);
-	CHECK(out.len == len && !memcmp(out.s, data, len));
-	buf_release(&out);
-	/* Without its end it is taken for what it looks like. */
-	write_entry(c, key, data, len);
-	CHECK_INT(check_reported(c, key, "schema 1 manifest (an older kwarm's)"), -1);
-	free(man);
-	free(data);
-	buf_release(&b);
-}
-
 /* A label is the unit line's text to its end: manifest fields after a newline
  * in it ("size 1", another key, another digest, a bad size) change nothing,
  * from store or from adopt. */
@@ -1211,7 +1163,6 @@ int main(void)
 	test_adopt_rename_fails(&c);
 	test_adopt_append_fails(&c);
 	test_corrupt(&c);
-	test_artifact_like_schema1(&c);
 	test_label_lines(&c);
 	cache_release(&c);
 	test_lock_error(abs);

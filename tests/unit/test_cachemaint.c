@@ -1,13 +1,11 @@
 /* Unit tests of cachemaint on small real caches: scan's entries (one file
- * each), bytes and temps, with schema 1's artifact and lock files listed as
- * always-orphaned leftovers; verify naming each kind of corrupt entry (a
- * flipped byte, a truncated file, a bad length line, another key's entry, a
- * schema 1 manifest) and the leftovers, and --repair removing them, entries
+ * each), bytes and temps; verify naming each kind of corrupt entry (a
+ * flipped byte, a truncated file, a bad length line, another key's entry) and
+ * the orphaned temps, and --repair removing them, entries
  * whose lock is held skipped as busy (held by a child, or by this process
  * through another open file description); prune by age and by size (least
  * recently used first), the grace period, held entries skipped, temps of dead
- * processes and old temps removed, schema 1 files removed, the legacy packs/
- * folder; sizes and pids. A child's lock is sequenced through pipes. An old
+ * processes and old temps removed; sizes and pids. A child's lock is sequenced through pipes. An old
  * held entry both prune passes reach is busy once; verify by another user
  * than root (a child dropped to uid 65534) of a cache it may only read checks
  * each entry without a lock error and finds a held one busy. */
@@ -145,18 +143,6 @@ static void damage(const struct cache *c, const char *key, long off, char f, siz
 	free(m);
 }
 
-/* A file of schema 1 beside entry key: suffix "" (its artifact) or ".lock". */
-static char *legacy_file(const struct cache *c, const char *key, const char *suffix)
-{
-	char *path = cache_unit_path(c, key, suffix), *dir = path_dirname(path);
-
-	if (mkdir_p(dir))
-		die("cannot create '%s'", dir);
-	write_bytes(path, "", 0);
-	free(dir);
-	return path;
-}
-
 /* A pid that is surely not running: a child's, reaped. */
 static long dead_pid(void)
 {
@@ -227,8 +213,7 @@ static void test_scan(void)
 	struct cache c;
 	struct cache_scan s;
 	char k1[DIGEST_HEX_SIZE], k2[DIGEST_HEX_SIZE], k3[DIGEST_HEX_SIZE];
-	char old[DIGEST_HEX_SIZE];
-	char *p, *unknown, *legacy_art, *legacy_lock;
+	char *p, *unknown;
 	uint64_t b1, b2;
 	long dead = dead_pid();
 	double now = now_unix();
@@ -238,7 +223,6 @@ static void test_scan(void)
 	make_key("one", k1);
 	make_key("two", k2);
 	make_key("three", k3);
-	make_key("schema 1", old);
 	b1 = store(&c, k1, 100, 'a');
 	b2 = store(&c, k2, 0, 'b');
 	/* Locks leave nothing to scan: k3 (never published) is no entry. */
@@ -255,9 +239,6 @@ static void test_scan(void)
 	write_bytes(p, "x", 1);
 	free(p);
 	free(unknown);
-	p = xstrfmt("%s/tmp/0123456789abcdef.%ld.3", c.dir, dead);
-	CHECK_INT(mkdir(p, 0777), 0);
-	free(p);
 	p = xstrfmt("%s/tmp/probe.%ld", c.dir, dead);
 	write_bytes(p, "", 0);
 	free(p);
@@ -267,14 +248,11 @@ static void test_scan(void)
 	unknown = cache_unit_path(&c, k2, ".old");
 	write_bytes(unknown, "", 0);
 	free(unknown);
-	/* An older kwarm's artifact and lock file (no entry beside them). */
-	legacy_art = legacy_file(&c, old, "");
-	legacy_lock = legacy_file(&c, old, ".lock");
 
 	cache_scan_init(&s);
 	CHECK_INT(cache_scan_run(&s, &c), 0);
 	CHECK_INT(s.nr_units, 2);
-	CHECK_INT(s.nr_temps, 5);
+	CHECK_INT(s.nr_temps, 2);
 	CHECK_INT(s.nr_unknown, 2);
 	for (size_t i = 1; i < s.nr_units; i++)
 		CHECK(strcmp(s.units[i - 1].key, s.units[i].key) < 0);
@@ -291,33 +269,23 @@ static void test_scan(void)
 		}
 	}
 	{
-		int kinds[4] = { 0, 0, 0, 0 }, saw_art = 0, saw_lock = 0;
+		int kinds[2] = { 0, 0 };
 
 		for (size_t i = 0; i < s.nr_temps; i++) {
 			const struct cache_temp *t = &s.temps[i];
 
 			kinds[t->kind]++;
-			/* Each one is left behind: a dead process's, or schema 1's. */
+			/* Each one is left behind: a dead process's. */
 			CHECK(cache_temp_orphaned(t, now));
-			if (t->kind != CACHE_TEMP_LEGACY) {
-				CHECK_INT(t->pid, dead);
-				continue;
-			}
-			CHECK_INT(t->pid, -1);
-			saw_art += !strcmp(t->path, legacy_art);
-			saw_lock += !strcmp(t->path, legacy_lock);
+			CHECK_INT(t->pid, dead);
 		}
 		CHECK_INT(kinds[CACHE_TEMP_PUBLISH], 1);
-		CHECK_INT(kinds[CACHE_TEMP_SCRATCH], 1);
 		CHECK_INT(kinds[CACHE_TEMP_PROBE], 1);
-		CHECK_INT(kinds[CACHE_TEMP_LEGACY], 2);
-		CHECK_INT(saw_art, 1);
-		CHECK_INT(saw_lock, 1);
 	}
 	/* A second run starts over. */
 	CHECK_INT(cache_scan_run(&s, &c), 0);
 	CHECK_INT(s.nr_units, 2);
-	CHECK_INT(s.nr_temps, 5);
+	CHECK_INT(s.nr_temps, 2);
 	cache_scan_release(&s);
 	CHECK(s.units == NULL && s.nr_units == 0);
 
@@ -331,8 +299,6 @@ static void test_scan(void)
 		free(bare.dir);
 	}
 	cache_scan_release(&s);
-	free(legacy_art);
-	free(legacy_lock);
 	cache_release(&c);
 }
 
@@ -350,13 +316,6 @@ static void test_temp_orphaned(void)
 	/* A dead process's, however fresh. */
 	t.pid = dead_pid();
 	t.mtime = now;
-	CHECK(cache_temp_orphaned(&t, now));
-	/* Schema 1's files always, even fresh (nothing of this kwarm uses them). */
-	t.kind = CACHE_TEMP_LEGACY;
-	t.pid = -1;
-	t.mtime = now;
-	CHECK(cache_temp_orphaned(&t, now));
-	t.pid = (long)getpid();
 	CHECK(cache_temp_orphaned(&t, now));
 }
 
@@ -398,9 +357,9 @@ static void test_verify(void)
 	struct cache c;
 	struct cache_verify_result r;
 	char good[DIGEST_HEX_SIZE], flipped[DIGEST_HEX_SIZE], cut[DIGEST_HEX_SIZE];
-	char length[DIGEST_HEX_SIZE], wrong[DIGEST_HEX_SIZE], old[DIGEST_HEX_SIZE];
-	char held[DIGEST_HEX_SIZE], mine[DIGEST_HEX_SIZE], gone[DIGEST_HEX_SIZE];
-	char *p, *msg, *dead_temp, *live_temp, *legacy_art, *legacy_lock, *line;
+	char length[DIGEST_HEX_SIZE], wrong[DIGEST_HEX_SIZE];
+	char held[DIGEST_HEX_SIZE], mine[DIGEST_HEX_SIZE];
+	char *p, *msg, *dead_temp, *live_temp;
 	struct holder h;
 	struct stat before, after;
 	double old_time = now_unix() - 5 * 86400;
@@ -412,10 +371,8 @@ static void test_verify(void)
 	make_key("cut", cut);
 	make_key("length", length);
 	make_key("wrong key", wrong);
-	make_key("schema 1", old);
 	make_key("held", held);
 	make_key("mine", mine);
-	make_key("gone", gone);
 	store(&c, good, 64, 'g');
 	store(&c, flipped, 64, 'f');
 	store(&c, cut, 64, 'c');
@@ -445,16 +402,6 @@ static void test_verify(void)
 		free(from);
 		free(to);
 	}
-	/* A schema 1 entry: its manifest in <key>.m, its artifact in <key>, its lock. */
-	legacy_art = legacy_file(&c, old, "");
-	legacy_lock = legacy_file(&c, old, ".lock");
-	p = cache_unit_path(&c, old, ".m");
-	line = xstrfmt("kwarm-manifest 1\nkey %s\nsize 0\nsha256 %s\nunit old\n", old, old);
-	write_bytes(p, line, strlen(line));
-	free(line);
-	free(p);
-	/* Schema 1's leftovers of another entry, which is gone. */
-	free(legacy_file(&c, gone, ".lock"));
 	/* A temp of a dead process, and one of a live one (this). */
 	dead_temp = xstrfmt("%s/tmp/probe.%ld", c.dir, dead_pid());
 	write_bytes(dead_temp, "", 0);
@@ -473,24 +420,14 @@ static void test_verify(void)
 	CHECK_INT(verify(&c, 0, &r, &msg), 0);
 	cache_unlock(fd);
 	holder_release(&h);
-	CHECK_INT(r.checked, 6);	/* good, flipped, cut, length, wrong, old */
+	CHECK_INT(r.checked, 5);	/* good, flipped, cut, length, wrong */
 	CHECK_INT(r.busy, 2);
-	CHECK_INT(r.bad, 9);	/* 5 corrupt entries, 3 schema 1 files, the dead temp */
+	CHECK_INT(r.bad, 5);	/* 4 corrupt entries, the dead temp */
 	CHECK_INT(r.removed, 0);
 	CHECK(names_corrupt(msg, &c, flipped, "artifact SHA-256 differs from its manifest"));
 	CHECK(names_corrupt(msg, &c, cut, "no manifest at its end (truncated?)"));
 	CHECK(names_corrupt(msg, &c, length, "unknown entry schema"));
 	CHECK(names_corrupt(msg, &c, wrong, "manifest names another key"));
-	CHECK(names_corrupt(msg, &c, old, "schema 1 manifest (an older kwarm's)"));
-	line = xstrfmt("kwarm: error: leftover of an older kwarm's cache layout '%s'\n",
-		       legacy_art);
-	CHECK(strstr(msg, line) != NULL);
-	free(line);
-	line = xstrfmt("kwarm: error: leftover of an older kwarm's cache layout '%s'\n",
-		       legacy_lock);
-	CHECK(strstr(msg, line) != NULL);
-	free(line);
-	CHECK(strstr(msg, gone) != NULL);
 	CHECK(strstr(msg, dead_temp) != NULL);
 	CHECK(strstr(msg, live_temp) == NULL);
 	CHECK(strstr(msg, good) == NULL);
@@ -498,8 +435,7 @@ static void test_verify(void)
 	CHECK(strstr(msg, mine) == NULL);
 	/* Nothing removed without repair. */
 	CHECK(entry_present(&c, flipped) && entry_present(&c, cut) && entry_present(&c, length));
-	CHECK(entry_present(&c, wrong) && entry_present(&c, old));
-	CHECK(exists(legacy_art) && exists(legacy_lock));
+	CHECK(entry_present(&c, wrong));
 	CHECK(exists(dead_temp));
 	free(msg);
 	CHECK_INT(stat(p, &after), 0);
@@ -510,19 +446,14 @@ static void test_verify(void)
 	/* Repair: the bad ones go, the good and the (no longer) held stay. */
 	CHECK_INT(verify(&c, 1, &r, &msg), 0);
 	free(msg);
-	CHECK_INT(r.checked, 8);
+	CHECK_INT(r.checked, 7);
 	CHECK_INT(r.busy, 0);
-	CHECK_INT(r.bad, 9);
-	/* The schema 1 artifact beside the schema 1 entry goes with the entry,
-	 * so its own removal finds nothing to do. */
-	CHECK_INT(r.removed, 9);
+	CHECK_INT(r.bad, 5);
+	CHECK_INT(r.removed, 5);
 	CHECK(!entry_present(&c, flipped));
 	CHECK(!entry_present(&c, cut));
 	CHECK(!entry_present(&c, length));
 	CHECK(!entry_present(&c, wrong));
-	CHECK(!entry_present(&c, old));
-	CHECK(!exists(legacy_art));
-	CHECK(!exists(legacy_lock));
 	CHECK(!exists(dead_temp));
 	CHECK(exists(live_temp));
 	CHECK_INT(cache_unit_check(&c, good, 0), 1);
@@ -539,8 +470,6 @@ static void test_verify(void)
 	unlink(live_temp);
 	free(dead_temp);
 	free(live_temp);
-	free(legacy_art);
-	free(legacy_lock);
 	cache_release(&c);
 }
 
@@ -701,64 +630,29 @@ static void test_prune_leftovers(void)
 {
 	struct cache c;
 	struct cache_prune_result r;
-	char old[DIGEST_HEX_SIZE], held[DIGEST_HEX_SIZE], kept[DIGEST_HEX_SIZE];
-	char *old_art, *old_lock, *held_lock, *kept_art, *old_m, *pub, *scratch, *inner;
-	char *probe, *live, *old_live, *packs, *pack_file, *text;
+	char held[DIGEST_HEX_SIZE], kept[DIGEST_HEX_SIZE];
+	char *stem, *pub, *probe, *live, *old_live;
 	long dead = dead_pid();
 	struct holder h;
 	double now = now_unix();
 
 	fresh_cache(&c, "leftovers");
-	make_key("schema 1", old);
 	make_key("held", held);
 	make_key("kept", kept);
 	store(&c, kept, 10, 'k');
 	store(&c, held, 10, 'h');
-	/* Schema 1's files, fresh: an artifact and a lock file without entry, a
-	 * lock file beside an entry held right now, an artifact beside a valid
-	 * entry, and a schema 1 manifest (an entry to prune by age, not a
-	 * leftover: it is the make target). */
-	old_art = legacy_file(&c, old, "");
-	old_lock = legacy_file(&c, old, ".lock");
-	held_lock = legacy_file(&c, held, ".lock");
-	kept_art = legacy_file(&c, kept, "");
-	old_m = cache_unit_path(&c, old, ".m");
-	text = xstrfmt("kwarm-manifest 1\nkey %s\nsize 0\nsha256 %s\nunit old\n", old, old);
-	write_bytes(old_m, text, strlen(text));
-	free(text);
 
-	inner = cache_unit_path(&c, kept, "");
-	pub = xstrfmt("%s.tmp.%ld.89abcdef", inner, dead);
-	free(inner);
+	stem = cache_unit_path(&c, kept, "");
+	pub = xstrfmt("%s.tmp.%ld.89abcdef", stem, dead);
 	write_bytes(pub, "half", 4);
-	scratch = xstrfmt("%s/tmp/fedcba9876543210.%ld.1", c.dir, dead);
-	inner = xstrfmt("%s/sub/obj.o", scratch);
-	CHECK_INT(mkdir_p(scratch), 0);
-	{
-		char *sub = xstrfmt("%s/sub", scratch);
-
-		CHECK_INT(mkdir_p(sub), 0);
-		free(sub);
-	}
-	write_bytes(inner, "o", 1);
 	probe = xstrfmt("%s/tmp/probe.%ld", c.dir, dead);
 	write_bytes(probe, "", 0);
 	/* Temps of a live process: kept while fresh, removed when over a day old. */
-	live = xstrfmt("%s/tmp/0000000000000000.%ld.1", c.dir, (long)getpid());
-	CHECK_INT(mkdir(live, 0777), 0);
+	live = xstrfmt("%s.tmp.%ld.00000a00", stem, (long)getpid());
+	write_bytes(live, "o", 1);
 	old_live = xstrfmt("%s/tmp/probe.%ld", c.dir, (long)getpid());
 	write_bytes(old_live, "", 0);
 	set_times(old_live, now - 2 * 86400, now - 2 * 86400);
-	/* An older kwarm's packs/. */
-	packs = path_join(c.dir, "packs");
-	pack_file = xstrfmt("%s/ab/desc", packs);
-	{
-		char *sub = path_join(packs, "ab");
-
-		CHECK_INT(mkdir_p(sub), 0);
-		free(sub);
-	}
-	write_bytes(pack_file, "d", 1);
 
 	/* No age or size limit: only what is left behind goes. */
 	holder_start(&h, &c, held);
@@ -766,50 +660,27 @@ static void test_prune_leftovers(void)
 	holder_release(&h);
 	CHECK_INT(r.units, 0);
 	CHECK_INT(r.busy, 0);	/* no entry was a candidate */
-	/* publish temp, scratch tree, probe, the old live probe, 4 schema 1 files */
-	CHECK_INT(r.temps, 8);
-	CHECK(!exists(old_art));
-	CHECK(!exists(old_lock));
-	CHECK(!exists(held_lock));
-	CHECK(!exists(kept_art));
-	CHECK(exists(old_m));
+	/* publish temp, probe, the old live probe */
+	CHECK_INT(r.temps, 3);
 	CHECK(!exists(pub));
-	CHECK(!exists(scratch));
 	CHECK(!exists(probe));
 	CHECK(!exists(old_live));
 	CHECK(exists(live));
-	CHECK_INT(r.legacy_packs, 1);
-	CHECK(!exists(packs));
 	CHECK_INT(cache_unit_check(&c, kept, 0), 1);
 	CHECK_INT(cache_unit_check(&c, held, 0), 1);
 
 	/* Again: nothing left to remove. */
 	CHECK_INT(prune(&c, -1, 0, &r), 0);
-	CHECK_INT(r.legacy_packs, 0);
 	CHECK_INT(r.temps, 0);
 	CHECK_INT(r.units, 0);
-
-	/* The schema 1 manifest is an entry like any: old enough, it goes. */
-	set_times(old_m, now - 10 * 86400, now - 10 * 86400);
-	CHECK_INT(prune(&c, 86400, 0, &r), 0);
-	CHECK_INT(r.units, 1);
-	CHECK(!exists(old_m));
 	CHECK(entry_present(&c, kept) && entry_present(&c, held));
 
-	rmdir(live);
-	free(old_art);
-	free(old_lock);
-	free(held_lock);
-	free(kept_art);
-	free(old_m);
+	unlink(live);
+	free(stem);
 	free(pub);
-	free(scratch);
-	free(inner);
 	free(probe);
 	free(live);
 	free(old_live);
-	free(packs);
-	free(pack_file);
 	cache_release(&c);
 }
 
