@@ -1,5 +1,6 @@
 /* kwarm: the program entry and the command table. */
 #include "commands.h"
+#include "version.h"
 
 #include <stdarg.h>
 #include <stdio.h>

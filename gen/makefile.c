@@ -4,6 +4,7 @@
 
 #include <stdlib.h>
 #include "util.h"
+#include "version.h"
 
 #include <string.h>
 
