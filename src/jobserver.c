@@ -151,8 +151,7 @@ void jobserver_init(struct jobserver *js)
 {
 	js->rfd = js->wfd = -1;
 	js->gone = 0;
-	js->held = NULL;
-	js->nr_held = js->alloc_held = 0;
+	js->held = -1;
 	js->wake[0] = js->wake[1] = -1;
 	js->catching = 0;
 }
@@ -309,6 +308,8 @@ int jobserver_acquire(struct jobserver *js)
 	unsigned char c;
 	ssize_t n;
 
+	if (js->held >= 0)
+		BUG("a second jobserver token");
 	if (!jobserver_connected(js))
 		return 1;
 	for (;;) {
@@ -316,8 +317,7 @@ int jobserver_acquire(struct jobserver *js)
 			return -1;
 		n = read(js->rfd, &c, 1);
 		if (n == 1) {
-			ALLOC_GROW(js->held, js->nr_held + 1, js->alloc_held);
-			js->held[js->nr_held++] = (char)c;
+			js->held = c;
 			return 0;
 		}
 		if (n == 0) {
@@ -352,30 +352,22 @@ void jobserver_release(struct jobserver *js)
 {
 	char c;
 
-	if (!js->nr_held)
+	if (js->held < 0)
 		return;
-	c = js->held[--js->nr_held];
+	c = (char)js->held;
+	js->held = -1;
 	if (write_all(js->wfd, &c, 1) < 0)
 		warning("cannot give a token back to the jobserver: %s", strerror(errno));
 }
 
-void jobserver_release_all(struct jobserver *js)
-{
-	while (js->nr_held)
-		jobserver_release(js);
-}
-
 void jobserver_disconnect(struct jobserver *js)
 {
-	jobserver_release_all(js);
+	jobserver_release(js);
 	if (js->rfd >= 0)
 		close(js->rfd);
 	if (js->wfd >= 0)
 		close(js->wfd);
 	js->rfd = js->wfd = -1;
-	free(js->held);
-	js->held = NULL;
-	js->alloc_held = 0;
 	if (js->catching) {
 		for (size_t i = 0; i < ARRAY_SIZE(caught_signals); i++)
 			sigaction(caught_signals[i], &saved_actions[i], NULL);

@@ -9,8 +9,8 @@
  *   one. Words may hold backslash-escaped spaces. Two forms: "R,W" (inherited
  *   pipe fds, make <= 4.3 and --jobserver-style=pipe) and "fifo:PATH" (4.4).
  * - The process make started already owns one implicit slot, which is never
- *   written to the pool. Each token read is counted, and the very byte read is
- *   written back (make 4.4 may give bytes meaning).
+ *   written to the pool. It takes at most one token more, and writes back the
+ *   very byte read (make 4.4 may give bytes meaning).
  * - Inherited fds are checked (open, FIFOs, right access modes) before use,
  *   and the read end is reopened through /dev/fd so that O_NONBLOCK is set on
  *   a private file description: the shared one belongs to make and to every
@@ -57,8 +57,7 @@ struct jobserver {
 	int rfd;		/* private non-blocking read end; -1 with no pool */
 	int gone;		/* the pool hit EOF or a read error: no more tokens */
 	int wfd;		/* write end; -1 with no pool */
-	char *held;		/* the bytes of the tokens we hold, to give the same back */
-	size_t nr_held, alloc_held;
+	int held;		/* the byte of the token we hold, to give the same back; -1: none */
 	int wake[2];		/* the self-pipe, or -1s before jobserver_catch_signals */
 	int catching;		/* handlers installed (to restore on disconnect) */
 };
@@ -80,12 +79,11 @@ void jobserver_init(struct jobserver *js);
 int jobserver_connect(struct jobserver *js, const char *makeflags);
 /* True when connected to a pool. */
 int jobserver_connected(const struct jobserver *js);
-/* Wait for one more token: 0 got it, 1 no pool (run on the implicit slot), -1 a signal was caught. */
+/* Wait for a token (none may be held): 0 got it, 1 no pool (run on the
+ * implicit slot), -1 a signal was caught. */
 int jobserver_acquire(struct jobserver *js);
-/* Give back the last token taken (the same byte); a no-op when none is held. */
+/* Give back the token held (the same byte); a no-op when none is held. */
 void jobserver_release(struct jobserver *js);
-/* Give back every token held. */
-void jobserver_release_all(struct jobserver *js);
 /* Give back every token, close our fds, restore signal handlers. */
 void jobserver_disconnect(struct jobserver *js);
 
