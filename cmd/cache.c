@@ -33,7 +33,8 @@ const char usage_cache[] =
 	"  stats              unit entries and their bytes, and the hits, waits,\n"
 	"                     misses and compile time of the last make run and of all\n"
 	"                     recorded runs (CACHE/events.log); a unit counts once per\n"
-	"                     run: miss over wait-hit over hit\n"
+	"                     run: miss over wait-hit over hit; with a remote cache,\n"
+	"                     its hits, misses, errors, uploads and bytes\n"
 	"    --json           the same as one JSON object\n"
 	"  verify             check every entry (manifest, size, SHA-256) and leftover\n"
 	"                     temp; name each bad one; entries being compiled are skipped\n"
@@ -99,13 +100,22 @@ static void add_tally_text(struct buf *b, const char *name, const struct cachelo
 	buf_addf(b, "%-16s hits %zu, wait-hits %zu, misses %zu, corrupt %zu, "
 		 "compiling %.1f s, hit rate %.1f%%\n", name, t->hits, t->wait_hits, t->misses,
 		 t->corrupt, t->compile_seconds, hit_rate(t));
+	if (t->remote_hits || t->remote_misses || t->remote_errors || t->uploads)
+		buf_addf(b, "%-16s remote hits %zu, remote misses %zu, remote errors %zu, "
+			 "uploads %zu, bytes in %" PRIu64 ", bytes out %" PRIu64 "\n", "",
+			 t->remote_hits, t->remote_misses, t->remote_errors, t->uploads,
+			 t->remote_bytes_in, t->remote_bytes_out);
 }
 
 static void add_tally_json(struct buf *b, const char *name, const struct cachelog_tally *t)
 {
 	buf_addf(b, "\"%s\":{\"runs\":%zu,\"hits\":%zu,\"wait_hits\":%zu,\"misses\":%zu,"
-		 "\"corrupt\":%zu,\"compile_seconds\":%.3f,\"hit_rate\":%.1f}", name, t->runs,
-		 t->hits, t->wait_hits, t->misses, t->corrupt, t->compile_seconds, hit_rate(t));
+		 "\"corrupt\":%zu,\"compile_seconds\":%.3f,\"hit_rate\":%.1f,"
+		 "\"remote_hits\":%zu,\"remote_misses\":%zu,\"remote_errors\":%zu,"
+		 "\"uploads\":%zu,\"remote_bytes_in\":%" PRIu64 ",\"remote_bytes_out\":%" PRIu64 "}",
+		 name, t->runs, t->hits, t->wait_hits, t->misses, t->corrupt, t->compile_seconds,
+		 hit_rate(t), t->remote_hits, t->remote_misses, t->remote_errors, t->uploads,
+		 t->remote_bytes_in, t->remote_bytes_out);
 }
 
 /* Does entry key's manifest list what its compiler read (reads.h)? */

@@ -311,6 +311,15 @@ static long long split_entry(const char *data, size_t len, const char *key, cons
 	return (long long)start;
 }
 
+long long cache_entry_check(const char *data, size_t len, const char *key, const char **why)
+{
+	if (!len) {
+		*why = "empty";
+		return -1;
+	}
+	return split_entry(data, len, key, why);
+}
+
 int cache_unit_get(const struct cache *c, const char *key, struct buf *data, const char **why)
 {
 	char *mpath = cache_unit_path(c, key, ".m"), *bytes = NULL;

@@ -68,6 +68,10 @@ int cache_unit_check(const struct cache *c, const char *key, int report);
 /* The same, silent, adding a valid entry's artifact to data (may be NULL); for
  * a corrupt one (-1), *why says what is wrong (static text, or strerror's). */
 int cache_unit_get(const struct cache *c, const char *key, struct buf *data, const char **why);
+/* Check the bytes of a whole entry file (from elsewhere: a remote) as entry
+ * key: the artifact's size, or -1 with *why set (static text). data must be
+ * followed by a NUL byte (as buf and read_file_all leave it). */
+long long cache_entry_check(const char *data, size_t len, const char *key, const char **why);
 /* Publish a copy of the finished file tmp_path, with its manifest, as entry key;
  * extra (may be NULL) holds manifest lines that go before the unit line.
  * 0 or -1 after reporting; tmp_path is left as it was either way. */

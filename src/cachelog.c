@@ -7,7 +7,10 @@
  * e.g. "1718000000 miss 3f...a9 2.418 4242@1717999990.07". Events: miss (a compile ran and
  * published), wait-hit (a compile found the entry valid once it had the lock),
  * hit (a pack used an entry made before its make run began), corrupt (an entry
- * was found corrupt and removed). Writers append a whole line in one write() on
+ * was found corrupt and removed), and the remote tier's (remote.h):
+ * remote-hit (fetched, verified and published), remote-miss (the remote had
+ * none), remote-error (a fault, or an object that failed the checks), upload.
+ * The remote's lines carry "<bytes>b" after the seconds: what was transferred. Writers append a whole line in one write() on
  * an O_APPEND descriptor, so concurrent steps never interleave; a line without
  * its LF is not an event. Appenders hold a shared flock on CACHE/events.lock
  * and compaction an exclusive one, so no event lands in a log being replaced.
@@ -30,6 +33,7 @@
 #include "util.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
@@ -49,7 +53,14 @@ static int valid_word(const char *s, size_t max)
 
 void cachelog_event(const char *cache_dir, const char *event, const char *key, double seconds)
 {
+	cachelog_event_bytes(cache_dir, event, key, seconds, 0);
+}
+
+void cachelog_event_bytes(const char *cache_dir, const char *event, const char *key,
+			  double seconds, uint64_t bytes)
+{
 	char *log, *lockpath, *line, run[48];
+	struct buf b = BUF_INIT;
 
 	if (!cache_dir || !valid_word(event, sizeof(((struct cachelog_event *)0)->event)) ||
 	    !valid_word(key, DIGEST_HEX_SIZE))
@@ -57,11 +68,13 @@ void cachelog_event(const char *cache_dir, const char *event, const char *key, d
 	log = path_join(cache_dir, CACHELOG_FILE);
 	lockpath = path_join(cache_dir, CACHELOG_LOCK);
 	cachelog_run_tag(run, sizeof(run));
+	buf_addf(&b, "%lld %s %s", (long long)time(NULL), event, key);
 	if (isfinite(seconds) && seconds > 0)
-		line = xstrfmt("%lld %s %s %.3f %s\n", (long long)time(NULL), event, key, seconds,
-			       run);
-	else
-		line = xstrfmt("%lld %s %s %s\n", (long long)time(NULL), event, key, run);
+		buf_addf(&b, " %.3f", seconds);
+	if (bytes)
+		buf_addf(&b, " %" PRIu64 "b", bytes);
+	buf_addf(&b, " %s\n", run);
+	line = buf_detach(&b);
 	/* An optimisation: a lost event only makes the figures less exact. */
 	(void)logappend_line(lockpath, log, line, NULL, NULL);
 	free(line);
@@ -279,10 +292,11 @@ int cachelog_parse_line(const char *line, size_t len, struct cachelog_event *ev)
 	memcpy(ev->key, word, (size_t)(p - word));
 	ev->key[p - word] = '\0';
 	ev->seconds = 0;
+	ev->bytes = 0;
 	ev->run[0] = '\0';
 	ev->run_index = 0;
-	/* The optional seconds come first; a run tag has an '@'. */
-	if (*p && !memchr(p + 1, '@', strcspn(p + 1, " "))) {
+	/* The optional seconds come first, then bytes ("<n>b"); a run tag has an '@'. */
+	if (*p && !memchr(p + 1, '@', strcspn(p + 1, " ")) && p[strcspn(p + 1, " ")] != 'b') {
 		if (p[1] < '0' || p[1] > '9')
 			goto out;
 		errno = 0;
@@ -290,6 +304,15 @@ int cachelog_parse_line(const char *line, size_t len, struct cachelog_event *ev)
 		if (errno || (*end && *end != ' ') || !isfinite(ev->seconds))
 			goto out;
 		p = end;
+	}
+	if (*p && p[strcspn(p + 1, " ")] == 'b' && !memchr(p + 1, '@', strcspn(p + 1, " "))) {
+		if (p[1] < '0' || p[1] > '9')
+			goto out;
+		errno = 0;
+		ev->bytes = strtoull(p + 1, &end, 10);
+		if (errno || *end != 'b' || (end[1] && end[1] != ' '))
+			goto out;
+		p = end + 1;
 	}
 	if (*p) {
 		word = p + 1;
@@ -421,6 +444,14 @@ void cachelog_tally(const struct cachelog *log, size_t run, struct cachelog_tall
 			f = FATE_MISS;
 		else if (!strcmp(ev->event, "corrupt"))
 			t->corrupt++;
+		else if (!strcmp(ev->event, "remote-hit"))
+			t->remote_hits++, t->remote_bytes_in += ev->bytes;
+		else if (!strcmp(ev->event, "remote-miss"))
+			t->remote_misses++;
+		else if (!strcmp(ev->event, "remote-error"))
+			t->remote_errors++;
+		else if (!strcmp(ev->event, "upload"))
+			t->uploads++, t->remote_bytes_out += ev->bytes;
 		if (f == FATE_MISS)
 			t->compile_seconds += ev->seconds;
 		if (f == FATE_NONE)
@@ -479,6 +510,8 @@ int cachelog_compact(const char *cache_dir, size_t max_bytes, size_t keep_runs)
 		buf_addf(&b, "%lld %s %s", (long long)ev->when, ev->event, ev->key);
 		if (ev->seconds > 0)
 			buf_addf(&b, " %.3f", ev->seconds);
+		if (ev->bytes)
+			buf_addf(&b, " %" PRIu64 "b", ev->bytes);
 		if (ev->run[0])
 			buf_addf(&b, " %s", ev->run);
 		buf_addch(&b, '\n');

@@ -30,6 +30,7 @@ struct cachelog_event {
 	char event[16];			/* "miss", "wait-hit", "hit", "corrupt", ... */
 	char key[DIGEST_HEX_SIZE];	/* the unit's key */
 	double seconds;			/* 0 when the line has none */
+	uint64_t bytes;			/* "<n>b": bytes a remote event moved; 0 when none */
 	char run[48];			/* "<make pid>@<its start>", "" when none */
 	size_t run_index;		/* runs numbered in order of first event (load) */
 };
@@ -45,12 +46,17 @@ struct cachelog {
 struct cachelog_tally {
 	size_t runs, hits, wait_hits, misses, corrupt;
 	double compile_seconds;		/* sum over every miss line */
+	size_t remote_hits, remote_misses, remote_errors, uploads;	/* each line counts */
+	uint64_t remote_bytes_in, remote_bytes_out;
 };
 
-/* Append "<unix seconds> <event> <key> [<seconds>] <run>" to CACHE/events.log
+/* Append "<unix seconds> <event> <key> [<seconds>] [<bytes>b] <run>" to CACHE/events.log
  * in one O_APPEND write; seconds <= 0 is left out; run names the make run
  * (cachelog_run_tag). Failures are ignored. */
 void cachelog_event(const char *cache_dir, const char *event, const char *key, double seconds);
+/* The same with " <bytes>b" after the seconds when bytes is not 0. */
+void cachelog_event_bytes(const char *cache_dir, const char *event, const char *key,
+			  double seconds, uint64_t bytes);
 /* Set the atime of the entry's manifest to now, leaving its mtime (a make
  * target's timestamp) alone: the entry's last use, for prune. Failures ignored. */
 void cache_touch_use(const char *cache_dir, const char *key);

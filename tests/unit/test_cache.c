@@ -246,6 +246,25 @@ static void test_store_read(const struct cache *c)
 
 	CHECK_INT(store(c, key, data, sizeof(data), "lib/k.cpp"), 0);
 	CHECK_INT(check_reported(c, key, NULL), 1);
+	/* The same checks on bytes from elsewhere (a remote's object). */
+	{
+		const char *why = NULL;
+		char *entry = cache_unit_path(c, key, ".m"), *raw, other[DIGEST_HEX_SIZE];
+		size_t rawlen;
+
+		CHECK_INT(read_file_all(entry, &raw, &rawlen), 0);
+		CHECK_INT(cache_entry_check(raw, rawlen, key, &why), (long long)sizeof(data));
+		make_key("other", other);
+		CHECK_INT(cache_entry_check(raw, rawlen, other, &why), -1);
+		CHECK_STR(why, "manifest names another key");
+		raw[0] ^= 1;
+		CHECK_INT(cache_entry_check(raw, rawlen, key, &why), -1);
+		CHECK_STR(why, "artifact SHA-256 differs from its manifest");
+		CHECK_INT(cache_entry_check(raw, rawlen / 2, key, &why), -1);
+		CHECK_INT(cache_entry_check("", 0, key, &why), -1);
+		free(raw);
+		free(entry);
+	}
 	buf_adds(&out, "prefix:");
 	CHECK_INT(cache_unit_read(c, key, &out), 0);
 	CHECK_INT(out.len, 7 + sizeof(data));

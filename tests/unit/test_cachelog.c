@@ -138,6 +138,16 @@ static void test_parse_line(void)
 	CHECK_INT(cachelog_parse_line("1 hit k 42@100.07", 17, &ev), 0);
 	CHECK_INT((long long)ev.seconds, 0);
 	CHECK_STR(ev.run, "42@100.07");
+	/* A remote event's bytes, with and without seconds. */
+	CHECK_INT(cachelog_parse_line("1 remote-hit k 0.5 4096b 42@1.00", 32, &ev), 0);
+	CHECK_INT((long long)(ev.seconds * 10), 5);
+	CHECK_INT((long long)ev.bytes, 4096);
+	CHECK_STR(ev.run, "42@1.00");
+	CHECK_INT(cachelog_parse_line("1 upload k 77b", 14, &ev), 0);
+	CHECK_INT((long long)ev.seconds, 0);
+	CHECK_INT((long long)ev.bytes, 77);
+	CHECK_INT(cachelog_parse_line("1 upload k 0.5 b", 16, &ev), -1);
+	CHECK_INT(cachelog_parse_line("1 upload k 0.5 7xb", 18, &ev), -1);
 	CHECK_INT(cachelog_parse_line("1 hit k 1.5 nope", 16, &ev), -1);
 	CHECK_INT(cachelog_parse_line("1 hit k 1.5 4@2 x", 17, &ev), -1);
 	CHECK_INT(cachelog_parse_line("1 hit k 1.5x 4@2", 16, &ev), -1);
@@ -361,9 +371,48 @@ static void test_no_make(void)
 	CHECK(proc_start_time(-5) < 0);
 }
 
+/* The remote tier's events: each line counts, with its bytes. */
+static void test_remote_tally(void)
+{
+	char *dir = fresh_dir("remote"), *log = path_join(dir, CACHELOG_FILE);
+	struct cachelog l;
+	struct cachelog_tally t;
+
+	cachelog_event_bytes(dir, "remote-hit", K1, 0.25, 1000);
+	cachelog_event_bytes(dir, "remote-hit", K2, 0, 24);
+	cachelog_event_bytes(dir, "remote-miss", K3, 0.01, 0);
+	cachelog_event_bytes(dir, "remote-error", K3, 0, 0);
+	cachelog_event_bytes(dir, "upload", K3, 0.5, 300);
+	cachelog_event(dir, "miss", K3, 1.0);
+	cachelog_init(&l);
+	CHECK_INT(cachelog_load(&l, dir), 0);
+	CHECK_INT(l.nr, 6);
+	cachelog_tally(&l, CACHELOG_ALL_RUNS, &t);
+	CHECK_INT(t.remote_hits, 2);
+	CHECK_INT(t.remote_misses, 1);
+	CHECK_INT(t.remote_errors, 1);
+	CHECK_INT(t.uploads, 1);
+	CHECK_INT((long long)t.remote_bytes_in, 1024);
+	CHECK_INT((long long)t.remote_bytes_out, 300);
+	CHECK_INT(t.misses, 1);
+	CHECK_INT(t.hits, 0);
+	/* Compaction keeps the bytes. */
+	CHECK_INT(cachelog_compact(dir, 1, 10), 0);
+	cachelog_release(&l);
+	cachelog_init(&l);
+	CHECK_INT(cachelog_load(&l, dir), 0);
+	cachelog_tally(&l, CACHELOG_ALL_RUNS, &t);
+	CHECK_INT((long long)t.remote_bytes_in, 1024);
+	CHECK_INT((long long)t.remote_bytes_out, 300);
+	cachelog_release(&l);
+	free(log);
+	free(dir);
+}
+
 int main(void)
 {
 	tmpdir = check_tmpdir("cachelog");
+	test_remote_tally();
 	test_write_and_load();
 	test_parse_line();
 	test_runs_and_tally();
