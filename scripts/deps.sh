@@ -8,8 +8,8 @@
 #   scripts/deps.sh --check    install nothing: exit 1 listing what is missing
 set -euo pipefail
 
-build=(build-essential cmake make pkg-config libyaml-dev libssl-dev libelf-dev binutils)
-tests=(python3 git distcc ccache ninja-build groff-base clang libclang-rt-14-dev)
+build=(build-essential cmake make pkg-config libyaml-dev libssl-dev libelf-dev binutils libcurl4-openssl-dev)
+tests=(python3 git distcc ccache ninja-build groff-base clang libclang-rt-14-dev nginx-light)
 
 mode=all
 case "${1:-}" in

@@ -1,0 +1,48 @@
+/* remote: a shared HTTP tier behind the local cache (see remote.c for the
+ * protocol). Objects are cache entries exactly as stored locally, at
+ * URL/kwarm-entry-2/<key>: read with GET, written with PUT (WebDAV).
+ *
+ * Nothing here ever fails a build: a fault prints one warning per make run
+ * and turns the remote off for the rest of that run (a marker file); an
+ * object that fails the local entry's checks is a miss. Credentials come from
+ * ~/.netrc or $KWARM_REMOTE_TOKEN at run time, never from the URL.
+ *
+ * The only file that includes <curl/curl.h>; libcurl is loaded (dlopen) when a
+ * remote is first asked, so that kwarm's start stays cheap for every step. */
+#ifndef KWARM_REMOTE_H
+#define KWARM_REMOTE_H
+
+#include "cache.h"
+
+/* The URL path element objects live under: the entry schema. */
+#define REMOTE_LAYOUT "kwarm-entry-2"
+
+struct remote {
+	char *url;		/* without a trailing '/'; NULL: no remote */
+	char *mark_dir;		/* this run's marker folder, NULL when none */
+	int read_only;		/* KWARM_REMOTE_MODE=read-only */
+	long connect_ms, total_ms;
+	int off;		/* a fault was seen (here or by the run): ask no more */
+	void *easy;		/* the libcurl handle, kept for keep-alive */
+	void *headers;		/* its request headers (the token's, Expect:) */
+};
+
+/* The URL in effect: flag over $KWARM_REMOTE over the spec's; an empty value
+ * turns it off. NULL when off (the result points into one of them). */
+const char *remote_choose(const char *flag, const char *spec_url);
+/* Is url usable in a Makefile and free of credentials? NULL, or why not (static). */
+const char *remote_url_problem(const char *url);
+/* Set up r for url (may be NULL: every call is then a no-op); mark_dir (may be
+ * NULL) holds the run's "remote off" and "warned" markers. Reads
+ * KWARM_REMOTE_MODE, KWARM_REMOTE_CONNECT_TIMEOUT, KWARM_REMOTE_TIMEOUT. */
+void remote_init(struct remote *r, const char *url, const char *mark_dir);
+void remote_release(struct remote *r);
+/* Fetch entry key into cache c, verified, published by rename: 1 fetched, 0
+ * not there (or the remote is off), -1 a fault or a bad object (warned once
+ * per run). Logs remote-hit, remote-miss or remote-error in c's event log. */
+int remote_fetch(struct remote *r, const struct cache *c, const char *key);
+/* Upload c's valid entry key (not in read-only mode); 0, or -1 (warned once
+ * per run). Logs upload in c's event log. */
+int remote_upload(struct remote *r, const struct cache *c, const char *key);
+
+#endif
