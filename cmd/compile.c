@@ -15,6 +15,7 @@ const char usage_compile[] =
 	"                     [--link WORD]... [--extract text] [--deps gcc|clang|none]\n"
 	"                     [--env NAME]...\n"
 	"                     [--state DIR] [--units FILE] [--goals GOALS] [--format FMT]\n"
+	"                     [--remote URL]\n"
 	"                     -- COMPILER ARGS... -o {out} SOURCE...\n"
 	"\n"
 	"Compile one unit into the cache (the generated Makefile's recipe). The key is\n"
@@ -26,7 +27,9 @@ const char usage_compile[] =
 	"  --format FMT    text, or github: failures also as GitHub annotations\n"
 	"  --index FILE    MAKEFILE.index: the unit's label, id and owners by its key\n"
 	"  --deps FAMILY   how the compiler lists the files it read (default: by its name)\n"
-	"  --env NAME      a variable that steers the compiler (part of the key)\n";
+	"  --env NAME      a variable that steers the compiler (part of the key)\n"
+	"  --remote URL    a remote cache: fetch the unit from it before compiling,\n"
+	"                  upload what compiles (see KWARM_REMOTE_* in kwarm(1))\n";
 
 int cmd_compile(int argc, char **argv)
 {

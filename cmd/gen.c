@@ -7,6 +7,7 @@
 #include "path.h"
 #include "plan.h"
 #include "publish.h"
+#include "remote.h"
 #include "spec.h"
 #include "unitindex.h"
 #include "unitlist.h"
@@ -18,7 +19,8 @@
 #include <unistd.h>
 
 const char usage_gen[] =
-	"usage: kwarm gen [-o FILE] [--cache DIR] [--out DIR] [--launcher CMD] [--format FMT] SPEC\n"
+	"usage: kwarm gen [-o FILE] [--cache DIR] [--out DIR] [--launcher CMD] [--format FMT]\n"
+	"                 [--remote URL] SPEC\n"
 	"\n"
 	"Write the warm-up Makefile of SPEC (default FILE: warmup.mk).\n"
 	"  -o FILE        where to write the Makefile\n"
@@ -31,6 +33,8 @@ const char usage_gen[] =
 	"  --format FMT   how the warm-up reports failures: text, or github (GitHub\n"
 	"                 Actions annotations); default: github when GITHUB_ACTIONS\n"
 	"                 is true where make runs, else text\n"
+	"  --remote URL   a remote cache shared over HTTP (default: $KWARM_REMOTE,\n"
+	"                 else the spec's 'remote'; an empty URL turns it off)\n"
 	"Exit status: 0 written, 1 failure, 2 bad usage or bad input (nothing written).\n";
 
 static void split_words(struct strvec *sv, const char *s)
@@ -134,7 +138,7 @@ static int gen_usage(struct strvec *launcher, const char *fmt, const char *arg)
 int cmd_gen(int argc, char **argv)
 {
 	const char *output = "warmup.mk", *cache_opt = NULL, *out_opt = NULL, *spec_path = NULL;
-	const char *format = NULL;
+	const char *format = NULL, *remote_opt = NULL, *problem;
 	char *cache_dir = NULL, *out_dir = NULL, *self = NULL, *kwarm = NULL, *spec_abs = NULL;
 	char *why = NULL, *descs = NULL;
 	struct makefile_options mo;
@@ -150,7 +154,7 @@ int cmd_gen(int argc, char **argv)
 		const char *a = argv[i];
 
 		if ((!strcmp(a, "-o") || !strcmp(a, "--cache") || !strcmp(a, "--out") ||
-		     !strcmp(a, "--launcher") || !strcmp(a, "--format"))) {
+		     !strcmp(a, "--launcher") || !strcmp(a, "--format") || !strcmp(a, "--remote"))) {
 			if (i + 1 >= argc)
 				return gen_usage(&launcher, "option '%s' needs a value", a);
 			if (!strcmp(a, "--launcher")) {
@@ -162,6 +166,8 @@ int cmd_gen(int argc, char **argv)
 				cache_opt = argv[++i];
 			else if (!strcmp(a, "--format"))
 				format = argv[++i];
+			else if (!strcmp(a, "--remote"))
+				remote_opt = argv[++i];
 			else
 				out_opt = argv[++i];
 		} else if (a[0] == '-' && a[1]) {
@@ -176,6 +182,11 @@ int cmd_gen(int argc, char **argv)
 		return gen_usage(&launcher, "no spec given%s", "");
 	if (format && strcmp(format, "github") && strcmp(format, "text"))
 		return gen_usage(&launcher, "unknown format '%s' (text or github)", format);
+
+	/* Not the URL itself in the message: it may hold a password. */
+	problem = remote_opt && *remote_opt ? remote_url_problem(remote_opt) : NULL;
+	if (problem)
+		return gen_usage(&launcher, "the --remote URL cannot be used: %s", problem);
 
 	publish_install_signal_cleanup();
 	if (spec_load(&spec, spec_path)) {
@@ -192,6 +203,14 @@ int cmd_gen(int argc, char **argv)
 	mo.self = self;
 	mo.spec_abs = spec_abs;
 	mo.format = format;
+	mo.remote = remote_choose(remote_opt, spec.remote);
+	mo.remote_arg = remote_opt ? remote_opt : getenv("KWARM_REMOTE");
+	problem = mo.remote ? remote_url_problem(mo.remote) : NULL;
+	if (problem) {
+		error("the remote URL ($KWARM_REMOTE) cannot be used: %s", problem);
+		ret = 2;
+		goto out;
+	}
 	descs = xstrfmt("%s.packs", self);
 	mo.descs = descs;
 	/* Nothing is written before the whole plan and Makefile text are known good. */

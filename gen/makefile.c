@@ -384,6 +384,10 @@ static void write_inputs(struct buf *b, const struct plan *plan, const struct ma
 		buf_adds(b, " --format ");
 		makefile_add_shell_word(b, opts->format);
 	}
+	if (opts->remote_arg) {
+		buf_adds(b, " --remote ");
+		makefile_add_shell_word(b, opts->remote_arg);
+	}
 	/* Make re-reads a makefile whose time changed even when its recipe
 	 * failed (MAKE_RESTARTS is then set, and never exported). */
 	buf_adds(b, " || { printf '\\n$$(KW_SELF): kw-force\\nifneq ($$(MAKE_RESTARTS),)\\n"
@@ -506,7 +510,13 @@ int makefile_write(const struct plan *plan, const struct makefile_options *opts,
 		 "--platform ");
 	makefile_add_shell_word(b, plan->spec->platform);
 	buf_adds(b, " \\\n    --private $(KW_OUT)/.kwarm/private --index $(KW_PLAN).index "
-		 "--key $(basename $(notdir $@))\n"
+		 "--key $(basename $(notdir $@))");
+	/* The remote's URL only: credentials are read at run time (remote.h). */
+	if (opts->remote) {
+		buf_adds(b, " \\\n    --remote ");
+		makefile_add_shell_word(b, opts->remote);
+	}
+	buf_adds(b, "\n"
 		 "KW_PACK = $(KW_KWARM) pack $(KW_REPORT) --cache $(KW_CACHE) --descs $(KW_DESCS) \\\n"
 		 "    --private $(KW_OUT)/.kwarm/private --stamp $@\n"
 		 "KW_E = $(addprefix $(KW_CACHE)/units/,$(addsuffix .m,$1))\n");

@@ -11,6 +11,9 @@ struct makefile_options {
 	const char *spec_abs;	/* absolute path of the spec */
 	const char *descs;	/* absolute path of the callable descriptions file */
 	const char *format;	/* --format of gen ("github", "text"), NULL when not given */
+	const char *remote;	/* the remote cache's URL in effect, NULL when none */
+	const char *remote_arg;	/* what the remake rule passes as --remote (from the flag
+				 * or $KWARM_REMOTE, maybe ""), NULL when the spec decides */
 };
 
 /* Append the Makefile text to out and that of the file it includes,

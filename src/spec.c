@@ -2,6 +2,7 @@
  * every rule of CONTRACT.md's spec on the way. Aliases are node references, so
  * a class that reuses another's incores by alias simply walks them again. */
 #include "spec.h"
+#include "remote.h"
 #include "deps.h"
 #include "buf.h"
 #include "hashmap.h"
@@ -662,7 +663,7 @@ static int load_top(struct loader *ld, yaml_node_t *top)
 	struct spec *spec = ld->spec;
 	struct yamltree_field f[] = {
 		FIELD("version", 1), FIELD("platform", 1), FIELD("root", 0), FIELD("cache", 0),
-		FIELD("out", 0), FIELD("toolchains", 1), FIELD("classes", 1),
+		FIELD("out", 0), FIELD("toolchains", 1), FIELD("classes", 1), FIELD("remote", 0),
 	};
 	yaml_node_t *classes;
 	long long version = 0;
@@ -687,6 +688,16 @@ static int load_top(struct loader *ld, yaml_node_t *top)
 	    load_paths(ld, &f[2], &f[3], &f[4]) ||
 	    load_top_toolchains(ld, f[5].value))
 		return -1;
+	if (f[7].value) {
+		const char *problem;
+
+		/* Empty: no remote (as KWARM_REMOTE= turns it off). */
+		if (yamltree_strdup(&ld->tree, f[7].value, "remote", 0, &spec->remote))
+			return -1;
+		problem = *spec->remote ? remote_url_problem(spec->remote) : NULL;
+		if (problem)
+			return fail(ld, f[7].value, "the remote URL cannot be used: %s", problem);
+	}
 	classes = f[6].value;
 	n = yamltree_len(classes);
 	if (!n)
@@ -785,5 +796,6 @@ void spec_release(struct spec *spec)
 	free(spec->platform);
 	free(spec->cache);
 	free(spec->out);
+	free(spec->remote);
 	memset(spec, 0, sizeof(*spec));
 }

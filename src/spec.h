@@ -85,6 +85,7 @@ struct spec {
 	char *platform;
 	char *cache;			/* absolute; NULL when the spec sets none */
 	char *out;			/* absolute; NULL when the spec sets none */
+	char *remote;			/* the remote cache's URL (remote.h); NULL when none */
 	struct spec_toolchain orchestration;
 	struct spec_toolchain *incore;	/* top-level incore roles, in spec order */
 	size_t nr_incore;

@@ -8,6 +8,7 @@
 #include "path.h"
 #include "publish.h"
 #include "reads.h"
+#include "remote.h"
 #include "run.h"
 #include "util.h"
 
@@ -72,6 +73,8 @@ int compile_job_parse(struct compile_job *o, int argc, char **argv, char **bad)
 			o->units = v;
 		else if (!strcmp(a, "--goals"))
 			o->goals = v;
+		else if (!strcmp(a, "--remote"))
+			o->remote = v;
 		else if (!strcmp(a, "--format") && annotate_pick_format(v) >= 0)
 			o->github = annotate_pick_format(v);
 		else if (!strcmp(a, "--launcher"))
@@ -449,16 +452,21 @@ out:
 /* Another process compiled the unit while this one waited: is what it read
  * (its entry's recorded reads) as this process sees the files? Two runs whose
  * system headers differ can share a cache; the key then names another state. */
-static int same_inputs(struct compile_job *o)
+static int same_inputs(struct compile_job *o, int report)
 {
 	struct closure_cache cc;
 	char key_now[DIGEST_HEX_SIZE];
+	struct buf sink = BUF_INIT, *old = report ? NULL : error_sink(&sink);
 	int same;
 
 	closure_cache_init(&cc);
 	same = !unitkey_compute(&cc, &o->uc, key_now, NULL) && !strcmp(key_now, o->key);
 	closure_cache_release(&cc);
-	if (!same)
+	if (!report) {
+		error_sink(old);
+		buf_release(&sink);
+	}
+	if (!same && report)
 		error("%s: another process compiled it from other inputs than this run sees; "
 		      "run make again", o->label);
 	return same;
@@ -619,8 +627,45 @@ out:
 	return ret;
 }
 
+/* --- the remote tier (remote.h) --- */
+
+/* Set up o's remote, its run markers in the run's folder. */
+static void remote_open(const struct compile_job *o, struct remote *r)
+{
+	char run[64], *dir = NULL;
+
+	if (o->remote && o->rs) {
+		dir = xstrdup(o->rs->dir);
+	} else if (o->remote && o->private_dir) {
+		cachelog_run_tag(run, sizeof(run));
+		dir = xstrfmt("%s/remote.%s", o->private_dir, run);
+	}
+	remote_init(r, o->remote, dir);
+	free(dir);
+}
+
+/* The unit is missing here: 1 when the remote had it, fetched and valid for
+ * this machine's inputs (recorded reads included), else 0. */
+static int remote_get(struct compile_job *o, struct remote *r, const struct cache *cache,
+		      int *mismatch)
+{
+	*mismatch = 0;
+	if (remote_fetch(r, cache, o->key) != 1)
+		return 0;
+	if (same_inputs(o, 0))
+		return 1;
+	/* Compiled where the files it read differ (system headers, say). */
+	*mismatch = 1;
+	(void)cache_unit_remove(cache, o->key);
+	return 0;
+}
+
+/* --- end of the remote tier --- */
+
 int compile_job_run(struct compile_job *o, int *cached)
 {
+	struct remote rt;
+	int mismatch = 0;
 	struct cache cache = { NULL };
 	struct buf sink = BUF_INIT, *old;
 	const char *bad;
@@ -642,7 +687,7 @@ int compile_job_run(struct compile_job *o, int *cached)
 	}
 	/* Whoever held the lock before us may have published it: a hit after wait. */
 	state = cache_unit_get(&cache, o->key, NULL, &bad);
-	if (state == 1 && !same_inputs(o)) {
+	if (state == 1 && !same_inputs(o, 1)) {
 		ret = -1;
 	} else if (state == 1) {
 		cachelog_event(cache.dir, "wait-hit", o->key, 0);
@@ -658,7 +703,17 @@ int compile_job_run(struct compile_job *o, int *cached)
 			if (!cache_unit_remove(&cache, o->key))
 				cachelog_event(cache.dir, "corrupt", o->key, 0);
 		}
-		ret = compile_unit(o, &cache, NULL);
+		remote_open(o, &rt);
+		if (remote_get(o, &rt, &cache, &mismatch)) {
+			*cached = 1;
+			ret = 0;
+		} else {
+			ret = compile_unit(o, &cache, NULL);
+			/* Uploads only what this process compiled into the cache. */
+			if (!ret && !mismatch)
+				(void)remote_upload(&rt, &cache, o->key);
+		}
+		remote_release(&rt);
 	}
 	cache_unlock(lock);
 out:

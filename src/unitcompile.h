@@ -25,6 +25,7 @@ struct compile_job {
 	const char *private_dir;	/* where results go when the cache cannot be used */
 	const char *id;			/* stable identity for the durations record */
 	const char *state, *units, *goals;	/* runstate folder, unit list, goals */
+	const char *remote;		/* the remote cache's URL (remote.h), or NULL */
 	int github;			/* annotate failures for GitHub Actions */
 	int annotated;			/* a failure was annotated already */
 	enum deps_family family;	/* how the compiler lists what it read */
