@@ -1,0 +1,188 @@
+#!/usr/bin/env bash
+# labels: e2e
+# timeout: 300
+# The remote cache tier against a real nginx (Debian nginx-light: its DAV
+# module takes PUT). Two checkouts at different paths with their own local
+# caches share one store: the second compiles nothing and packs byte-exact
+# callables. Read-only mode uploads nothing. A stopped server, one answering
+# 500 and one that accepts and never answers: the warm-up builds locally,
+# prints one warning, and asks no more after the first failure (a stalled
+# server costs one timeout, not one per unit). Objects with a flipped byte,
+# cut short or stored under another key are never packed. The token is in no
+# Makefile, log, report or cache file.
+. "$(dirname "$0")/lib.sh"
+need nginx nginx-light
+need python3 python3
+
+NG=$T/nginx
+pids=()
+cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; }
+trap cleanup EXIT
+
+# A free port on 127.0.0.1 (the kernel's pick, released for the server).
+free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+
+# start_nginx: nginx in the foreground on a free port ($PORT), its store in
+# $NG/store; returns once it listens (it writes its pid file after binding).
+start_nginx() {
+	local try
+	mkdir -p "$NG/store"
+	chmod -R a+rwx "$NG"	# workers run as nobody when the test runs as root
+	for try in 1 2 3; do
+		PORT=$(free_port)
+		sed "s#@DIR@#$NG#g; s#@PORT@#$PORT#g" "$TOOLS/nginx.conf" > "$NG/nginx.conf"
+		rm -f "$NG/nginx.pid"
+		nginx -c "$NG/nginx.conf" -p "$NG" -e "$NG/error.log" 2> "$NG/start.log" &
+		NGINX_PID=$!
+		pids+=("$NGINX_PID")
+		while [ ! -e "$NG/nginx.pid" ] && kill -0 "$NGINX_PID" 2>/dev/null; do sleep 0.01; done
+		[ -e "$NG/nginx.pid" ] && return 0
+		wait "$NGINX_PID" || true	# the port was taken meanwhile: another
+	done
+	cat "$NG/start.log" "$NG/error.log" >&2 || true
+	fail "nginx does not start"
+}
+
+export KWARM_REMOTE_TOKEN=secret123
+unset KWARM_REMOTE KWARM_REMOTE_MODE
+export STANDIN_SCALE=0.02
+cd "$T"
+start_nginx
+URL=http://127.0.0.1:$PORT/share
+
+# --- two checkouts, one store ---
+for c in one two; do standin_example qwen3_decode "$c"; done
+"$KWARM" gen one/spec.yaml -o one.mk --cache "$T/cache-one" --out "$T/out-one" --remote "$URL"
+make -f one.mk -j3 warmup > one.log 2>&1 || { cat one.log; fail "the first checkout failed"; }
+[ "$(compiles)" = 39 ] || fail "the first checkout ran $(compiles) compiles, want 39"
+n=$(find "$NG/store/share/kwarm-entry-2" -type f | wc -l)
+[ "$n" = 39 ] || fail "the store holds $n objects after the first checkout, want 39"
+: > "$STANDIN_LOG"
+# The second takes its URL from the spec (flag over environment over spec).
+printf 'remote: %s\n' "$URL" >> two/spec.yaml
+"$KWARM" gen two/spec.yaml -o two.mk --cache "$T/cache-two" --out "$T/out-two"
+make -f two.mk -j3 warmup > two.log 2>&1 || { cat two.log; fail "the second checkout failed"; }
+[ "$(compiles)" = 0 ] || fail "the second checkout compiled $(compiles) units, want 0"
+for c in TestQwen3Decode TestQwen3DecodeGraph; do
+	cmp "out-one/$c.callable" "out-two/$c.callable" || fail "$c differs between the checkouts"
+done
+"$KWARM" cache --cache "$T/cache-two" stats --json > two.stats
+grep -q '"last_run":{[^}]*"remote_hits":39,[^}]*"uploads":0,' two.stats ||
+	fail "stats do not count 39 remote hits and no upload: $(cat two.stats)"
+"$KWARM" cache --cache "$T/cache-one" stats --json > one.stats
+grep -q '"last_run":{[^}]*"remote_misses":39,[^}]*"uploads":39,' one.stats ||
+	fail "stats do not count 39 remote misses and 39 uploads: $(cat one.stats)"
+pass "two checkouts sharing one nginx store: the second compiles 0, byte-exact"
+
+# Flag over environment: an empty --remote turns the spec's remote off.
+KWARM_REMOTE=http://127.0.0.1:1/never "$KWARM" gen two/spec.yaml -o off.mk --cache "$T/cache-off" \
+	--out "$T/out-off" --remote ''
+! grep -q -- '--remote http' off.mk || fail "an empty --remote left a remote in the Makefile"
+"$KWARM" gen two/spec.yaml -o env.mk --cache "$T/cache-off" --out "$T/out-off" > /dev/null
+KWARM_REMOTE=http://127.0.0.1:1/env "$KWARM" gen two/spec.yaml -o env.mk --cache "$T/cache-off" \
+	--out "$T/out-off"
+grep -q -- '--remote http://127.0.0.1:1/env' env.mk || fail "KWARM_REMOTE does not override the spec"
+! "$KWARM" gen two/spec.yaml -o bad.mk --remote "http://user:hunter2@127.0.0.1:$PORT/x" 2> bad.err ||
+	fail "a URL with a password was taken"
+! grep -q hunter2 bad.err || fail "the refused URL's password was printed"
+pass "flag over environment over spec; empty turns it off; no URL with a password"
+
+# --- read-only ---
+standin_example minimal ro
+: > "$STANDIN_LOG"
+"$KWARM" gen ro/spec.yaml -o ro.mk --cache "$T/cache-ro" --out "$T/out-ro" --remote "http://127.0.0.1:$PORT/ro"
+KWARM_REMOTE_MODE=read-only make -f ro.mk -j2 warmup > ro.log 2>&1 || { cat ro.log; fail "read-only failed"; }
+units=$(compiles)
+[ "$units" -ge 3 ] || fail "the minimal example has $units units, fewer than 3"
+[ ! -e "$NG/store/ro" ] || fail "read-only mode uploaded: $(find "$NG/store/ro" -type f | wc -l) objects"
+! grep -q '"PUT /ro/' "$NG/access.log" || fail "read-only mode sent a PUT"
+cp out-ro/TestMinimal.callable good.callable
+pass "read-only mode uploads nothing"
+
+# A fresh checkout of the minimal example against URL BASE, with its own cache;
+# sets $log and $secs (wall time).
+run_fresh() {
+	local name=$1 base=$2 t0
+	rm -rf "${T:?}/$name" "$T/cache-$name" "$T/out-$name"
+	standin_example minimal "$name"
+	: > "$STANDIN_LOG"
+	"$KWARM" gen "$name/spec.yaml" -o "$name.mk" --cache "$T/cache-$name" --out "$T/out-$name" \
+		--remote "$base"
+	t0=$(date +%s.%N)
+	make -f "$name.mk" -j2 warmup > "$name.log" 2>&1 || { cat "$name.log"; fail "$name failed"; }
+	secs=$(python3 -c "import sys; print('%.2f' % ($(date +%s.%N) - $t0))")
+	log=$name.log
+	cmp "out-$name/TestMinimal.callable" good.callable || fail "$name: the callable differs"
+}
+# one_warning LOG: exactly one remote warning, no error line.
+one_warning() {
+	local n
+	n=$(grep -c 'warning: remote cache' "$1" || true)
+	[ "$n" = 1 ] || { cat "$1"; fail "$1: $n remote warnings, want 1"; }
+	! grep -q 'error' "$1" || { cat "$1"; fail "$1: an error line"; }
+}
+
+# --- corrupt objects: flipped byte, cut short, another key's ---
+run_fresh fill "http://127.0.0.1:$PORT/bad"
+mapfile -t keys < <(unit_keys fill.mk)
+obj() { echo "$NG/store/bad/kwarm-entry-2/$1"; }
+# The third holds the first's valid entry (another key's); then the first's
+# artifact gets a flipped byte and the second is cut in half.
+cp "$(obj "${keys[0]}")" "$(obj "${keys[2]}")"
+python3 - "$(obj "${keys[0]}")" "$(obj "${keys[1]}")" <<'PY'
+import sys
+a, b = sys.argv[1:]
+d = bytearray(open(a, "rb").read()); d[0] ^= 1; open(a, "wb").write(d)
+d = open(b, "rb").read(); open(b, "wb").write(d[: len(d) // 2])
+PY
+run_fresh bad "http://127.0.0.1:$PORT/bad"
+[ "$(compiles)" = 3 ] || { cat "$log"; fail "3 bad objects, $(compiles) compiles (want 3)"; }
+one_warning "$log"
+pass "objects with a flipped byte, cut short or of another key are compiled here instead"
+
+# --- a server answering 500 ---
+run_fresh e500 "http://127.0.0.1:$PORT/broken"
+[ "$(compiles)" = "$units" ] || fail "500: $(compiles) compiles, want $units"
+one_warning "$log"
+pass "a server answering 500: built locally, one warning"
+
+# --- a stopped server (connection refused) ---
+kill "$NGINX_PID"
+wait "$NGINX_PID" 2> /dev/null || true
+run_fresh down "$URL"
+[ "$(compiles)" = "$units" ] || fail "server down: $(compiles) compiles, want $units"
+one_warning "$log"
+pass "a stopped server: built locally, one warning ($secs s)"
+
+# --- a stalled server: accepts, never answers ---
+python3 - "$T/stall.port" <<'PY' &
+import socket, sys, time
+s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(64)
+open(sys.argv[1] + ".tmp", "w").write(str(s.getsockname()[1]))
+import os; os.rename(sys.argv[1] + ".tmp", sys.argv[1])
+held = []
+while True:
+    c, _ = s.accept(); held.append(c)
+PY
+pids+=($!)
+wait_file "$T/stall.port" "${pids[-1]}"
+standin_example qwen3_decode stall
+: > "$STANDIN_LOG"
+"$KWARM" gen stall/spec.yaml -o stall.mk --cache "$T/cache-stall" --out "$T/out-stall" \
+	--remote "http://127.0.0.1:$(cat "$T/stall.port")"
+t0=$(date +%s.%N)
+KWARM_REMOTE_TIMEOUT=1 make -f stall.mk -j3 warmup > stall.log 2>&1 || { cat stall.log; fail "stall failed"; }
+secs=$(python3 -c "print('%.2f' % ($(date +%s.%N) - $t0))")
+[ "$(compiles)" = 39 ] || fail "stalled server: $(compiles) compiles, want 39"
+one_warning stall.log
+# 39 units under -j3 asking one by one would take 13 s at least.
+python3 -c "import sys; sys.exit(0 if $secs < 6 else 1)" ||
+	fail "a stalled server with a 1 s timeout cost $secs s"
+cmp out-one/TestQwen3Decode.callable out-stall/TestQwen3Decode.callable
+pass "a stalled server: built locally in $secs s (timeout 1 s), one warning"
+
+# --- no credential anywhere ---
+if grep -rl secret123 "$T" 2> /dev/null; then
+	fail "the token appears in the files above"
+fi
+pass "the token is in no Makefile, log, report or cache file"
