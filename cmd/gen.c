@@ -129,6 +129,25 @@ static int write_index(const struct plan *plan, const char *self)
 	return ret;
 }
 
+/* Fetch every unit missing from the cache that the remote has, in one
+ * process over one kept-alive connection (not one process per unit while
+ * make runs); the number fetched. Their entries are checked as the compile
+ * step checks them; the plan is then made again, to learn what they read. */
+static int prefetch(const struct plan *plan, const struct cache *cache, const char *url)
+{
+	struct remote r;
+	int fetched = 0;
+
+	if (!url || (getenv("KWARM_REMOTE_PREFETCH") && !strcmp(getenv("KWARM_REMOTE_PREFETCH"), "0")))
+		return 0;
+	remote_init(&r, url, NULL);
+	for (size_t i = 0; i < plan->nr_units && !r.off; i++)
+		if (!cache_unit_check(cache, plan->units[i]->key, 0))
+			fetched += remote_fetch(&r, cache, plan->units[i]->key) == 1;
+	remote_release(&r);
+	return fetched;
+}
+
 static int gen_usage(struct strvec *launcher, const char *fmt, const char *arg)
 {
 	strvec_release(launcher);
@@ -147,7 +166,7 @@ int cmd_gen(int argc, char **argv)
 	struct cache cache = { NULL };
 	struct buf text = BUF_INIT, inputs = BUF_INIT;
 	struct strvec launcher;
-	int ret = 1, have_plan = 0, have_launcher = 0;
+	int ret = 1, have_plan = 0, have_launcher = 0, prefetched = 0;
 
 	strvec_init(&launcher);
 	for (int i = 1; i < argc; i++) {
@@ -225,8 +244,18 @@ int cmd_gen(int argc, char **argv)
 			ret = 2;
 			goto out;
 		}
-		if (!cache_try_init(&cache, cache_dir, &why) && !cache_probe(&cache, &why))
-			break;
+		if (!cache_try_init(&cache, cache_dir, &why) && !cache_probe(&cache, &why)) {
+			if (prefetched || !prefetch(&plan, &cache, mo.remote))
+				break;
+			prefetched = 1;
+			attempt--;	/* the same cache, planned again */
+			cache_release(&cache);
+			plan_release(&plan);
+			have_plan = 0;
+			buf_reset(&text);
+			buf_reset(&inputs);
+			continue;
+		}
 		if (attempt) {
 			error("cache folder unusable: %s", why);
 			goto out;

@@ -67,12 +67,24 @@ for c in TestQwen3Decode TestQwen3DecodeGraph; do
 	cmp "out-one/$c.callable" "out-two/$c.callable" || fail "$c differs between the checkouts"
 done
 "$KWARM" cache --cache "$T/cache-two" stats --json > two.stats
-grep -q '"last_run":{[^}]*"remote_hits":39,[^}]*"uploads":0,' two.stats ||
+# gen fetched them (a run of its own); make's run found them: hits.
+grep -q '"all_runs":{[^}]*"remote_hits":39,[^}]*"uploads":0,' two.stats ||
 	fail "stats do not count 39 remote hits and no upload: $(cat two.stats)"
 "$KWARM" cache --cache "$T/cache-one" stats --json > one.stats
 grep -q '"last_run":{[^}]*"remote_misses":39,[^}]*"uploads":39,' one.stats ||
 	fail "stats do not count 39 remote misses and 39 uploads: $(cat one.stats)"
-pass "two checkouts sharing one nginx store: the second compiles 0, byte-exact"
+# gen fetched them all in one pass; without that, each unit's step fetches it.
+gets=$(grep -c '"GET /share/' "$NG/access.log")
+[ "$gets" -ge 39 ] || fail "gen fetched $gets objects, want 39"
+standin_example qwen3_decode three
+: > "$STANDIN_LOG"
+KWARM_REMOTE_PREFETCH=0 "$KWARM" gen three/spec.yaml -o three.mk --cache "$T/cache-three" \
+	--out "$T/out-three" --remote "$URL"
+[ -z "$(find "$T/cache-three/units" -name '*.m')" ] || fail "KWARM_REMOTE_PREFETCH=0: gen fetched"
+make -f three.mk -j3 warmup > three.log 2>&1 || { cat three.log; fail "the third checkout failed"; }
+[ "$(compiles)" = 0 ] || fail "the third checkout (no prefetch) compiled $(compiles) units, want 0"
+cmp out-one/TestQwen3Decode.callable out-three/TestQwen3Decode.callable
+pass "two checkouts sharing one nginx store: the second compiles 0, byte-exact (gen's one pass, and per unit)"
 
 # Flag over environment: an empty --remote turns the spec's remote off.
 KWARM_REMOTE=http://127.0.0.1:1/never "$KWARM" gen two/spec.yaml -o off.mk --cache "$T/cache-off" \
@@ -168,18 +180,21 @@ pids+=($!)
 wait_file "$T/stall.port" "${pids[-1]}"
 standin_example qwen3_decode stall
 : > "$STANDIN_LOG"
-"$KWARM" gen stall/spec.yaml -o stall.mk --cache "$T/cache-stall" --out "$T/out-stall" \
-	--remote "http://127.0.0.1:$(cat "$T/stall.port")"
+export KWARM_REMOTE_TIMEOUT=1
 t0=$(date +%s.%N)
-KWARM_REMOTE_TIMEOUT=1 make -f stall.mk -j3 warmup > stall.log 2>&1 || { cat stall.log; fail "stall failed"; }
+"$KWARM" gen stall/spec.yaml -o stall.mk --cache "$T/cache-stall" --out "$T/out-stall" \
+	--remote "http://127.0.0.1:$(cat "$T/stall.port")" 2> stall-gen.log
+one_warning stall-gen.log
+make -f stall.mk -j3 warmup > stall.log 2>&1 || { cat stall.log; fail "stall failed"; }
 secs=$(python3 -c "print('%.2f' % ($(date +%s.%N) - $t0))")
 [ "$(compiles)" = 39 ] || fail "stalled server: $(compiles) compiles, want 39"
 one_warning stall.log
-# 39 units under -j3 asking one by one would take 13 s at least.
+# gen's pass and make's run each wait one timeout; 39 units under -j3
+# asking one by one would take 13 s at least.
 python3 -c "import sys; sys.exit(0 if $secs < 6 else 1)" ||
 	fail "a stalled server with a 1 s timeout cost $secs s"
 cmp out-one/TestQwen3Decode.callable out-stall/TestQwen3Decode.callable
-pass "a stalled server: built locally in $secs s (timeout 1 s), one warning"
+pass "a stalled server: gen + make in $secs s (timeout 1 s), one warning each"
 
 # --- no credential anywhere ---
 if grep -rl secret123 "$T" 2> /dev/null; then
