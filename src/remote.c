@@ -156,8 +156,9 @@ static void fault(struct remote *r, const char *what)
 {
 	r->off = 1;
 	(void)mark(r, "remote-off");
-	if (mark(r, "remote-warned"))
+	if (!r->warned && mark(r, "remote-warned"))
 		warning("remote cache '%s': %s; going on without it for this run", r->url, what);
+	r->warned = 1;
 }
 
 #ifdef KWARM_HAVE_CURL
@@ -165,11 +166,12 @@ static void fault(struct remote *r, const char *what)
 #include <dlfcn.h>
 
 /* An object that is not what was asked: a miss, one warning per run. */
-static void bad_object(const struct remote *r, const char *key, const char *why)
+static void bad_object(struct remote *r, const char *key, const char *why)
 {
-	if (mark(r, "remote-warned"))
+	if (!r->warned && mark(r, "remote-warned"))
 		warning("remote cache '%s': object '%.16s' is not a valid entry (%s); compiling "
 			"it here", r->url, key, why);
+	r->warned = 1;
 }
 
 /* libcurl, as loaded at run time (names without the curl_ prefix, so that
@@ -267,7 +269,7 @@ static size_t on_body(char *data, size_t size, size_t n, void *arg)
 {
 	struct buf *b = arg;
 
-	if ((long long)(b->len + n) > REMOTE_MAX_OBJECT)
+	if ((long long)(b->len + size * n) > REMOTE_MAX_OBJECT)
 		return 0;	/* not an entry: the transfer fails */
 	buf_add(b, data, size * n);
 	return size * n;

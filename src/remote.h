@@ -23,6 +23,7 @@ struct remote {
 	int read_only;		/* KWARM_REMOTE_MODE=read-only */
 	long connect_ms, total_ms;
 	int off;		/* a fault was seen (here or by the run): ask no more */
+	int warned;		/* this process printed the run's one warning */
 	void *easy;		/* the libcurl handle, kept for keep-alive */
 	void *headers;		/* its request headers (the token's, Expect:) */
 };
