@@ -49,8 +49,10 @@ void closure_cache_init(struct closure_cache *cc)
 	hashmap_init(&cc->probes);
 	hashmap_init(&cc->tools);
 	hashmap_init(&cc->listings);
+	hashmap_init(&cc->resolutions);
 	filehash_init(&cc->files);
 	cc->reads = 0;
+	cc->env_hex[0] = '\0';
 	cc->tool_memo_dir = NULL;
 }
 

@@ -20,8 +20,10 @@ struct closure_cache {
 	struct hashmap probes;	/* absolute path -> what stat found (private to closure.c) */
 	struct hashmap tools;	/* program as given -> its resolution and identity (private to toolid.c) */
 	struct hashmap listings;	/* absolute folder -> its files (private to incdirs.c) */
+	struct hashmap resolutions;	/* -I list -> what it decides (private to incdirs.c) */
 	struct filehash files;	/* digests of files that are not scanned (compilers) */
 	unsigned long reads;	/* files read and scanned so far (the memo's misses) */
+	char env_hex[DIGEST_HEX_SIZE];	/* the steering variables' digest, or "" (unitkey.c) */
 	const char *tool_memo_dir;	/* where toolid keeps identities across processes, or NULL */
 };
 

@@ -1,4 +1,5 @@
 #include "incdirs.h"
+#include "buf.h"
 #include "path.h"
 #include "util.h"
 
@@ -83,8 +84,41 @@ static struct listing *get_listing(struct closure_cache *cc, const char *abs)
 	return l;
 }
 
+/* One -I list's answer, kept per process: units of a role share their list. */
+struct resolution {
+	int ret;
+	struct strvec lines, folders;
+};
+
+static int resolve(struct closure_cache *cc, const char *root, const struct strvec *dirs,
+		   struct strvec *lines, struct strvec *folders);
+
 int incdirs_resolution(struct closure_cache *cc, const char *root, const struct strvec *dirs,
 		       struct strvec *lines, struct strvec *folders)
+{
+	struct buf key = BUF_INIT;
+	struct resolution *r;
+
+	buf_adds(&key, root);
+	for (size_t i = 0; i < dirs->nr; i++)
+		buf_addf(&key, "\n%s", dirs->v[i]);
+	r = hashmap_get(&cc->resolutions, key.s);
+	if (!r) {
+		r = xcalloc(1, sizeof(*r));
+		strvec_init(&r->lines);
+		strvec_init(&r->folders);
+		r->ret = resolve(cc, root, dirs, &r->lines, &r->folders);
+		hashmap_put(&cc->resolutions, key.s, r);
+	}
+	buf_release(&key);
+	strvec_pushv(lines, &r->lines);
+	if (folders)
+		strvec_pushv(folders, &r->folders);
+	return r->ret;
+}
+
+static int resolve(struct closure_cache *cc, const char *root, const struct strvec *dirs,
+		   struct strvec *lines, struct strvec *folders)
 {
 	/* name -> index + 1 into holders: every folder that holds the name, in
 	 * search order (#include_next goes on to the next one). */
@@ -156,4 +190,12 @@ void incdirs_release(struct closure_cache *cc)
 		free(l);
 	}
 	hashmap_release(&cc->listings);
+	for (size_t i = 0; i < cc->resolutions.nr; i++) {
+		struct resolution *r = cc->resolutions.entries[i].value;
+
+		strvec_release(&r->lines);
+		strvec_release(&r->folders);
+		free(r);
+	}
+	hashmap_release(&cc->resolutions);
 }

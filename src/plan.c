@@ -302,8 +302,11 @@ static void add_unit_record(struct buf *b, const struct plan *plan, const struct
 	/* One word a line: the Makefile refuses newlines in commands; labels
 	 * come from spec names and paths. */
 	for (size_t i = 0; i < words.nr; i++) {
-		for (const char *c = words.v[i]; *c; c++)
-			buf_addch(b, *c == '\n' ? '?' : *c);
+		size_t start = b->len;
+
+		buf_adds(b, words.v[i]);
+		for (char *c = b->s + start; (c = memchr(c, '\n', b->len - (size_t)(c - b->s))); c++)
+			*c = '?';
 		buf_addch(b, '\n');
 	}
 	strvec_release(&words);

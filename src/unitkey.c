@@ -112,15 +112,24 @@ const char *const unitkey_steering_env[] = {
 	"COMPILER_PATH", "LIBRARY_PATH", "SOURCE_DATE_EPOCH", "GCC_COMPARE_DEBUG", NULL
 };
 
-static void digest_env(struct digest *d, const char *name, struct strvec *why)
+static void digest_env(struct digest *d, const char *name)
 {
 	const char *value = getenv(name);
 
 	digest_add_str(d, "env", name);
 	digest_add_str(d, value ? "set" : "unset", value ? value : "");
-	if (why && value && !strchr(value, '\n'))
+}
+
+/* The description line of a variable (kwarm explain compares them). */
+static void note_env(struct strvec *why, const char *name)
+{
+	const char *value = getenv(name);
+
+	if (!why)
+		return;
+	if (value && !strchr(value, '\n'))
 		strvec_pushf(why, "env %s=%s", name, value);
-	else if (why)
+	else
 		strvec_pushf(why, "env %s%s", name, value ? "=(several lines)" : " unset");
 }
 
@@ -170,6 +179,21 @@ static int position_dependent(const struct closure *c)
 		    strstr(c->edges.v[i], "\tmacro\t"))
 			return 1;
 	return 0;
+}
+
+/* The digest of the steering variables as digest_env feeds them, once per
+ * process (the environment does not change while it runs). */
+static const char *steering_env_hex(struct closure_cache *cc)
+{
+	if (!cc->env_hex[0]) {
+		struct digest d;
+
+		digest_init(&d);
+		for (size_t i = 0; unitkey_steering_env[i]; i++)
+			digest_env(&d, unitkey_steering_env[i]);
+		digest_final_hex(&d, cc->env_hex);
+	}
+	return cc->env_hex;
 }
 
 /* One line of the key's description, when one is wanted. */
@@ -263,11 +287,15 @@ static int base_key(struct closure_cache *cc, const struct unit_command *uc,
 	}
 	digest_add_str(&d, "extract", uc->extract_text ? "text" : "none");
 	note(why, "extract", uc->extract_text ? "text" : "none");
-	for (size_t i = 0; unitkey_steering_env[i]; i++)
-		digest_env(&d, unitkey_steering_env[i], why);
+	/* The same for every unit of a process: digested once. */
+	digest_add_str(&d, "steering-env", steering_env_hex(cc));
+	for (size_t i = 0; why && unitkey_steering_env[i]; i++)
+		note_env(why, unitkey_steering_env[i]);
 	digest_add_u64(&d, "envc", uc->env.nr);
-	for (size_t i = 0; i < uc->env.nr; i++)
-		digest_env(&d, uc->env.v[i], why);
+	for (size_t i = 0; i < uc->env.nr; i++) {
+		digest_env(&d, uc->env.v[i]);
+		note_env(why, uc->env.v[i]);
+	}
 	digest_final_hex(&d, hex);
 	ret = 0;
 	if (closure_out) {
