@@ -329,6 +329,7 @@ int remote_fetch(struct remote *r, const struct cache *c, const char *key)
 		goto error;
 	if (status == 404 || status == 410) {
 		cachelog_event_bytes(c->dir, "remote-miss", key, now_seconds() - t0, 0);
+		r->tally.misses++;
 		ret = 0;
 		goto out;
 	}
@@ -353,10 +354,13 @@ int remote_fetch(struct remote *r, const struct cache *c, const char *key)
 	if (publish_bytes(mpath, body.s, body.len))
 		goto error;
 	cachelog_event_bytes(c->dir, "remote-hit", key, now_seconds() - t0, body.len);
+	r->tally.hits++;
+	r->tally.bytes_in += body.len;
 	ret = 1;
 	goto out;
 error:
 	cachelog_event_bytes(c->dir, "remote-error", key, now_seconds() - t0, 0);
+	r->tally.errors++;
 out:
 	buf_release(&body);
 	free(url);
@@ -419,10 +423,13 @@ int remote_upload(struct remote *r, const struct cache *c, const char *key)
 		goto error;
 	}
 	cachelog_event_bytes(c->dir, "upload", key, now_seconds() - t0, len);
+	r->tally.uploads++;
+	r->tally.bytes_out += len;
 	ret = 0;
 	goto out;
 error:
 	cachelog_event_bytes(c->dir, "remote-error", key, now_seconds() - t0, 0);
+	r->tally.errors++;
 out:
 	free(bytes);
 	free(url);

@@ -17,7 +17,14 @@
 /* The URL path element objects live under: the entry schema. */
 #define REMOTE_LAYOUT "kwarm-entry-2"
 
+/* What a process asked of the remote (summary.json's "remote" sums them). */
+struct remote_tally {
+	unsigned long hits, misses, errors, uploads;
+	unsigned long long bytes_in, bytes_out;
+};
+
 struct remote {
+	struct remote_tally tally;
 	char *url;		/* without a trailing '/'; NULL: no remote */
 	char *mark_dir;		/* this run's marker folder, NULL when none */
 	int read_only;		/* KWARM_REMOTE_MODE=read-only */

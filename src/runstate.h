@@ -14,7 +14,9 @@
  *                        missing from the cache when its first compile began
  *     done               units finished so far (built, cached or failed)
  *     events             "unit KEY built|cached|failed SECONDS OWNERS LABEL" and
- *                        "pack CKEY packed|failed SECONDS CLASS" lines
+ *                        "pack CKEY packed|failed SECONDS CLASS" lines, and
+ *                        "remote HITS MISSES ERRORS UPLOADS BYTES_IN BYTES_OUT"
+ *                        (what a compile step asked of the remote cache)
  *     failed             present once a step of the run has failed
  *     final              present once a step printed the run's closing lines
  *     cache_unusable     why the cache could not take a result of this run

@@ -30,6 +30,7 @@ struct tally {
 	size_t nr_others;
 	int built, cached, failed;
 	double compile_seconds;
+	unsigned long long remote[6];	/* hits, misses, errors, uploads, bytes in, out */
 };
 
 static struct class_tally *find_class(struct tally *t, const char *name, size_t len)
@@ -147,6 +148,14 @@ static void tally_events(struct tally *t, const char *run_dir, struct seen_units
 		if (k == 6 && !strcmp(f[0], "unit")) {
 			if (count_unit(seen, collect, f[1], unit_status(f[2])))
 				tally_unit(t, f);
+		} else if (k == 6 && !strcmp(f[0], "remote") && !collect) {
+			/* "remote HITS MISSES ERRORS UPLOADS BYTES_IN BYTES_OUT" */
+			char *end = f[5];
+
+			for (int i = 0; i < 4; i++)
+				t->remote[i] += strtoull(f[i + 1], NULL, 10);
+			t->remote[4] += strtoull(end, &end, 10);
+			t->remote[5] += strtoull(end, NULL, 10);
 		} else if (k == 5 && !strcmp(f[0], "pack") && !collect) {
 			struct class_tally *c = find_class(t, f[4], strlen(f[4]));
 
@@ -362,6 +371,9 @@ int summary_write(const struct runstate *rs)
 		json_add_string(&b, note);
 	else
 		buf_adds(&b, "null");
+	buf_addf(&b, ",\n \"remote\": {\"hits\": %llu, \"misses\": %llu, \"errors\": %llu, "
+		 "\"uploads\": %llu, \"bytes_fetched\": %llu, \"bytes_uploaded\": %llu}",
+		 t.remote[0], t.remote[1], t.remote[2], t.remote[3], t.remote[4], t.remote[5]);
 	buf_adds(&b, ",\n \"classes\": [");
 	for (size_t i = 0; i < t.nr; i++) {
 		const struct class_tally *c = &t.classes[i];

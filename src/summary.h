@@ -7,6 +7,8 @@
  *    "started": UNIX, "updated": UNIX, "wall_seconds": S,
  *    "units": {"built": N, "cached": N, "failed": N, "compile_seconds": S},
  *    "cache_unusable": null | "<why>",
+ *    "remote": {"hits": N, "misses": N, "errors": N, "uploads": N,
+ *               "bytes_fetched": N, "bytes_uploaded": N},
  *    "classes": [{"name": "TestX", "status": "built|cached|failed|pending",
  *                 "units": N, "units_built": N, "units_cached": N,
  *                 "units_failed": N, "compile_seconds": S, "pack_seconds": S,

@@ -660,6 +660,24 @@ static int remote_get(struct compile_job *o, struct remote *r, const struct cach
 	return 0;
 }
 
+/* The run's report counts what this step asked of the remote (summary.json). */
+static void remote_report(const struct compile_job *o, const struct remote *r)
+{
+	const struct remote_tally *t = &r->tally;
+	char *event;
+	int lock;
+
+	if (!o->rs || !(t->hits || t->misses || t->errors || t->uploads))
+		return;
+	event = xstrfmt("remote %lu %lu %lu %lu %llu %llu\n", t->hits, t->misses, t->errors,
+			t->uploads, t->bytes_in, t->bytes_out);
+	lock = runstate_lock(o->rs);
+	if (lock >= 0)
+		runstate_add_event(o->rs, event);
+	runstate_unlock(lock);
+	free(event);
+}
+
 /* --- end of the remote tier --- */
 
 int compile_job_run(struct compile_job *o, int *cached)
@@ -713,6 +731,7 @@ int compile_job_run(struct compile_job *o, int *cached)
 			if (!ret && !mismatch)
 				(void)remote_upload(&rt, &cache, o->key);
 		}
+		remote_report(o, &rt);
 		remote_release(&rt);
 	}
 	cache_unlock(lock);

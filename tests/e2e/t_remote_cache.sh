@@ -84,7 +84,13 @@ KWARM_REMOTE_PREFETCH=0 "$KWARM" gen three/spec.yaml -o three.mk --cache "$T/cac
 make -f three.mk -j3 warmup > three.log 2>&1 || { cat three.log; fail "the third checkout failed"; }
 [ "$(compiles)" = 0 ] || fail "the third checkout (no prefetch) compiled $(compiles) units, want 0"
 cmp out-one/TestQwen3Decode.callable out-three/TestQwen3Decode.callable
-pass "two checkouts sharing one nginx store: the second compiles 0, byte-exact (gen's one pass, and per unit)"
+# summary.json counts what the run's steps asked of the remote.
+remote_counts() { python3 -c 'import json, sys; r = json.load(open(sys.argv[1]))["remote"]; print(r["hits"], r["misses"], r["uploads"], r["bytes_fetched"] > 0, r["bytes_uploaded"] > 0)' "$1"; }
+[ "$(remote_counts out-one/.kwarm/summary.json)" = "0 39 39 False True" ] ||
+	fail "summary.json of the first checkout: $(remote_counts out-one/.kwarm/summary.json)"
+[ "$(remote_counts out-three/.kwarm/summary.json)" = "39 0 0 True False" ] ||
+	fail "summary.json of the third checkout: $(remote_counts out-three/.kwarm/summary.json)"
+pass "two checkouts sharing one nginx store: the second compiles 0, byte-exact (gen's one pass, and per unit); summary.json counts hits, misses, uploads, bytes"
 
 # Flag over environment: an empty --remote turns the spec's remote off.
 KWARM_REMOTE=http://127.0.0.1:1/never "$KWARM" gen two/spec.yaml -o off.mk --cache "$T/cache-off" \
