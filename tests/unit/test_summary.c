@@ -112,7 +112,9 @@ int main(void)
 	CHECK(text && len >= 8 && !strcmp(text + len - 8, "[]}\n ]}\n"));
 	CHECK(strstr(text, "TestZ") == NULL);
 	/* The cache took every result: no reason recorded. */
-	check_has(text, "},\n \"cache_unusable\": null,\n \"classes\": [");
+	check_has(text, "},\n \"cache_unusable\": null,\n \"remote\": {\"hits\": 0, \"misses\": 0, "
+		  "\"errors\": 0, \"uploads\": 0, \"bytes_fetched\": 0, \"bytes_uploaded\": 0},\n"
+		  " \"classes\": [");
 	free(text);
 	/* A reason noted in the run: the first one stays. */
 	CHECK_INT(runstate_note(&rs, RUNSTATE_CACHE_UNUSABLE, "its disk is \"full\""), 1);
