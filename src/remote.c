@@ -22,6 +22,7 @@
  * present (CURL_NETRC_OPTIONAL).
  */
 #include "remote.h"
+#include "version.h"
 #include "buf.h"
 #include "cachelog.h"
 #include "path.h"
