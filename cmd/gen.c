@@ -136,11 +136,20 @@ static int write_index(const struct plan *plan, const char *self)
 static int prefetch(const struct plan *plan, const struct cache *cache, const char *url)
 {
 	struct remote r;
+	char *private_dir, *marks = NULL;
 	int fetched = 0;
 
 	if (!url || (getenv("KWARM_REMOTE_PREFETCH") && !strcmp(getenv("KWARM_REMOTE_PREFETCH"), "0")))
 		return 0;
-	remote_init(&r, url, NULL);
+	/* Run by a Makefile's remake, gen shares the make run's markers: a dead
+	 * server found here is not asked again by the run's steps. */
+	if (getenv("MAKELEVEL")) {
+		private_dir = path_join(plan->out_dir, ".kwarm/private");
+		marks = remote_marker_dir(private_dir);
+		free(private_dir);
+	}
+	remote_init(&r, url, marks);
+	free(marks);
 	for (size_t i = 0; i < plan->nr_units && !r.off; i++)
 		if (!cache_unit_check(cache, plan->units[i]->key, 0))
 			fetched += remote_fetch(&r, cache, plan->units[i]->key) == 1;

@@ -126,6 +126,14 @@ void remote_init(struct remote *r, const char *url, const char *mark_dir)
 	free(off);
 }
 
+char *remote_marker_dir(const char *private_dir)
+{
+	char run[64];
+
+	cachelog_run_tag(run, sizeof(run));
+	return xstrfmt("%s/remote.%s", private_dir, run);
+}
+
 void remote_release(struct remote *r)
 {
 	release_handle(r);

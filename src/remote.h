@@ -44,6 +44,10 @@ const char *remote_url_problem(const char *url);
  * NULL) holds the run's "remote off" and "warned" markers. Reads
  * KWARM_REMOTE_MODE, KWARM_REMOTE_CONNECT_TIMEOUT, KWARM_REMOTE_TIMEOUT. */
 void remote_init(struct remote *r, const char *url, const char *mark_dir);
+/* The marker folder of this make run under private_dir (OUT/.kwarm/private):
+ * shared by every step of the run, and by the gen a Makefile's remake runs in
+ * it, so that a dead server costs the run one timeout. Caller frees. */
+char *remote_marker_dir(const char *private_dir);
 void remote_release(struct remote *r);
 /* Fetch entry key into cache c, verified, published by rename: 1 fetched, 0
  * not there (or the remote is off), -1 a fault or a bad object (warned once

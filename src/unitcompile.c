@@ -632,14 +632,8 @@ out:
 /* Set up o's remote, its run markers in the run's folder. */
 static void remote_open(const struct compile_job *o, struct remote *r)
 {
-	char run[64], *dir = NULL;
+	char *dir = o->remote && o->private_dir ? remote_marker_dir(o->private_dir) : NULL;
 
-	if (o->remote && o->rs) {
-		dir = xstrdup(o->rs->dir);
-	} else if (o->remote && o->private_dir) {
-		cachelog_run_tag(run, sizeof(run));
-		dir = xstrfmt("%s/remote.%s", o->private_dir, run);
-	}
 	remote_init(r, o->remote, dir);
 	free(dir);
 }

@@ -202,6 +202,15 @@ python3 -c "import sys; sys.exit(0 if $secs < 6 else 1)" ||
 cmp out-one/TestQwen3Decode.callable out-stall/TestQwen3Decode.callable
 pass "a stalled server: gen + make in $secs s (timeout 1 s), one warning each"
 
+# When make remakes the Makefile itself, its gen and its steps are one run:
+# the server found stalled by gen's pass is not asked again by the steps.
+printf '// edited\n' >> stall/kernels/aiv/argmax.cpp
+: > "$STANDIN_LOG"
+make -f stall.mk -j3 warmup > stall2.log 2>&1 || { cat stall2.log; fail "stall, remade: failed"; }
+[ "$(compiles)" = 1 ] || fail "stall, remade: $(compiles) compiles, want 1"
+one_warning stall2.log
+pass "a Makefile remade inside make: its gen and its steps share the run's one warning and timeout"
+
 # --- no credential anywhere ---
 if grep -rl secret123 "$T" 2> /dev/null; then
 	fail "the token appears in the files above"
