@@ -46,8 +46,6 @@ int cmd_compile(int argc, char **argv)
 		compile_job_release(&o);
 		return ret;
 	}
-	if (!o.github)
-		o.github = annotate_pick_format(NULL) == 1;
 	if (o.state) {
 		runstate_open(&rs, o.state, o.units ? o.units : "");
 		progress_unit_start(&rs, o.cache, o.goals);

@@ -76,7 +76,7 @@ int compile_job_parse(struct compile_job *o, int argc, char **argv, char **bad)
 		else if (!strcmp(a, "--remote"))
 			o->remote = v;
 		else if (!strcmp(a, "--format") && annotate_pick_format(v) >= 0)
-			o->github = annotate_pick_format(v);
+			o->format = v;
 		else if (!strcmp(a, "--launcher"))
 			strvec_push(&o->launcher, v);
 		else if (!strcmp(a, "--link"))
@@ -115,6 +115,8 @@ int compile_job_parse(struct compile_job *o, int argc, char **argv, char **bad)
 	}
 	for (i++; i < argc; i++)
 		strvec_push(&o->uc.argv, argv[i]);
+	/* One decision: --format over $GITHUB_ACTIONS. */
+	o->github = annotate_pick_format(o->format) == 1;
 	o->uc.platform = o->platform;
 	o->uc.root = o->root;
 	o->uc.cache_dir = o->cache;

@@ -26,6 +26,7 @@ struct compile_job {
 	const char *id;			/* stable identity for the durations record */
 	const char *state, *units, *goals;	/* runstate folder, unit list, goals */
 	const char *remote;		/* the remote cache's URL (remote.h), or NULL */
+	const char *format;		/* --format, or NULL: $GITHUB_ACTIONS decides */
 	int github;			/* annotate failures for GitHub Actions */
 	int annotated;			/* a failure was annotated already */
 	enum deps_family family;	/* how the compiler lists what it read */

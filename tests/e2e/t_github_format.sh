@@ -67,3 +67,11 @@ grep -q '^::' plain.out && fail "annotations without GITHUB_ACTIONS"
 GITHUB_ACTIONS=true make -k -f plain.mk -j2 warmup > auto.out 2>/dev/null && fail "the warm-up passed"
 grep -q "^::error file=.*sub/bad.c,line=1,col=1::standin failure requested" auto.out || { cat auto.out; fail "GITHUB_ACTIONS=true: no annotation"; }
 pass "GITHUB_ACTIONS=true picks the github format; without it, none"
+
+# --format text wins over GITHUB_ACTIONS=true, in every step (compile and pack).
+"$KWARM" gen "$R/spec.yaml" -o text.mk --cache "$T/cache" --out "$T/out" --format text
+grep -q -- '--format text' text.mk || fail "--format text is not in the Makefile"
+GITHUB_ACTIONS=true make -k -f text.mk -j2 warmup > text.out 2>&1 && fail "the warm-up passed"
+grep -q "kwarm: error: incore 'bad' (aiv) failed at the compile step" text.out || { cat text.out; fail "no plain error block"; }
+grep -q '^::' text.out && { cat text.out; fail "--format text printed annotations under GITHUB_ACTIONS=true"; }
+pass "--format text wins over GITHUB_ACTIONS=true"
