@@ -81,7 +81,7 @@ static int run(struct jobserver *js, char **argv)
 		if (got == pid)
 			break;
 		if (got < 0 && errno != EINTR) {
-			error("cannot wait for '%s': %s", argv[0], strerror(errno));
+			error_errno("cannot wait for '%s'", argv[0]);
 			return 1;
 		}
 	}

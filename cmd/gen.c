@@ -290,7 +290,7 @@ int cmd_gen(int argc, char **argv)
 		char *dir = path_dirname(self);
 
 		if (mkdir_p(dir)) {
-			error("cannot create '%s': %s", dir, strerror(errno));
+			error_errno("cannot create '%s'", dir);
 			free(dir);
 			goto out;
 		}

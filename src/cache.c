@@ -161,7 +161,7 @@ static int lock_entry(const struct cache *c, const char *key, int wait, short ty
 		}
 	}
 	if (fd < 0) {
-		error("cannot open lock '%s': %s", path, strerror(errno));
+		error_errno("cannot open lock '%s'", path);
 		fd = -2;
 		goto out;
 	}
@@ -176,7 +176,7 @@ static int lock_entry(const struct cache *c, const char *key, int wait, short ty
 		if (errno == EINTR)
 			continue;
 		if (!busy)
-			error("cannot lock '%.16s' in '%s': %s", key, path, strerror(errno));
+			error_errno("cannot lock '%.16s' in '%s'", key, path);
 		close(fd);
 		fd = busy ? -1 : -2;
 		break;
@@ -419,12 +419,12 @@ int cache_unit_store(const struct cache *c, const char *key, const char *tmp_pat
 	/* The bytes are copied, not renamed: the compiled file stays where it is for
 	 * the caller's fallback, and the digest is of exactly what is published. */
 	if (read_file_all(tmp_path, &bytes, &size)) {
-		error("cannot read compiled output '%s': %s", tmp_path, strerror(errno));
+		error_errno("cannot read compiled output '%s'", tmp_path);
 		goto out;
 	}
 	digest_bytes_hex(bytes, size, hex);
 	if (mkdir_p(dir)) {
-		error("cannot create cache folder '%s': %s", dir, strerror(errno));
+		error_errno("cannot create cache folder '%s'", dir);
 		goto out;
 	}
 	buf_add(&entry, bytes, size);
@@ -448,7 +448,7 @@ int cache_unit_adopt_begin(const struct cache *c, const char *key, const char *t
 	memset(a, 0, sizeof(*a));
 	a->fd = -1;
 	if (digest_file_hex(tmp_path, hex, &a->size)) {
-		error("cannot read compiled output '%s': %s", tmp_path, strerror(errno));
+		error_errno("cannot read compiled output '%s'", tmp_path);
 		return -1;
 	}
 	a->fd = open(tmp_path, O_WRONLY | O_APPEND | O_CLOEXEC);
@@ -458,7 +458,7 @@ int cache_unit_adopt_begin(const struct cache *c, const char *key, const char *t
 	}
 	add_manifest(&man, key, a->size, hex, label, extra);
 	if (write_all(a->fd, man.s, man.len)) {
-		error("cannot append to '%s': %s", tmp_path, strerror(errno));
+		error_errno("cannot append to '%s'", tmp_path);
 		/* Leave the compiled file as it was, for the caller's fallback. */
 		if (ftruncate(a->fd, (off_t)a->size))
 			unlink(tmp_path);
@@ -505,7 +505,7 @@ int cache_unit_adopt_finish(struct cache_adoption *a)
 	ret = 0;
 	goto out;
 fail:
-	error("cannot %s '%s': %s", step, a->tmp, strerror(errno));
+	error_errno("cannot %s '%s'", step, a->tmp);
 	/* Leave the compiled file as it was, for the caller's fallback. */
 	if (fd >= 0 ? ftruncate(fd, (off_t)a->size) : truncate(a->tmp, (off_t)a->size))
 		unlink(a->tmp);
@@ -540,7 +540,7 @@ int cache_unit_remove(const struct cache *c, const char *key)
 	int ret = 0;
 
 	if (unlink(mpath) && errno != ENOENT)
-		ret = error("cannot remove '%s': %s", mpath, strerror(errno));
+		ret = error_errno("cannot remove '%s'", mpath);
 	free(mpath);
 	return ret;
 }

@@ -399,7 +399,7 @@ int cachelog_load(struct cachelog *log, const char *cache_dir)
 
 	if (read_file_all(path, &text, &len)) {
 		if (errno != ENOENT)
-			ret = error("cannot read '%s': %s", path, strerror(errno));
+			ret = error_errno("cannot read '%s'", path);
 	} else {
 		parse_text(log, text, len);
 		free(text);
@@ -495,7 +495,7 @@ int cachelog_compact(const char *cache_dir, size_t max_bytes, size_t keep_runs)
 	if (lockfd < 0 || flock(lockfd, LOCK_EX | LOCK_NB))
 		goto out;
 	if (read_file_all(path, &text, &len)) {
-		ret = error("cannot read '%s': %s", path, strerror(errno));
+		ret = error_errno("cannot read '%s'", path);
 		goto out;
 	}
 	if (len <= max_bytes)

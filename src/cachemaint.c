@@ -136,7 +136,7 @@ static int scan_two_levels(struct cache_scan *s, const char *dir, scan_file_fn f
 	int ret = 0;
 
 	if (!top)
-		return errno == ENOENT ? 0 : error("cannot read '%s': %s", dir, strerror(errno));
+		return errno == ENOENT ? 0 : error_errno("cannot read '%s'", dir);
 	while ((de = readdir(top))) {
 		char *subdir;
 
@@ -146,7 +146,7 @@ static int scan_two_levels(struct cache_scan *s, const char *dir, scan_file_fn f
 		sub = opendir(subdir);
 		if (!sub) {
 			if (errno != ENOTDIR && errno != ENOENT)
-				ret = error("cannot read '%s': %s", subdir, strerror(errno));
+				ret = error_errno("cannot read '%s'", subdir);
 			free(subdir);
 			continue;
 		}
@@ -198,7 +198,7 @@ static int scan_tmp(struct cache_scan *s, const char *dir)
 	struct dirent *de;
 
 	if (!d)
-		return errno == ENOENT ? 0 : error("cannot read '%s': %s", dir, strerror(errno));
+		return errno == ENOENT ? 0 : error_errno("cannot read '%s'", dir);
 	while ((de = readdir(d))) {
 		struct stat st;
 		long pid;
@@ -242,7 +242,7 @@ int cache_scan_run(struct cache_scan *s, const struct cache *c)
 static int remove_temp(const struct cache_temp *t)
 {
 	if (unlink(t->path) && errno != ENOENT)
-		return error("cannot remove '%s': %s", t->path, strerror(errno));
+		return error_errno("cannot remove '%s'", t->path);
 	return 0;
 }
 

@@ -390,9 +390,9 @@ static int visit(struct walk *w, const char *abs, const char *source)
 	s = get_scan(w->cc, abs);
 	if (!s) {
 		if (source)
-			ret = error("cannot read source '%s': %s", source, strerror(errno));
+			ret = error_errno("cannot read source '%s'", source);
 		else
-			ret = error("cannot read header '%s': %s", vis, strerror(errno));
+			ret = error_errno("cannot read header '%s'", vis);
 		free(vis);
 		return ret;
 	}

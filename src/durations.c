@@ -112,7 +112,7 @@ static int load_path(struct durations *d, const char *path, size_t *lines)
 	if (read_file_all(path, &text, &len)) {
 		if (errno == ENOENT)
 			return 0;
-		return error("cannot read '%s': %s", path, strerror(errno));
+		return error_errno("cannot read '%s'", path);
 	}
 	*lines = parse(d, text, len);
 	free(text);

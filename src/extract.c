@@ -111,8 +111,7 @@ int extract_text(const char *image_path, const char *out_path, const char *label
 		return error("%s: libelf is out of date: %s", label, elf_errmsg(-1));
 	in = open(image_path, O_RDONLY | O_CLOEXEC);
 	if (in < 0)
-		return error("%s: cannot open the linked image '%s': %s", label, image_path,
-			     strerror(errno));
+		return error_errno("%s: cannot open the linked image '%s'", label, image_path);
 	elf = elf_begin(in, ELF_C_READ, NULL);
 	if (!elf) {
 		error("%s: cannot read the linked image '%s': %s", label, image_path,
@@ -123,7 +122,7 @@ int extract_text(const char *image_path, const char *out_path, const char *label
 		goto out;
 	out = open(out_path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
 	if (out < 0) {
-		error("%s: cannot create '%s': %s", label, out_path, strerror(errno));
+		error_errno("%s: cannot create '%s'", label, out_path);
 		goto out;
 	}
 	/* Raw bytes: the code as the file holds it, never byte-swapped. */
@@ -133,12 +132,12 @@ int extract_text(const char *image_path, const char *out_path, const char *label
 		goto fail_write;
 	}
 	if (write_all(out, data->d_buf, data->d_size)) {
-		error("%s: cannot write '%s': %s", label, out_path, strerror(errno));
+		error_errno("%s: cannot write '%s'", label, out_path);
 		goto fail_write;
 	}
 	if (close(out)) {
 		out = -1;
-		error("%s: cannot write '%s': %s", label, out_path, strerror(errno));
+		error_errno("%s: cannot write '%s'", label, out_path);
 		goto fail_write;
 	}
 	out = -1;

@@ -417,7 +417,7 @@ int jobserver_catch_signals(struct jobserver *js)
 		BUG("a second jobserver catches signals");
 	if (pipe2(js->wake, O_CLOEXEC | O_NONBLOCK) < 0) {
 		js->wake[0] = js->wake[1] = -1;
-		return error("cannot create the jobserver self-pipe: %s", strerror(errno));
+		return error_errno("cannot create the jobserver self-pipe");
 	}
 	wake_fd = js->wake[1];
 	caught_sig = 0;
@@ -466,7 +466,7 @@ int jobserver_wait_event(struct jobserver *js)
 	pfd.events = POLLIN;
 	pfd.revents = 0;
 	if (poll(&pfd, 1, -1) < 0 && errno != EINTR)
-		return error("cannot poll the jobserver self-pipe: %s", strerror(errno));
+		return error_errno("cannot poll the jobserver self-pipe");
 	drain_wake(js);
 	return 0;
 }

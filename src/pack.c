@@ -179,12 +179,12 @@ static int remove_stamps(const char *stamp_path)
 	int ret = 0;
 
 	if (mkdir_p(dir)) {
-		ret = error("cannot create '%s': %s", dir, strerror(errno));
+		ret = error_errno("cannot create '%s'", dir);
 		goto out;
 	}
 	d = opendir(dir);
 	if (!d) {
-		ret = error("cannot read '%s': %s", dir, strerror(errno));
+		ret = error_errno("cannot read '%s'", dir);
 		goto out;
 	}
 	while ((de = readdir(d))) {
@@ -192,7 +192,7 @@ static int remove_stamps(const char *stamp_path)
 			char *p = path_join(dir, de->d_name);
 
 			if (unlink(p) && errno != ENOENT)
-				ret = error("cannot remove '%s': %s", p, strerror(errno));
+				ret = error_errno("cannot remove '%s'", p);
 			free(p);
 		}
 	}
@@ -272,7 +272,7 @@ static int read_desc(const char *path, uint64_t offset, uint64_t len, char **tex
 	ssize_t n = -1;
 
 	if (fd < 0)
-		return error("cannot read callable descriptions '%s': %s", path, strerror(errno));
+		return error_errno("cannot read callable descriptions '%s'", path);
 	*text = xmalloc(len + 1);
 	if (len < SIZE_MAX)
 		n = pread(fd, *text, len, (off_t)offset);
@@ -336,7 +336,7 @@ int pack_run(const struct cache *cache, const char *private_dir, const char *cke
 
 	out_dir = path_dirname(out_path);
 	if (mkdir_p(out_dir)) {
-		error("cannot create '%s': %s", out_dir, strerror(errno));
+		error_errno("cannot create '%s'", out_dir);
 		goto out;
 	}
 	/* Old stamps go first: a crash before the new stamp only costs a repack. */

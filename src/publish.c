@@ -200,7 +200,7 @@ int publish_write(struct publish *p, const void *data, size_t len)
 	if (!p->tmp || p->fd < 0)
 		BUG("publish_write without publish_begin");
 	if (write_all(p->fd, data, len)) {
-		error("cannot write '%s': %s", p->tmp, strerror(errno));
+		error_errno("cannot write '%s'", p->tmp);
 		publish_abort(p);
 		return -1;
 	}
@@ -214,11 +214,11 @@ int publish_sync_folder(const char *path)
 	int ret = 0;
 
 	if (fd < 0) {
-		ret = error("cannot open folder '%s': %s", dir, strerror(errno));
+		ret = error_errno("cannot open folder '%s'", dir);
 	} else {
 		/* Some filesystems cannot fsync a folder (EINVAL): nothing to do. */
 		if (fsync(fd) && errno != EINVAL)
-			ret = error("cannot fsync folder '%s': %s", dir, strerror(errno));
+			ret = error_errno("cannot fsync folder '%s'", dir);
 		close(fd);
 	}
 	free(dir);
@@ -232,18 +232,18 @@ int publish_commit(struct publish *p)
 	if (!p->tmp || p->fd < 0)
 		BUG("publish_commit without publish_begin");
 	if (fsync(p->fd)) {
-		error("cannot fsync '%s': %s", p->tmp, strerror(errno));
+		error_errno("cannot fsync '%s'", p->tmp);
 		goto fail;
 	}
 	fd = p->fd;
 	p->fd = -1;
 	/* Delayed write errors (NFS, quotas) may only show up here. */
 	if (close(fd)) {
-		error("cannot close '%s': %s", p->tmp, strerror(errno));
+		error_errno("cannot close '%s'", p->tmp);
 		goto fail;
 	}
 	if (rename(p->tmp, p->final)) {
-		error("cannot rename '%s' to '%s': %s", p->tmp, p->final, strerror(errno));
+		error_errno("cannot rename '%s' to '%s'", p->tmp, p->final);
 		goto fail;
 	}
 	publish_unregister_temp(p->slot);

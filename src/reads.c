@@ -216,8 +216,7 @@ int reads_manifest_lines(struct closure_cache *cc, const char *root, const char 
 		if (strchr(vis.v[i], '\n'))
 			ret = error("cannot record the read of a file whose name has a newline");
 		else if (filehash_get(&cc->files, abs, hex, NULL))
-			ret = error("cannot read '%s', which the compiler read: %s", abs,
-				    strerror(errno));
+			ret = error_errno("cannot read '%s', which the compiler read", abs);
 		else
 			buf_addf(out, "read %s %s\n", hex, vis.v[i]);
 		free(abs);

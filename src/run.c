@@ -22,7 +22,7 @@ int run_capture(const char *const *argv, const char *dir, struct buf *output,
 	ssize_t n;
 
 	if (pipe2(pipefd, O_CLOEXEC))
-		return error("cannot create a pipe: %s", strerror(errno));
+		return error_errno("cannot create a pipe");
 	/* posix_spawn (vfork and exec) rather than fork: no page tables copied
 	 * and no copy-on-write faults, once per compile. */
 	posix_spawn_file_actions_init(&actions);
@@ -62,7 +62,7 @@ int run_capture(const char *const *argv, const char *dir, struct buf *output,
 	close(pipefd[0]);
 	while (waitpid(pid, &status, 0) < 0)
 		if (errno != EINTR)
-			return error("cannot wait for '%s': %s", argv[0], strerror(errno));
+			return error_errno("cannot wait for '%s'", argv[0]);
 	if (WIFSIGNALED(status)) {
 		res->exited = 0;
 		res->status = WTERMSIG(status);

@@ -485,8 +485,8 @@ static int read_lines(struct compile_job *o, struct closure_cache *cc, const str
 	if (listed && deps_parse_file(a->deps, &files)) {
 		if (errno != ENOENT) {
 			strvec_release(&files);
-			return error("%s: cannot read the compiler's dependency output '%s': %s",
-				     o->label, a->deps, strerror(errno));
+			return error_errno("%s: cannot read the compiler's dependency output '%s'",
+					   o->label, a->deps);
 		}
 		listed = 0;	/* it wrote none: the scanner's closure is all we know */
 	}

@@ -76,7 +76,7 @@ int unitindex_lookup(const char *path, const char *key, struct unitindex_entry *
 
 	memset(e, 0, sizeof(*e));
 	if (fd < 0)
-		return error("cannot read the unit index '%s': %s", path, strerror(errno));
+		return error_errno("cannot read the unit index '%s'", path);
 	if (read_at(fd, head, HEADER_SIZE, 0) || memcmp(head, "kwarm-index 1 ", 14))
 		goto bad;
 	head[HEADER_SIZE] = '\0';

@@ -108,7 +108,7 @@ int unitlist_load(struct unitlist *ul, const char *path)
 
 	unitlist_init(ul);
 	if (read_file_all(path, &text, &len)) {
-		ret = error("cannot read '%s': %s", path, strerror(errno));
+		ret = error_errno("cannot read '%s'", path);
 		unitlist_release(ul);
 		return ret;
 	}

@@ -48,6 +48,20 @@ int error(const char *fmt, ...)
 	return -1;
 }
 
+int error_errno(const char *fmt, ...)
+{
+	int saved = errno;
+	char msg[4096];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	error("%s: %s", msg, strerror(saved));
+	errno = saved;
+	return -1;
+}
+
 void warning(const char *fmt, ...)
 {
 	va_list ap;

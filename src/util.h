@@ -9,6 +9,8 @@
 
 /* Print "kwarm: error: MSG" to stderr and return -1. */
 int error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* error() with ": <strerror(errno)>" appended; errno is kept (git's error_errno). */
+int error_errno(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Send error() messages to sink (appended, "; "-separated) instead of stderr
  * while a caller tries something it can recover from; NULL restores stderr.
  * Returns the previous sink (git's set_error_routine, smaller). */

@@ -164,7 +164,7 @@ int yamltree_load(struct yamltree *t, const char *file, yaml_node_t **root)
 	memset(t, 0, sizeof(*t));
 	t->file = file;
 	if (read_file_all(t->file, &t->text, &t->len))
-		return error("cannot read '%s': %s", t->file, strerror(errno));
+		return error_errno("cannot read '%s'", t->file);
 	if (!yaml_parser_initialize(&parser))
 		return fail_at(t, 1, 1, "yaml: out of memory");
 	yaml_parser_set_input_string(&parser, (const unsigned char *)t->text, t->len);
