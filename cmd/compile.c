@@ -51,7 +51,7 @@ int cmd_compile(int argc, char **argv)
 		progress_unit_start(&rs, o.cache, o.goals);
 		o.rs = &rs;
 	}
-	step.t0 = runstate_now();
+	step.t0 = now_wall();
 	publish_install_signal_cleanup();
 	ret = compile_job_run(&o, &cached) ? 1 : 0;
 	if (o.state) {
@@ -59,7 +59,7 @@ int cmd_compile(int argc, char **argv)
 		step.key = o.key;
 		step.owners = o.owners;
 		step.status = ret ? "failed" : cached ? "cached" : "built";
-		step.t1 = runstate_now();
+		step.t1 = now_wall();
 		step.github = o.github;
 		step.goals = o.goals;
 		progress_unit_done(&rs, &step);

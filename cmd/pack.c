@@ -134,14 +134,14 @@ static int recompile(struct pack_recompile *rc, const char *key)
 	job.state = r->rs ? r->rs->kw_dir : NULL;	/* its progress line says it was built */
 	if (r->rs)
 		progress_unit_start(r->rs, job.cache, r->goals);
-	step.t0 = runstate_now();
+	step.t0 = now_wall();
 	ret = compile_job_run(&job, &cached);
 	if (r->rs && !cached) {
 		step.label = job.label;
 		step.key = job.key;
 		step.owners = job.owners;
 		step.status = ret ? "failed" : "built";
-		step.t1 = runstate_now();
+		step.t1 = now_wall();
 		step.github = job.github;
 		step.goals = r->goals;
 		progress_unit_done(r->rs, &step);
@@ -220,7 +220,7 @@ int cmd_pack(int argc, char **argv)
 		runstate_claim_entries(&rs, cache_dir, goals);
 		runstate_take_slot(&rs);
 	}
-	step.t0 = runstate_now();
+	step.t0 = now_wall();
 	publish_install_signal_cleanup();
 	cache.dir = NULL;
 	if (cache_try_init(&cache, cache_dir, &why)) {
@@ -247,7 +247,7 @@ out:
 		step.key = ckey;
 		step.owners = cls;
 		step.status = ret ? "failed" : "packed";
-		step.t1 = runstate_now();
+		step.t1 = now_wall();
 		step.github = annotate_pick_format(format) == 1;
 		step.goals = goals;
 		progress_pack_done(&rs, &step);

@@ -251,14 +251,6 @@ int cache_temp_orphaned(const struct cache_temp *t, double now)
 	return !cache_pid_alive(t->pid) || now - t->mtime > CACHE_TEMP_MAX_AGE;
 }
 
-static double now_unix(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return ts_seconds(&ts);
-}
-
 /* Check one unit entry with its lock held, keeping its use time; 1 good,
  * 0 gone, -1 bad (reported). */
 static int check_unit(const struct cache *c, const struct cache_unit_entry *u)
@@ -280,7 +272,7 @@ static int check_unit(const struct cache *c, const struct cache_unit_entry *u)
 int cache_verify(const struct cache *c, int repair, struct cache_verify_result *r)
 {
 	struct cache_scan s;
-	double now = now_unix();
+	double now = now_wall();
 	int ret;
 
 	memset(r, 0, sizeof(*r));

@@ -16,7 +16,7 @@ struct progress_step {
 	const char *key;	/* unit key or callable key */
 	const char *owners;	/* "A,B": the unit's classes, or the pack's class */
 	const char *status;	/* "built", "cached", "packed" or "failed" */
-	double t0, t1;		/* runstate_now() at the start and the end */
+	double t0, t1;		/* now_wall() at the start and the end */
 	int github;		/* print ::error lines for newly failed classes */
 	const char *goals;	/* the make run's goals (MAKECMDGOALS), or NULL */
 };

@@ -289,14 +289,6 @@ static char *object_url(const struct remote *r, const char *key)
 	return xstrfmt("%s/" REMOTE_LAYOUT "/%s", r->url, key);
 }
 
-static double now_seconds(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /* Perform the request set up on r->easy; the HTTP status, or -1 after fault(). */
 static long perform(struct remote *r, const char *verb)
 {
@@ -319,7 +311,7 @@ int remote_fetch(struct remote *r, const struct cache *c, const char *key)
 	struct buf body = BUF_INIT;
 	char *url = NULL, *mpath = NULL, *what;
 	const char *why;
-	double t0 = now_seconds();
+	double t0 = now_monotonic();
 	long status;
 	int ret = -1;
 
@@ -337,7 +329,7 @@ int remote_fetch(struct remote *r, const struct cache *c, const char *key)
 	if (status < 0)
 		goto error;
 	if (status == 404 || status == 410) {
-		cachelog_event_bytes(c->dir, "remote-miss", key, now_seconds() - t0, 0);
+		cachelog_event_bytes(c->dir, "remote-miss", key, now_monotonic() - t0, 0);
 		r->tally.misses++;
 		ret = 0;
 		goto out;
@@ -362,13 +354,13 @@ int remote_fetch(struct remote *r, const struct cache *c, const char *key)
 	/* A local failure to publish: the unit compiles, as without a remote. */
 	if (publish_bytes(mpath, body.s, body.len))
 		goto error;
-	cachelog_event_bytes(c->dir, "remote-hit", key, now_seconds() - t0, body.len);
+	cachelog_event_bytes(c->dir, "remote-hit", key, now_monotonic() - t0, body.len);
 	r->tally.hits++;
 	r->tally.bytes_in += body.len;
 	ret = 1;
 	goto out;
 error:
-	cachelog_event_bytes(c->dir, "remote-error", key, now_seconds() - t0, 0);
+	cachelog_event_bytes(c->dir, "remote-error", key, now_monotonic() - t0, 0);
 	r->tally.errors++;
 out:
 	buf_release(&body);
@@ -399,7 +391,7 @@ int remote_upload(struct remote *r, const struct cache *c, const char *key)
 	struct upload u;
 	char *url = NULL, *mpath = NULL, *bytes = NULL, *what;
 	const char *why;
-	double t0 = now_seconds();
+	double t0 = now_monotonic();
 	size_t len;
 	long status;
 	int ret = -1;
@@ -431,13 +423,13 @@ int remote_upload(struct remote *r, const struct cache *c, const char *key)
 		free(what);
 		goto error;
 	}
-	cachelog_event_bytes(c->dir, "upload", key, now_seconds() - t0, len);
+	cachelog_event_bytes(c->dir, "upload", key, now_monotonic() - t0, len);
 	r->tally.uploads++;
 	r->tally.bytes_out += len;
 	ret = 0;
 	goto out;
 error:
-	cachelog_event_bytes(c->dir, "remote-error", key, now_seconds() - t0, 0);
+	cachelog_event_bytes(c->dir, "remote-error", key, now_monotonic() - t0, 0);
 	r->tally.errors++;
 out:
 	free(bytes);

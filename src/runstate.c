@@ -22,14 +22,6 @@
 /* Slots past this are not looked for: make -j beyond it is not a warm-up. */
 #define RUNSTATE_MAX_SLOTS 4096
 
-double runstate_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 int runstate_lock(const struct runstate *rs)
 {
 	char *path = path_join(rs->kw_dir, "state.lock");
@@ -266,7 +258,7 @@ out:
 		at = strchr(rs->tag, '@');
 		rs->start = at ? strtod(at + 1, NULL) : 0;
 		if (rs->start <= 0)
-			rs->start = runstate_now();
+			rs->start = now_wall();
 		rs->zero = rs->start;
 	}
 	free(start);
@@ -303,7 +295,7 @@ void runstate_open_last(struct runstate *rs, const char *kw_dir, const char *uni
 	rs->dir = xstrfmt("%s/run/%s", kw_dir, rs->tag);
 	start = path_join(rs->dir, "start");
 	if (read_start(start, &rs->start, &rs->zero))
-		rs->start = rs->zero = runstate_now();
+		rs->start = rs->zero = now_wall();
 	free(start);
 }
 

@@ -58,7 +58,7 @@ struct runstate {
 struct runstate_slice {
 	const char *name;	/* the unit's label, or "pack CLASS" */
 	const char *cat;	/* "compile" or "pack" */
-	double t0, t1;		/* unix seconds (runstate_now) */
+	double t0, t1;		/* unix seconds (now_wall) */
 	const char *key;	/* the unit's or callable's key */
 	const char *owners;	/* "A,B" */
 	const char *cache;	/* "hit", "miss" or NULL */
@@ -73,8 +73,6 @@ void runstate_open(struct runstate *rs, const char *kw_dir, const char *units);
 void runstate_open_last(struct runstate *rs, const char *kw_dir, const char *units);
 /* Give back the slot and free rs. */
 void runstate_release(struct runstate *rs);
-/* The current time in unix seconds (a wall clock: steps are processes). */
-double runstate_now(void);
 /* Take the lowest free job slot (rs->slot, -1 when none could be taken). */
 void runstate_take_slot(struct runstate *rs);
 /* Lock KW_DIR/state.lock exclusively: an fd for runstate_unlock, or -1. */

@@ -346,7 +346,7 @@ int summary_write(const struct runstate *rs)
 	struct buf b = BUF_INIT, sink = BUF_INIT, *old;
 	struct strvec runs;
 	char *path, *note;
-	double now = runstate_now(), started;
+	double now = now_wall(), started;
 	int ret;
 
 	strvec_init(&runs);

@@ -123,14 +123,6 @@ int compile_job_parse(struct compile_job *o, int argc, char **argv, char **bad)
 	return 0;
 }
 
-static double now_seconds(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /* The owners "A,B" as "A, B" for messages. */
 static char *owners_text(const char *owners)
 {
@@ -513,7 +505,7 @@ static int compile_unit(struct compile_job *o, const struct cache *cache, const 
 	struct held h;
 	char *tools = NULL, *cannot = NULL;
 	const char *final = NULL;
-	double start = now_seconds(), seconds;
+	double start = now_monotonic(), seconds;
 	int ret = -1, failed, stored, listed = 0;
 
 	memset(&closure, 0, sizeof(closure));
@@ -579,7 +571,7 @@ static int compile_unit(struct compile_job *o, const struct cache *cache, const 
 	if (home == cache)
 		hold(o, &h);
 	stored = !cache_unit_adopt_begin(home, o->key, final, o->label, lines.s, &ad);
-	seconds = now_seconds() - start;
+	seconds = now_monotonic() - start;
 	if (home == cache && o->id)
 		durations_record(cache->dir, o->id, seconds);
 	if (home == cache)
@@ -610,7 +602,7 @@ static int compile_unit(struct compile_job *o, const struct cache *cache, const 
 		free(head);
 	}
 	if (!o->state) {
-		printf("kwarm: built %s (%.2f s)\n", o->label, now_seconds() - start);
+		printf("kwarm: built %s (%.2f s)\n", o->label, now_monotonic() - start);
 		fflush(stdout);
 	}
 	ret = 0;

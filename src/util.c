@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 static void report(const char *prefix, const char *fmt, va_list ap)
@@ -224,4 +225,22 @@ int read_file_all(const char *path, char **data, size_t *len)
 	*data = buf;
 	*len = used;
 	return 0;
+}
+
+static double clock_seconds(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+double now_monotonic(void)
+{
+	return clock_seconds(CLOCK_MONOTONIC);
+}
+
+double now_wall(void)
+{
+	return clock_seconds(CLOCK_REALTIME);
 }

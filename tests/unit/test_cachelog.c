@@ -32,14 +32,6 @@ static char *fresh_dir(const char *name)
 	return dir;
 }
 
-static double now_unix(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 static void test_write_and_load(void)
 {
 	char *dir = fresh_dir("write"), *log = path_join(dir, CACHELOG_FILE), *text;
@@ -244,7 +236,7 @@ static void test_touch_use(void)
 	char *m = xstrfmt("%s/%s.m", sub, K1);
 	struct timespec old[2] = { { 1000000000, 0 }, { 1000000000, 0 } };
 	struct stat st;
-	double before = now_unix();
+	double before = now_wall();
 
 	CHECK_INT(mkdir_p(sub), 0);
 	check_write_text(NULL, m, "x", 0644);
@@ -289,7 +281,7 @@ static void test_make_run_start(void)
 {
 	int fds[2];
 	pid_t child;
-	double t0 = now_unix(), got, want, own, t1;
+	double t0 = now_wall(), got, want, own, t1;
 	int status;
 
 	if (pipe(fds))
@@ -304,7 +296,7 @@ static void test_make_run_start(void)
 
 		prctl(PR_SET_NAME, "make");
 		mine = proc_start_time(getpid());
-		while (now_unix() < mine + 0.1) {
+		while (now_wall() < mine + 0.1) {
 			struct timespec ts = { 0, 10000000 };
 
 			nanosleep(&ts, NULL);
@@ -325,7 +317,7 @@ static void test_make_run_start(void)
 	own = read_double(fds[0]);
 	close(fds[0]);
 	CHECK(waitpid(child, &status, 0) == child && WIFEXITED(status) && !WEXITSTATUS(status));
-	t1 = now_unix();
+	t1 = now_wall();
 	CHECK(!isnan(got) && fabs(got - want) < 1e-6);		/* the "make", ... */
 	CHECK(own - got > 0.05);				/* ... not itself */
 	/* Clock ticks are 1/100 s or finer; the kernel truncates. */

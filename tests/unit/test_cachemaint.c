@@ -51,14 +51,6 @@ static uint64_t file_size(const char *path)
 	return (uint64_t)st.st_size;
 }
 
-static double now_unix(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 static void set_times(const char *path, double atime, double mtime)
 {
 	struct timespec ts[2] = {
@@ -216,7 +208,7 @@ static void test_scan(void)
 	char *p, *unknown;
 	uint64_t b1, b2;
 	long dead = dead_pid();
-	double now = now_unix();
+	double now = now_wall();
 	int fd;
 
 	fresh_cache(&c, "scan");
@@ -304,7 +296,7 @@ static void test_scan(void)
 
 static void test_temp_orphaned(void)
 {
-	double now = now_unix();
+	double now = now_wall();
 	struct cache_temp t = { NULL, CACHE_TEMP_PUBLISH, 0, 0 };
 
 	/* A live process's fresh temp is in use; over a day old, it is not. */
@@ -362,7 +354,7 @@ static void test_verify(void)
 	char *p, *msg, *dead_temp, *live_temp;
 	struct holder h;
 	struct stat before, after;
-	double old_time = now_unix() - 5 * 86400;
+	double old_time = now_wall() - 5 * 86400;
 	int fd;
 
 	fresh_cache(&c, "verify");
@@ -476,7 +468,7 @@ static void test_verify(void)
 static int prune(const struct cache *c, double max_age, uint64_t max_size,
 		 struct cache_prune_result *r)
 {
-	struct cache_prune_options o = { max_age, max_size, now_unix() };
+	struct cache_prune_options o = { max_age, max_size, now_wall() };
 
 	return cache_prune(c, &o, r);
 }
@@ -487,7 +479,7 @@ static void test_prune_age(void)
 	struct cache_prune_result r;
 	char old[DIGEST_HEX_SIZE], hours[DIGEST_HEX_SIZE], recent[DIGEST_HEX_SIZE];
 	char read_recently[DIGEST_HEX_SIZE];
-	double now = now_unix();
+	double now = now_wall();
 	uint64_t b_old, b_hours, total;
 	char *m;
 	int fd;
@@ -559,7 +551,7 @@ static void test_prune_size(void)
 	struct cache_prune_result r;
 	char k[5][DIGEST_HEX_SIZE];
 	uint64_t b[5], total = 0;
-	double now = now_unix();
+	double now = now_wall();
 	struct holder h;
 	int fd;
 
@@ -634,7 +626,7 @@ static void test_prune_leftovers(void)
 	char *stem, *pub, *probe, *live, *old_live;
 	long dead = dead_pid();
 	struct holder h;
-	double now = now_unix();
+	double now = now_wall();
 
 	fresh_cache(&c, "leftovers");
 	make_key("held", held);
@@ -691,7 +683,7 @@ static void test_prune_busy_once(void)
 	struct cache c;
 	struct cache_prune_result r;
 	char held[DIGEST_HEX_SIZE], free_old[DIGEST_HEX_SIZE];
-	double now = now_unix();
+	double now = now_wall();
 	uint64_t b_held;
 	int fd;
 

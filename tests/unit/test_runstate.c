@@ -61,7 +61,7 @@ static void test_open_and_trace(void)
 	CHECK_STR(rs.dir, want);
 	free(want);
 	CHECK_INT(rs.slot, -1);
-	CHECK(rs.start > 0 && rs.start <= runstate_now());
+	CHECK(rs.start > 0 && rs.start <= now_wall());
 	start = path_join(rs.dir, "start");
 	text = check_read_file(start);
 	CHECK(text && strtod(text, NULL) == rs.start);
@@ -203,7 +203,7 @@ static void test_open_last(void)
 	char *b = path_join(kw, "run/22@2.00");
 	struct timespec ta[2] = { { 2000, 0 }, { 2000, 0 } }, tb[2] = { { 1000, 0 }, { 1000, 0 } };
 	struct runstate rs;
-	double before = runstate_now();
+	double before = now_wall();
 
 	/* No runs at all: "none", now. */
 	runstate_open_last(&rs, kw, "/u");

@@ -25,14 +25,6 @@ static int has_suffix(const char *s, const char *suffix)
 	return n > m && !strcmp(s + n - m, suffix);
 }
 
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /* Load path with stderr captured; its text is returned (caller frees). */
 static char *load_captured(const char *path, int *ret, double *seconds)
 {
@@ -41,9 +33,9 @@ static char *load_captured(const char *path, int *ret, double *seconds)
 	double start;
 
 	check_capture_begin(2);
-	start = now();
+	start = now_monotonic();
 	*ret = spec_load(&spec, path);
-	*seconds = now() - start;
+	*seconds = now_monotonic() - start;
 	text = check_capture_end(2);
 	if (!*ret)
 		spec_release(&spec);
