@@ -53,13 +53,6 @@ static int all_digits(const char *s, size_t n)
 	return 1;
 }
 
-int cache_pid_alive(long pid)
-{
-	if (pid <= 0 || pid > INT_MAX)
-		return 0;
-	return !kill((pid_t)pid, 0) || errno == EPERM;
-}
-
 /* The pid of a publish temp name "<final>.tmp.<pid>.<8 hex>", or -1. */
 static long publish_temp_pid(const char *name)
 {
@@ -248,7 +241,7 @@ static int remove_temp(const struct cache_temp *t)
 
 int cache_temp_orphaned(const struct cache_temp *t, double now)
 {
-	return !cache_pid_alive(t->pid) || now - t->mtime > CACHE_TEMP_MAX_AGE;
+	return !pid_alive(t->pid) || now - t->mtime > CACHE_TEMP_MAX_AGE;
 }
 
 /* Check one unit entry with its lock held, keeping its use time; 1 good,

@@ -80,7 +80,5 @@ int cache_parse_size(const char *s, uint64_t *bytes);
 /* Whether a temp is left behind: its process is gone, or it is older than
  * CACHE_TEMP_MAX_AGE. */
 int cache_temp_orphaned(const struct cache_temp *t, double now);
-/* Whether process pid exists (on this machine). */
-int cache_pid_alive(long pid);
 
 #endif

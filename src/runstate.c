@@ -67,7 +67,7 @@ static int run_alive(const char *tag)
 	const char *at = strchr(tag, '@');
 	double start = at ? strtod(at + 1, NULL) : 0, now_start;
 
-	if (pid <= 0 || (kill((pid_t)pid, 0) && errno != EPERM))
+	if (!pid_alive(pid))
 		return 0;
 	if (start <= 0)
 		return 1;

@@ -899,12 +899,12 @@ static void test_parse_size(void)
 
 static void test_pid_alive(void)
 {
-	CHECK(cache_pid_alive((long)getpid()));
-	CHECK(cache_pid_alive(1));	/* EPERM or ours: either way alive */
-	CHECK(!cache_pid_alive(dead_pid()));
-	CHECK(!cache_pid_alive(0));
-	CHECK(!cache_pid_alive(-5));
-	CHECK(!cache_pid_alive(1L << 40));
+	CHECK(pid_alive((long)getpid()));
+	CHECK(pid_alive(1));	/* EPERM or ours: either way alive */
+	CHECK(!pid_alive(dead_pid()));
+	CHECK(!pid_alive(0));
+	CHECK(!pid_alive(-5));
+	CHECK(!pid_alive(1L << 40));
 }
 
 int main(void)
