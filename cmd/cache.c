@@ -6,6 +6,7 @@
 #include "cachedir.h"
 #include "cachelog.h"
 #include "cachemaint.h"
+#include "json.h"
 #include "path.h"
 #include "spec.h"
 #include "util.h"
@@ -70,22 +71,6 @@ static char *choose_cache(const char *opt, const char *spec_path, int *status)
 	dir = spec.cache ? xstrdup(spec.cache) : cache_default_dir();
 	spec_release(&spec);
 	return dir;
-}
-
-static void add_json_string(struct buf *b, const char *s)
-{
-	buf_addch(b, '"');
-	for (; *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-
-		if (ch == '"' || ch == '\\')
-			buf_addf(b, "\\%c", ch);
-		else if (ch < 0x20)
-			buf_addf(b, "\\u%04x", ch);
-		else
-			buf_addch(b, (char)ch);
-	}
-	buf_addch(b, '"');
 }
 
 static double hit_rate(const struct cachelog_tally *t)
@@ -168,7 +153,7 @@ static int cache_stats(const struct cache *c, int json)
 	cachelog_tally(&log, CACHELOG_ALL_RUNS, &all);
 	if (json) {
 		buf_adds(&b, "{\"cache\":");
-		add_json_string(&b, c->dir);
+		json_add_string(&b, c->dir);
 		buf_addf(&b, ",\"units\":%zu,\"unit_bytes\":%" PRIu64 ",\"orphaned_temps\":%zu,"
 			 "\"units_with_reads\":%zu,\"units_scanner_only\":%zu,",
 			 s.nr_units, unit_bytes, orphans, listed, scanner_only);

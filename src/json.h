@@ -1,4 +1,4 @@
-/* json: the little JSON writing the run reports need (trace, summary). */
+/* json: the little JSON writing the reports need (trace, summary, cache stats). */
 #ifndef KWARM_JSON_H
 #define KWARM_JSON_H
 
