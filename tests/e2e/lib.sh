@@ -38,10 +38,7 @@ compiles() { if [ -f "$STANDIN_LOG" ]; then grep -c "^start .*${1:-}" "$STANDIN_
 # The largest number of stand-in processes running at once, from the log.
 max_overlap() {
 	[ -f "$STANDIN_LOG" ] || { echo 0; return; }
-	sort -k2,2n "$STANDIN_LOG" | awk '
-		$1 == "start" { n++; if (n > max) max = n }
-		$1 == "end"   { n-- }
-		END { print max + 0 }'
+	bash "$TOOLS/max_overlap.sh" "$STANDIN_LOG"
 }
 
 # Copy an example into $T/NAME with its compilers replaced by the stand-in.
