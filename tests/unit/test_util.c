@@ -1,3 +1,4 @@
+#include "buf.h"
 #include "check.h"
 #include "path.h"
 #include "util.h"
@@ -5,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -41,6 +43,22 @@ static void test_starts_with(void)
 	CHECK(!starts_with("hello", "eh"));
 	CHECK(!starts_with("", "a"));
 	CHECK(!starts_with("Hello", "he"));
+}
+
+/* error_errno() is error() with ": <strerror(errno)>" appended, keeps errno,
+ * and goes where error() goes (here, a sink). */
+static void test_error_errno(void)
+{
+	struct buf sink = BUF_INIT, *old = error_sink(&sink);
+	char *want = xstrfmt("cannot read 'x' (%d): %s", 3, strerror(ENOENT));
+
+	errno = ENOENT;
+	CHECK_INT(error_errno("cannot read '%s' (%d)", "x", 3), -1);
+	CHECK_INT(errno, ENOENT);
+	error_sink(old);
+	CHECK_STR(sink.s, want);
+	free(want);
+	buf_release(&sink);
 }
 
 static void test_write_read(const char *tmp)
@@ -169,6 +187,7 @@ int main(void)
 
 	test_xstrfmt();
 	test_starts_with();
+	test_error_errno();
 	test_write_read(tmp);
 	test_alloc_grow();
 	free(tmp);
