@@ -1,5 +1,6 @@
 #include "summary.h"
 #include "buf.h"
+#include "hashmap.h"
 #include "json.h"
 #include "path.h"
 #include "publish.h"
@@ -7,6 +8,7 @@
 #include "util.h"
 
 #include <dirent.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -31,14 +33,24 @@ struct tally {
 	int built, cached, failed;
 	double compile_seconds;
 	unsigned long long remote[6];	/* hits, misses, errors, uploads, bytes in, out */
+	struct hashmap by_name;		/* class name -> index + 1 in classes */
 };
 
+/* The class of a name (name[0..len)), or NULL: a hash lookup, as each event
+ * names its classes and a suite has hundreds. */
 static struct class_tally *find_class(struct tally *t, const char *name, size_t len)
 {
-	for (size_t i = 0; i < t->nr; i++)
-		if (strlen(t->classes[i].name) == len && !strncmp(t->classes[i].name, name, len))
-			return &t->classes[i];
-	return NULL;
+	char small[128], *key = len < sizeof(small) ? small : xstrndup(name, len);
+	uintptr_t at;
+
+	if (key == small) {
+		memcpy(small, name, len);
+		small[len] = '\0';
+	}
+	at = t->by_name.slots ? (uintptr_t)hashmap_get(&t->by_name, key) : 0;
+	if (key != small)
+		free(key);
+	return at ? &t->classes[at - 1] : NULL;
 }
 
 /* Split line at spaces into at most n fields (the last one takes the rest). */
@@ -90,6 +102,7 @@ static void tally_unit(struct tally *t, char **f)
  * and wait for it once. */
 struct seen_units {
 	struct strvec keys;
+	struct hashmap at;	/* key -> index + 1 in keys */
 	int *best;		/* ST_BUILT, ST_CACHED or ST_FAILED, by index in keys */
 	int *counted;
 	size_t alloc_best, alloc_counted;
@@ -109,11 +122,12 @@ static int count_unit(struct seen_units *seen, int collect, const char *key, int
 
 	if (!seen)
 		return 1;
-	i = strvec_find(&seen->keys, key);
+	i = (int)(uintptr_t)hashmap_get(&seen->at, key) - 1;
 	if (collect) {
 		if (i < 0) {
 			strvec_push(&seen->keys, key);
 			i = (int)seen->keys.nr - 1;
+			hashmap_put(&seen->at, key, (void *)(uintptr_t)seen->keys.nr);
 			ALLOC_GROW(seen->best, seen->keys.nr, seen->alloc_best);
 			ALLOC_GROW(seen->counted, seen->keys.nr, seen->alloc_counted);
 			seen->best[i] = st;
@@ -212,6 +226,7 @@ static void tally_overlapping(struct tally *t, const struct runstate *rs, struct
 	qsort(tags.v, tags.nr, sizeof(*tags.v), by_string);
 	memset(&seen, 0, sizeof(seen));
 	strvec_init(&seen.keys);
+	hashmap_init(&seen.at);
 	for (int collect = 1; collect >= 0; collect--)
 		for (size_t i = 0; i < tags.nr; i++) {
 			char *p = path_join(dir, tags.v[i]);
@@ -222,6 +237,7 @@ static void tally_overlapping(struct tally *t, const struct runstate *rs, struct
 				strvec_push(runs, tags.v[i]);
 		}
 	strvec_release(&seen.keys);
+	hashmap_release(&seen.at);
 	free(seen.best);
 	free(seen.counted);
 	strvec_release(&tags);
@@ -245,9 +261,17 @@ static void add_classes(struct tally *t, const struct unitlist *list)
 		c->name = name;
 		c->list = list;
 		strvec_init(&c->failed_units);
-		for (size_t j = 0; j < list->nr_units; j++)
-			c->units += unitlist_unit_owned_by(&list->units[j], name);
+		hashmap_put(&t->by_name, name, (void *)(uintptr_t)t->nr);
 	}
+	/* Each unit counts for each of its classes of this list: one pass. */
+	for (size_t j = 0; j < list->nr_units; j++)
+		for (size_t k = 0; k < list->units[j].owners.nr; k++) {
+			const char *o = list->units[j].owners.v[k];
+			struct class_tally *c = find_class(t, o, strlen(o));
+
+			if (c && c->list == list)
+				c->units++;
+		}
 }
 
 /* The unit lists of the overlapping runs of other Makefiles (each run's
@@ -299,6 +323,7 @@ static int tally_load(struct tally *t, struct unitlist *ul, const struct runstat
 	int ret = unitlist_load(ul, rs->units);
 
 	memset(t, 0, sizeof(*t));
+	hashmap_init(&t->by_name);
 	if (!ret) {
 		add_classes(t, ul);
 		if (overlapping) {
@@ -315,22 +340,33 @@ static int tally_load(struct tally *t, struct unitlist *ul, const struct runstat
 		tally_overlapping(t, rs, runs, started);
 	else
 		tally_events(t, rs->dir, NULL, 0);
+	/* A class is cached when every callable of its list is packed: one pass
+	 * over each list's callables (status holds "one is not" meanwhile). */
+	for (size_t i = 0; i < t->nr; i++)
+		t->classes[i].status = ST_CACHED;
+	for (size_t i = 0; i < t->nr; i++) {
+		const struct unitlist *l = t->classes[i].list;
+
+		if (i && t->classes[i - 1].list == l)
+			continue;	/* this list's callables were seen */
+		for (size_t j = 0; j < l->nr_callables; j++) {
+			struct class_tally *c = find_class(t, l->callables[j].cls, strlen(l->callables[j].cls));
+
+			if (c && c->list == l && c->status == ST_CACHED && access(l->callables[j].stamp, F_OK))
+				c->status = ST_PENDING;
+		}
+	}
 	for (size_t i = 0; i < t->nr; i++) {
 		struct class_tally *c = &t->classes[i];
-		const struct unitlist *l = c->list;
-		int all_packed = 1;
 
-		for (size_t j = 0; j < l->nr_callables; j++)
-			if (!strcmp(l->callables[j].cls, c->name) && access(l->callables[j].stamp, F_OK))
-				all_packed = 0;
-		c->status = c->failed || c->pack_failed ? ST_FAILED : c->packed ? ST_BUILT
-			    : all_packed ? ST_CACHED : ST_PENDING;
+		c->status = c->failed || c->pack_failed ? ST_FAILED : c->packed ? ST_BUILT : c->status;
 	}
 	return 0;
 }
 
 static void tally_release(struct tally *t)
 {
+	hashmap_release(&t->by_name);
 	for (size_t i = 0; i < t->nr; i++)
 		strvec_release(&t->classes[i].failed_units);
 	free(t->classes);
