@@ -209,6 +209,13 @@ static int longest_first(const void *a, const void *b)
 	return x->index < y->index ? -1 : x->index > y->index;
 }
 
+static int by_index(const void *a, const void *b)
+{
+	const struct order_item *x = a, *y = b;
+
+	return x->index < y->index ? -1 : x->index > y->index;
+}
+
 void durations_order(const double *secs, size_t n, size_t *order)
 {
 	struct order_item *items;
@@ -229,6 +236,18 @@ void durations_order(const double *secs, size_t n, size_t *order)
 	}
 	/* The index breaks ties, so qsort's instability cannot show. */
 	qsort(items, n, sizeof(*items), longest_first);
+	/* Units within DURATIONS_SIMILAR of each other are alike for the
+	 * schedule: among them keep the spec's order, so that a class's units
+	 * stay together and its pack can start early (a recorded run's noise
+	 * would scatter them otherwise). */
+	for (i = 0; i < n;) {
+		size_t j = i + 1;
+
+		while (j < n && items[j].secs >= items[i].secs * DURATIONS_SIMILAR)
+			j++;
+		qsort(items + i, j - i, sizeof(*items), by_index);
+		i = j;
+	}
 	for (i = 0; i < n; i++)
 		order[i] = items[i].index;
 	free(items);

@@ -36,9 +36,14 @@ void durations_release(struct durations *d);
 int durations_load(struct durations *d, const char *cache_dir);
 /* The seconds recorded for id, or -1 when unknown. */
 double durations_get(const struct durations *d, const char *id);
+/* Durations within this ratio of a longer one order as equals (spec order). */
+#define DURATIONS_SIMILAR 0.85
+
 /* Write into order a permutation of 0..n-1, longest secs first; secs[i] < 0
- * (unknown) counts as the average of the known ones (1.0 when none is). Ties
- * keep their original order, so the result is deterministic. */
+ * (unknown) counts as the average of the known ones (1.0 when none is). A run
+ * of durations each within DURATIONS_SIMILAR of the run's longest keeps the
+ * original order, so the result is deterministic and a class's units of
+ * about the same length stay together. */
 void durations_order(const double *secs, size_t n, size_t *order);
 
 #endif

@@ -319,6 +319,23 @@ static void test_order(void)
 	}
 }
 
+/* Durations alike (within DURATIONS_SIMILAR of the longest of their run) keep
+ * the spec's order; clearly longer ones come first. */
+static void test_order_alike(void)
+{
+	const double secs[] = { 1.20, 1.25, 8.4, 1.18, 6.6, -1 };
+	size_t order[6];
+
+	durations_order(secs, 6, order);
+	/* The unknown one counts as the average (3.17): between 6.6 and 1.25. */
+	CHECK_INT(order[0], 2);
+	CHECK_INT(order[1], 4);
+	CHECK_INT(order[2], 5);
+	CHECK_INT(order[3], 0);
+	CHECK_INT(order[4], 1);
+	CHECK_INT(order[5], 3);
+}
+
 int main(void)
 {
 	tmpdir = check_tmpdir("durations");
@@ -329,6 +346,7 @@ int main(void)
 	test_concurrent();
 	test_compaction();
 	test_order();
+	test_order_alike();
 	free(tmpdir);
 	return check_done();
 }
