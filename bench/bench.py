@@ -400,7 +400,7 @@ class Bench:
             self.gen(spec, mk, cache, os.path.join(d, "fresh%d" % i))
             self.run(["make", "-f", mk, "-j8", "warmup"], log_name=mk + ".warm.log")
             times.append(time.monotonic() - t0)
-        with open(mk) as f:
+        with open(mk + ".inputs") as f:
             inputs = sum(1 for line in f if line.startswith("    /usr/"))
         return {"gen_cold": cold, "gen_warm": warm, "cached": min(times), "reps": reps,
                 "system_inputs": inputs}

@@ -488,7 +488,11 @@ int makefile_write(const struct plan *plan, const struct makefile_options *opts,
 	add_comment_text(b, plan->out_dir);
 	/* -k reaches this make and its recipes (which read it in MAKEFLAGS), not a
 	 * parent make: a parent's MAKEFLAGS is its own. */
-	buf_adds(b, "\n\nMAKEFLAGS += -r\nifneq ($(KWARM_STOP),1)\nMAKEFLAGS += -k\nendif\n.SUFFIXES:\n.DELETE_ON_ERROR:\n.DEFAULT_GOAL := warmup\n\n"
+	buf_adds(b, "\n\nMAKEFLAGS += -r\n"
+		 "# Keep going past a failed unit, unless asked to stop, or only asked\n"
+		 "# whether all is up to date (make -q: the first answer is the answer).\n"
+		 "ifneq ($(KWARM_STOP),1)\nifeq ($(findstring q,$(filter-out -%,$(firstword $(MAKEFLAGS)))),)\n"
+		 "MAKEFLAGS += -k\nendif\nendif\n.SUFFIXES:\n.DELETE_ON_ERROR:\n.DEFAULT_GOAL := warmup\n\n"
 		 "KW_SELF := $(lastword $(MAKEFILE_LIST))\nKW_PLAN := ");
 	makefile_add_shell_word(b, opts->self);
 	buf_adds(b, "\nKW_KWARM := ");

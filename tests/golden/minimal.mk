@@ -25,8 +25,12 @@
 # out   @TMP@/out
 
 MAKEFLAGS += -r
+# Keep going past a failed unit, unless asked to stop, or only asked
+# whether all is up to date (make -q: the first answer is the answer).
 ifneq ($(KWARM_STOP),1)
+ifeq ($(findstring q,$(filter-out -%,$(firstword $(MAKEFLAGS)))),)
 MAKEFLAGS += -k
+endif
 endif
 .SUFFIXES:
 .DELETE_ON_ERROR:
