@@ -163,19 +163,92 @@ static int gen_usage(struct strvec *launcher, const char *fmt, const char *arg)
 	return usage_error(usage_gen, fmt, arg);
 }
 
+/*
+ * Plan the spec and write the Makefile's text (into text and inputs) over the
+ * cache *cache_dir, when it can be written and locked; else over the private
+ * store OUT/.kwarm/private (*cache_dir is replaced, one warning). With a
+ * remote, fetch what the cache lacks and plan again, to learn what the fetched
+ * entries read. 0 with plan built, or the exit status (plan released).
+ */
+static int make_plan(struct spec *spec, char **cache_dir, const char *out_dir,
+		     const struct strvec *launcher, struct makefile_options *mo,
+		     struct plan *plan, struct buf *text, struct buf *inputs)
+{
+	struct cache cache = { NULL };
+	char *why = NULL;
+	int prefetched = 0, ret = 2;
+
+	for (int attempt = 0; attempt < 2; attempt++) {
+		if (plan_build(plan, spec, *cache_dir, out_dir, launcher))
+			goto fail;
+		if (makefile_write(plan, mo, text, inputs))
+			goto fail;
+		if (!cache_try_init(&cache, *cache_dir, &why) && !cache_probe(&cache, &why)) {
+			if (prefetched || !prefetch(plan, &cache, mo->remote)) {
+				ret = 0;
+				goto out;
+			}
+			prefetched = 1;
+			attempt--;	/* the same cache, planned again */
+		} else if (attempt) {
+			error("cache folder unusable: %s", why);
+			ret = 1;
+			goto fail;
+		} else {
+			/* An unusable cache must not fail a build that would otherwise pass. */
+			char *private_dir = path_join(out_dir, ".kwarm/private");
+
+			warning("cache '%s' cannot be used (%s); compiling without it, results "
+				"go to '%s' (nothing is shared)", *cache_dir, why, private_dir);
+			free(*cache_dir);
+			*cache_dir = private_dir;
+		}
+		free(why);
+		why = NULL;
+		cache_release(&cache);
+		plan_release(plan);
+		buf_reset(text);
+		buf_reset(inputs);
+	}
+	BUG("the plan was neither made nor refused");
+fail:
+	plan_release(plan);
+out:
+	free(why);
+	cache_release(&cache);
+	return ret;
+}
+
+/* The Makefile's folder, its side files, then the Makefile itself (the side
+ * files first: the Makefile that names them may be read at once). */
+static int write_outputs(const struct plan *plan, const char *self, const char *descs,
+			 const struct buf *text, const struct buf *inputs)
+{
+	char *dir = path_dirname(self);
+	int ret = 0;
+
+	if (mkdir_p(dir))
+		ret = error_errno("cannot create '%s'", dir);
+	free(dir);
+	if (ret || write_descs(plan, descs) || write_index(plan, self) ||
+	    write_beside(self, MAKEFILE_INPUTS_SUFFIX, inputs) ||
+	    publish_bytes(self, text->s, text->len) || write_unitlist(plan, self))
+		return -1;
+	return 0;
+}
+
 int cmd_gen(int argc, char **argv)
 {
 	const char *output = "warmup.mk", *cache_opt = NULL, *out_opt = NULL, *spec_path = NULL;
 	const char *format = NULL, *remote_opt = NULL, *problem;
 	char *cache_dir = NULL, *out_dir = NULL, *self = NULL, *kwarm = NULL, *spec_abs = NULL;
-	char *why = NULL, *descs = NULL;
+	char *descs = NULL;
 	struct makefile_options mo;
 	struct spec spec;
 	struct plan plan;
-	struct cache cache = { NULL };
 	struct buf text = BUF_INIT, inputs = BUF_INIT;
 	struct strvec launcher;
-	int ret = 1, have_plan = 0, have_launcher = 0, prefetched = 0;
+	int ret = 1, have_plan = 0, have_launcher = 0;
 
 	strvec_init(&launcher);
 	for (int i = 1; i < argc; i++) {
@@ -242,64 +315,13 @@ int cmd_gen(int argc, char **argv)
 	descs = xstrfmt("%s.packs", self);
 	mo.descs = descs;
 	/* Nothing is written before the whole plan and Makefile text are known good. */
-	for (int attempt = 0; attempt < 2; attempt++) {
-		if (plan_build(&plan, &spec, cache_dir, out_dir, have_launcher ? &launcher : NULL)) {
-			ret = 2;
-			plan_release(&plan);
-			goto out;
-		}
-		have_plan = 1;
-		if (makefile_write(&plan, &mo, &text, &inputs)) {
-			ret = 2;
-			goto out;
-		}
-		if (!cache_try_init(&cache, cache_dir, &why) && !cache_probe(&cache, &why)) {
-			if (prefetched || !prefetch(&plan, &cache, mo.remote))
-				break;
-			prefetched = 1;
-			attempt--;	/* the same cache, planned again */
-			cache_release(&cache);
-			plan_release(&plan);
-			have_plan = 0;
-			buf_reset(&text);
-			buf_reset(&inputs);
-			continue;
-		}
-		if (attempt) {
-			error("cache folder unusable: %s", why);
-			goto out;
-		}
-		/* An unusable cache must not fail a build that would otherwise pass. */
-		{
-			char *private_dir = path_join(out_dir, ".kwarm/private");
-
-			warning("cache '%s' cannot be used (%s); compiling without it, results "
-				"go to '%s' (nothing is shared)", cache_dir, why, private_dir);
-			free(why);
-			why = NULL;
-			free(cache_dir);
-			cache_dir = private_dir;
-		}
-		cache_release(&cache);
-		plan_release(&plan);
-		have_plan = 0;
-		buf_reset(&text);
-		buf_reset(&inputs);
-	}
-	{
-		char *dir = path_dirname(self);
-
-		if (mkdir_p(dir)) {
-			error_errno("cannot create '%s'", dir);
-			free(dir);
-			goto out;
-		}
-		free(dir);
-	}
-	/* The side files first: the Makefile that names them may be read at once. */
-	if (write_descs(&plan, descs) || write_index(&plan, self) ||
-	    write_beside(self, MAKEFILE_INPUTS_SUFFIX, &inputs) ||
-	    publish_bytes(self, text.s, text.len) || write_unitlist(&plan, self))
+	ret = make_plan(&spec, &cache_dir, out_dir, have_launcher ? &launcher : NULL, &mo, &plan,
+			&text, &inputs);
+	if (ret)
+		goto out;
+	have_plan = 1;
+	ret = 1;
+	if (write_outputs(&plan, self, descs, &text, &inputs))
 		goto out;
 	ret = 0;
 out:
@@ -307,7 +329,6 @@ out:
 		plan_release(&plan);
 	buf_release(&text);
 	buf_release(&inputs);
-	cache_release(&cache);
 	spec_release(&spec);
 	free(cache_dir);
 	free(out_dir);
@@ -315,7 +336,6 @@ out:
 	free(kwarm);
 	free(spec_abs);
 	free(descs);
-	free(why);
 	strvec_release(&launcher);
 	return ret;
 }
