@@ -10,8 +10,11 @@ R=$T/root
 mkdir -p "$R"
 printf 'int ok;\n' > "$R/ok.c"
 printf 'int orch;\n' > "$R/orch.c"
-printf '// kwarm-standin: fail\n' > "$R/bad.c"
-printf '// kwarm-standin: crash\n' > "$R/crash.c"
+# bad.c and crash.c write part of their output first (a block released at
+# once), so that their failures have temps to leave behind.
+printf '// kwarm-standin: block %s\n// kwarm-standin: fail\n' "$T/bad" > "$R/bad.c"
+printf '// kwarm-standin: block %s\n// kwarm-standin: crash\n' "$T/crash" > "$R/crash.c"
+touch "$T/bad.go" "$T/crash.go"
 printf '// kwarm-standin: empty\n' > "$R/empty.c"
 standin_spec "$R" TestA=bad.c,ok.c TestB=bad.c TestGood=ok.c TestCrash=crash.c TestEmpty=empty.c
 cd "$T"
@@ -42,11 +45,15 @@ make -k -f warmup.mk -j4 warmup > /dev/null 2>&1 || true
 [ "$(compiles bad.c)" = 1 ] && [ "$(compiles crash.c)" = 1 ] && [ "$(compiles empty.c)" = 1 ] ||
 	fail "a failed unit was cached"
 [ "$(compiles ok.c)" = 0 ] || fail "a good unit was compiled again"
-# A compile's temps lie beside its entry, units/<k>/<key>.tmp.* (cache.h).
-[ -z "$(find cache out/.kwarm/private -name '*.tmp.*' 2>/dev/null)" ] ||
-	fail "temps left in the cache: $(find cache -name '*.tmp.*')"
+# Temps are "<final>.tmp.<pid>.<hex>" beside what they become (publish.h): a
+# compile's beside its entry, units/<k>/<key>.tmp.* (cache.h), a pack's beside
+# its callable in out/; cache/tmp holds only the usability probe. Both trees
+# must exist, or find would find nothing and the check could not fail.
+[ -d cache/units ] && [ -d cache/tmp ] && [ -d out ] || fail "no cache/units, cache/tmp or out to look in"
+left=$(find cache out -name '*.tmp.*')
+[ -z "$left" ] || fail "temps left behind: $left"
 [ -z "$(find cache/tmp -mindepth 1)" ] || fail "scratch files left in the cache: $(find cache/tmp -mindepth 1)"
-pass "failed units are not cached, good ones are, no scratch left"
+pass "failed units are not cached, good ones are, no temp or scratch left"
 
 # That check looks where temps really are: a compiler that wrote part of its
 # output, then fails, leaves a temp there while it runs, and none after.
@@ -62,5 +69,5 @@ temps=$(find cache -path '*/units/*' -name '*.tmp.*')
 [ "$(printf '%s\n' "$temps" | grep -c .)" = 1 ] || { touch "$T/partial.go"; kill "$pid"; fail "no single temp beside the entry while compiling: '$temps'"; }
 touch "$T/partial.go"
 if wait "$pid"; then fail "the partial compile succeeded"; fi
-[ ! -e "$temps" ] && [ -z "$(find cache -name '*.tmp.*')" ] || fail "the failed compile left its temp: $temps"
+[ ! -e "$temps" ] && [ -z "$(find cache out -name '*.tmp.*')" ] || fail "the failed compile left its temp: $temps"
 pass "a failed compile's partial output beside the entry is removed"
