@@ -34,10 +34,7 @@ make -f parent.mk -j4 all > nested.out 2>&1 || { cat nested.out; fail "nested wa
 m=$(max_overlap)
 [ "$m" -le 4 ] || fail "nested under make -j4: $m at once"
 # While both long jobs ran, the warm-up still had the other two slots.
-warm_max=$(sort -k2,2n "$STANDIN_LOG" | awk '
-	$1 == "start" && $4 != "long.c" { n++; if (n > max) max = n }
-	$1 == "end" && $4 != "long.c" { n-- }
-	END { print max + 0 }')
+warm_max=$(awk '$4 != "long.c"' "$STANDIN_LOG" | bash "$TOOLS/max_overlap.sh")
 [ "$warm_max" -gt 1 ] || fail "the nested warm-up ran serially"
 for bad in "jobserver unavailable" "resetting jobserver mode" "INTERNAL: Exiting with"; do
 	if grep -q "$bad" nested.out; then cat nested.out; fail "make said: $bad"; fi
