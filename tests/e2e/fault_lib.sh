@@ -2,6 +2,7 @@
 # Shared part of the fault tests (t_fault_*.sh), sourced after lib.sh: the
 # tree check, the root R, and a two-class spec with versioned sources.
 
+need python3 python3
 R=$T/root
 mkdir -p "$R/src" "$T/refs"
 

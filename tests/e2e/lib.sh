@@ -17,7 +17,10 @@ pass() { echo "ok: $*"; }
 # A test that cannot run here says why and exits 77, which CTest reports as
 # skipped (SKIP_RETURN_CODE): never a silent pass.
 skip() { echo "SKIP: $*" >&2; exit 77; }
-# need PROGRAM DEBIAN-PACKAGE: skip unless PROGRAM is on PATH.
+# need PROGRAM DEBIAN-PACKAGE: skip unless PROGRAM is on PATH. A script says
+# need near its top for every program it runs beyond what building kwarm
+# needs (python3, g++, git, groff, ninja, ccache, distcc, nginx), also when
+# only a helper it sources runs it (fault_lib.sh, tools/distccd.sh do).
 need() { command -v "$1" > /dev/null || skip "$1 is not installed (Debian: apt-get install $2; scripts/deps.sh installs it)"; }
 
 # Wait until file exists (polling it), failing if process pid ends first or

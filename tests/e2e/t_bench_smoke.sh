@@ -3,6 +3,8 @@
 # A smoke run of the benchmark (bench/run.sh --smoke): the table is produced
 # with every row. No timing is asserted.
 . "$(dirname "$0")/lib.sh"
+need python3 python3
+need g++ g++
 
 bench=$KWARM_TEST_SRC/bench/run.sh
 "$bench" --smoke --scale 0.01 --scratch "$T/work" --output "$T/table.txt" > "$T/stdout.txt" 2> "$T/stderr.txt" ||

@@ -5,6 +5,7 @@
 # and by size (least recently used first, never within the grace hour, never
 # an entry whose lock a compile holds) and orphaned temps.
 . "$(dirname "$0")/lib.sh"
+need python3 python3
 
 standin_example minimal m
 cd "$T"

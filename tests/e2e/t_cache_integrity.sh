@@ -7,6 +7,7 @@
 # at once are repaired by one run too. An uncreatable cache folder still gives
 # correct callables, with one warning.
 . "$(dirname "$0")/lib.sh"
+need python3 python3
 
 standin_example minimal m
 cd "$T"

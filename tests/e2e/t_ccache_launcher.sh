@@ -7,6 +7,8 @@
 # With CCACHE_PREFIX=distcc, ccache's misses compile on a real distccd and its
 # hits reach no daemon.
 . "$(dirname "$0")/lib.sh"
+need g++ g++
+need python3 python3
 
 need ccache ccache
 while read -r v; do unset "$v"; done < <(env | grep -o '^CCACHE_[A-Z_]*' || true)

@@ -8,6 +8,7 @@
 # with two Makefiles of other classes sharing one OUT: the summary lists the
 # classes of both.
 . "$(dirname "$0")/lib.sh"
+need python3 python3
 # A failed check must not leave a held compile (and its make) behind.
 trap 'touch "$T/holdA.go" "$T/holdB.go" "$T/holdX.go"' EXIT
 

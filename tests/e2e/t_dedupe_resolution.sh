@@ -6,7 +6,7 @@
 # header of the same name is in both folders, the order matters and they
 # compile apart; with -g (the output records the folders) they never merge.
 . "$(dirname "$0")/lib.sh"
-command -v g++ > /dev/null || skip "g++ is missing"
+need g++ g++
 unset CPATH C_INCLUDE_PATH CPLUS_INCLUDE_PATH LIBRARY_PATH
 
 P=$T/p

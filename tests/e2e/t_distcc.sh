@@ -7,6 +7,8 @@
 # and compute. The one-step sim form (g++ -shared -o x.so x.cpp) never reaches
 # the daemon. With the daemon gone and DISTCC_FALLBACK=0 the warm-up fails.
 . "$(dirname "$0")/lib.sh"
+need g++ g++
+need python3 python3
 . "$KWARM_TEST_SRC/tests/tools/distccd.sh"
 
 distccd_start

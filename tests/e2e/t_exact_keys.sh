@@ -5,7 +5,8 @@
 # __has_include. Each edit below recompiles exactly the one unit that read the
 # file, with a plain `make warmup`, and the callable equals an empty-cache build.
 . "$(dirname "$0")/lib.sh"
-command -v g++ > /dev/null || { echo "SKIP: g++ is missing"; exit 77; }
+need g++ g++
+need python3 python3
 unset CPATH C_INCLUDE_PATH CPLUS_INCLUDE_PATH LIBRARY_PATH SOURCE_DATE_EPOCH
 
 P=$T/p

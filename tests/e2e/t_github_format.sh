@@ -6,6 +6,7 @@
 # GITHUB_ACTIONS=true picks the format by itself. summary.json names built,
 # failed and cached classes after make -k, and after a fixed re-run.
 . "$(dirname "$0")/lib.sh"
+need python3 python3
 
 R=$T/ws/k
 mkdir -p "$R/sub"

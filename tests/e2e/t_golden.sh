@@ -4,6 +4,8 @@
 # (after replacing machine paths and keys by placeholders); generating twice
 # gives byte-identical files. KWARM_UPDATE_GOLDEN=1 rewrites the golden file.
 . "$(dirname "$0")/lib.sh"
+need python3 python3
+need g++ g++
 # The variables that steer compilers are recorded in the Makefile: none here.
 unset CPATH C_INCLUDE_PATH CPLUS_INCLUDE_PATH OBJC_INCLUDE_PATH GCC_EXEC_PREFIX \
 	COMPILER_PATH LIBRARY_PATH SOURCE_DATE_EPOCH GCC_COMPARE_DEBUG

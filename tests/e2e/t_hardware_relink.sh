@@ -4,6 +4,8 @@
 # spec recompiles (and relinks) exactly that role's units on a plain `make`
 # (the Makefile remakes itself), and nothing else; so does a new linker binary.
 . "$(dirname "$0")/lib.sh"
+need g++ g++
+need python3 python3
 
 H=$T/hw
 mkdir -p "$H" "$T/bin"

@@ -4,6 +4,8 @@
 # exactly the .text that objcopy takes from the same linked image, built here
 # independently of kwarm; the orchestration is packed whole.
 . "$(dirname "$0")/lib.sh"
+need g++ g++
+need python3 python3
 
 H=$T/hw
 mkdir -p "$H"

@@ -5,6 +5,7 @@
 # each option in a command's usage appears in its section and each option in
 # the section appears in its usage; -h prints the same usage as help CMD.
 . "$(dirname "$0")/lib.sh"
+need python3 python3
 
 man=$KWARM_TEST_SRC/doc/kwarm.1
 cd "$T"

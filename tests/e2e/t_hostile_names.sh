@@ -11,6 +11,7 @@
 # self-remake. Class and callable names are refused by the spec's charset; other
 # spec words that reach the Makefile are checked at the end.
 . "$(dirname "$0")/lib.sh"
+need python3 python3
 
 export HOME=$T/home
 mkdir -p "$HOME"

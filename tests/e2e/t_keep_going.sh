@@ -7,6 +7,8 @@
 # lines name it. Nested under a parent make the -k stays in the warm-up.
 # KWARM_STOP=1 stops at the first error. make -n compiles nothing.
 . "$(dirname "$0")/lib.sh"
+need g++ g++
+need python3 python3
 
 R=$T/root
 mkdir -p "$R/inc"

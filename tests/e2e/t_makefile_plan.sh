@@ -6,6 +6,8 @@
 # compiler command; make -n V=1 prints every compiler command as it would run;
 # make help lists each class with its callables and its units cached / in all.
 . "$(dirname "$0")/lib.sh"
+need g++ g++
+need python3 python3
 
 mkdir -p "$T/q"
 cp -r "$KWARM_TEST_SRC/examples/qwen3_decode/." "$T/q/"

@@ -5,6 +5,7 @@
 # (the trace shows class A packed while class B still has units to start; with
 # every pack after every unit, A would wait for B's last unit to start).
 . "$(dirname "$0")/lib.sh"
+need python3 python3
 
 mkdir -p "$T/p"
 cd "$T/p"

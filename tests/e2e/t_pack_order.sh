@@ -4,6 +4,7 @@
 # callable bytes equal an independent construction (python, in lib.sh) over
 # outputs made by running the stand-in directly. Level 3 goes to OUT/C/N.callable.
 . "$(dirname "$0")/lib.sh"
+need python3 python3
 
 R=$T/root
 mkdir -p "$R/src" "$R/inc"

@@ -6,6 +6,7 @@
 # tids below make's -j, slices never overlapping on a tid, the unit's key,
 # classes and hit/miss in args; the next run keeps it as trace.prev.json.
 . "$(dirname "$0")/lib.sh"
+need python3 python3
 
 standin_example qwen3_decode q
 export STANDIN_SCALE=0.03

@@ -11,6 +11,7 @@
 # cleanly, naming the unit, and the next run rebuilds it (or, where the pack
 # recovers the entry itself, the run succeeds): both are checked.
 . "$(dirname "$0")/lib.sh"
+need python3 python3
 # A failed check must not leave a held compile (and its make) behind.
 trap 'touch "$T/blk.go"' EXIT
 

@@ -11,6 +11,7 @@
 
 [ -z "${KWARM_TEST_NESTED:-}" ] || skip "the README's test command runs this suite: not again inside it"
 need git git
+need g++ g++
 
 git clone -q "$KWARM_TEST_SRC" "$T/src" || fail "cannot clone '$KWARM_TEST_SRC'"
 cd "$T/src"

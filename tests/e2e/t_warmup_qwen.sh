@@ -3,6 +3,7 @@
 # The qwen example (two classes sharing 37 incores) through the stand-in:
 # 39 compiles cold, none warm (fresh out folder), nothing under make -n.
 . "$(dirname "$0")/lib.sh"
+need python3 python3
 
 standin_example qwen3_decode qwen
 cd "$T"

@@ -15,11 +15,12 @@
 #   given by another absolute path is refused ("cannot be an absolute path")
 #   unless the server runs with --enable-tcp-insecure or DISTCC_CMDLIST.
 #
-# Without distcc and distccd the test is skipped (exit 77) at the point it
+# Without distcc, distccd or python3 the test is skipped (exit 77) at the point it
 # sources this file.
 
 need distcc distcc
 need distccd distcc
+need python3 python3
 
 DISTCCD_DIR=
 DISTCCD_PID=
