@@ -1,10 +1,12 @@
 #include "check.h"
 #include "buf.h"
 #include "path.h"
+#include "strvec.h"
 #include "util.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <fnmatch.h>
 #include <grp.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -13,6 +15,23 @@
 
 int check_passed, check_failed;
 
+/* The cases of this run: the command line's patterns (and which of them
+ * matched a case), every name registered, the case running now. */
+static struct strvec patterns, names;
+static char *matched;
+static int list_only;
+static const char *current;
+static int cases_run, failed_before;
+
+/* "file:line: [case] ", the start of every failure line. */
+static void where(const char *file, int line)
+{
+	fflush(stdout);
+	fprintf(stderr, "%s:%d: ", file, line);
+	if (current)
+		fprintf(stderr, "[%s] ", current);
+}
+
 int check_at(int ok, const char *file, int line, const char *what)
 {
 	if (ok) {
@@ -20,7 +39,8 @@ int check_at(int ok, const char *file, int line, const char *what)
 		return 1;
 	}
 	check_failed++;
-	fprintf(stderr, "%s:%d: check failed: %s\n", file, line, what);
+	where(file, line);
+	fprintf(stderr, "check failed: %s\n", what);
 	return 0;
 }
 
@@ -28,7 +48,8 @@ int check_int_at(long long got, long long want, const char *file, int line, cons
 {
 	if (got == want)
 		return check_at(1, file, line, what);
-	fprintf(stderr, "%s:%d: %s is %lld, want %lld\n", file, line, what, got, want);
+	where(file, line);
+	fprintf(stderr, "%s is %lld, want %lld\n", what, got, want);
 	return check_at(0, file, line, what);
 }
 
@@ -36,9 +57,63 @@ int check_str_at(const char *got, const char *want, const char *file, int line, 
 {
 	if (got && want && !strcmp(got, want))
 		return check_at(1, file, line, what);
-	fprintf(stderr, "%s:%d: %s is \"%s\", want \"%s\"\n", file, line, what,
+	where(file, line);
+	fprintf(stderr, "%s is \"%s\", want \"%s\"\n", what,
 		got ? got : "(null)", want ? want : "(null)");
 	return check_at(0, file, line, what);
+}
+
+/* A case that ends the program (die, exit) is named as the one that did. */
+static void unfinished_case(void)
+{
+	if (current)
+		fprintf(stderr, "not ok %d - %s (the program ended inside it)\n", cases_run, current);
+}
+
+void check_init(int argc, char **argv)
+{
+	strvec_init(&patterns);
+	strvec_init(&names);
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--list"))
+			list_only = 1;
+		else if (argv[i][0] == '-')
+			die("usage: %s [--list] [CASE-PATTERN...]", argv[0]);
+		else
+			strvec_push(&patterns, argv[i]);
+	}
+	matched = xcalloc(patterns.nr + 1, 1);
+	atexit(unfinished_case);
+}
+
+int check_begin(const char *name)
+{
+	int selected = !patterns.nr;
+
+	if (!matched)
+		BUG("TEST before check_init");
+	if (strvec_find(&names, name) >= 0)
+		BUG("two cases named '%s'", name);
+	strvec_push(&names, name);
+	if (list_only) {
+		puts(name);
+		return 0;
+	}
+	for (size_t i = 0; i < patterns.nr; i++)
+		if (!fnmatch(patterns.v[i], name, 0))
+			selected = matched[i] = 1;
+	if (!selected)
+		return 0;
+	current = name;
+	cases_run++;
+	failed_before = check_failed;
+	return 1;
+}
+
+void check_end(void)
+{
+	printf("%sok %d - %s\n", check_failed > failed_before ? "not " : "", cases_run, current);
+	current = NULL;
 }
 
 char *check_tmpdir(const char *name)
@@ -140,8 +215,22 @@ char *check_capture_end(int fd)
 
 int check_done(void)
 {
+	int unmatched = 0;
+
+	for (size_t i = 0; i < patterns.nr; i++) {
+		if (matched[i])
+			continue;
+		fprintf(stderr, "no case matches '%s'\n", patterns.v[i]);
+		unmatched = 1;
+	}
+	free(matched);
+	matched = NULL;
+	strvec_release(&patterns);
+	strvec_release(&names);
+	if (list_only)
+		return unmatched;
 	printf("%d passed, %d failed\n", check_passed, check_failed);
-	return check_failed ? 1 : 0;
+	return check_failed || unmatched ? 1 : 0;
 }
 
 int check_become_nobody(void)

@@ -1,4 +1,30 @@
-/* check: the tiny assertion kit of the unit test programs. */
+/*
+ * check: the tiny assertion kit of the unit test programs.
+ *
+ * Each program is a list of named cases, registered in main as git's unit
+ * tests do (TEST(call, "title")):
+ *
+ *	int main(int argc, char **argv)
+ *	{
+ *		check_init(argc, argv);
+ *		TEST(test_add(), "add");
+ *		TEST(test_growth(), "growth");
+ *		return check_done();
+ *	}
+ *
+ * To add a case: write a static void function that makes everything it
+ * needs, then one TEST line in main naming it. A name is one word, unique in
+ * its program (by convention the function's name without "test_"); setup that
+ * every case shares (a temp folder, a cache) stays in main before the first
+ * TEST. A case must pass when it runs alone:
+ *
+ *	build/tests/test_buf                  every case
+ *	build/tests/test_buf growth 'add*'    the cases whose names match (fnmatch)
+ *	build/tests/test_buf --list           the names
+ *
+ * Each case ends with "ok N - name" or "not ok N - name" on stdout; a failed
+ * check prints "file:line: [name] ..." on stderr.
+ */
 #ifndef KWARM_CHECK_H
 #define KWARM_CHECK_H
 
@@ -7,6 +33,22 @@
 #include <string.h>
 
 extern int check_passed, check_failed;
+
+/* Run call as the case name when the command line selects it. */
+#define TEST(call, name) \
+	do { \
+		if (check_begin(name)) { \
+			call; \
+			check_end(); \
+		} \
+	} while (0)
+
+/* Read the command line: the patterns of the cases to run, or --list. */
+void check_init(int argc, char **argv);
+/* 1 when the case name is to run now (it becomes the current case), else 0. */
+int check_begin(const char *name);
+/* Report the current case as ok or not ok. */
+void check_end(void);
 
 #define CHECK(cond) check_at(!!(cond), __FILE__, __LINE__, #cond)
 #define CHECK_INT(got, want) check_int_at((long long)(got), (long long)(want), __FILE__, __LINE__, #got)
@@ -47,7 +89,8 @@ char *check_read_to_end(int fd);
 int check_fork_piped(int fds[2]);
 /* Wait for child pid; its exit status, or 99 when it did not exit. */
 int check_child_status(int pid);
-/* Print "N passed, N failed" and return the exit status. */
+/* Print "N passed, N failed" and return the exit status (1 also when a pattern
+ * of the command line matched no case). */
 int check_done(void);
 
 #endif

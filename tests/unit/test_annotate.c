@@ -176,12 +176,13 @@ static void test_workspace(void)
 	unsetenv("GITHUB_WORKSPACE");
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
-	test_pick_format();
-	test_compiler_lines();
-	test_limit();
-	test_escapes();
-	test_workspace();
+	check_init(argc, argv);
+	TEST(test_pick_format(), "pick_format");
+	TEST(test_compiler_lines(), "compiler_lines");
+	TEST(test_limit(), "limit");
+	TEST(test_escapes(), "escapes");
+	TEST(test_workspace(), "workspace");
 	return check_done();
 }

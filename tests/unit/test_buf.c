@@ -128,12 +128,13 @@ static void test_growth(void)
 	buf_release(&b);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
-	test_empty();
-	test_add();
-	test_addf_long();
-	test_detach_reset();
-	test_growth();
+	check_init(argc, argv);
+	TEST(test_empty(), "empty");
+	TEST(test_add(), "add");
+	TEST(test_addf_long(), "addf_long");
+	TEST(test_detach_reset(), "detach_reset");
+	TEST(test_growth(), "growth");
 	return check_done();
 }

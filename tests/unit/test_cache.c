@@ -228,13 +228,14 @@ static void test_init_paths(const char *tmp)
 	free(dir);
 }
 
+static const char artifact[] = "artifact\0bytes\n";
+
+/* Absent, then stored and read back after what the buffer held. */
 static void test_store_read(const struct cache *c)
 {
 	char key[DIGEST_HEX_SIZE];
-	static const char data[] = "artifact\0bytes\n";
-	struct buf out = BUF_INIT, want = BUF_INIT;
-	char *mpath, *bytes, *man, *msg, *ls;
-	size_t len;
+	struct buf out = BUF_INIT;
+	char *msg;
 
 	make_key("store", key);
 	CHECK_INT(cache_unit_check(c, key, 1), 0);	/* absent */
@@ -244,78 +245,118 @@ static void test_store_read(const struct cache *c)
 	CHECK(strstr(msg, "kwarm: error: cache entry '") && strstr(msg, "' is missing"));
 	free(msg);
 
-	CHECK_INT(store(c, key, data, sizeof(data), "lib/k.cpp"), 0);
+	CHECK_INT(store(c, key, artifact, sizeof(artifact), "lib/k.cpp"), 0);
 	CHECK_INT(check_reported(c, key, NULL), 1);
-	/* The same checks on bytes from elsewhere (a remote's object). */
-	{
-		const char *why = NULL;
-		char *entry = cache_unit_path(c, key, ".m"), *raw, other[DIGEST_HEX_SIZE];
-		size_t rawlen;
-
-		CHECK_INT(read_file_all(entry, &raw, &rawlen), 0);
-		CHECK_INT(cache_entry_check(raw, rawlen, key, &why), (long long)sizeof(data));
-		make_key("other", other);
-		CHECK_INT(cache_entry_check(raw, rawlen, other, &why), -1);
-		CHECK_STR(why, "manifest names another key");
-		raw[0] ^= 1;
-		CHECK_INT(cache_entry_check(raw, rawlen, key, &why), -1);
-		CHECK_STR(why, "artifact SHA-256 differs from its manifest");
-		CHECK_INT(cache_entry_check(raw, rawlen / 2, key, &why), -1);
-		CHECK_INT(cache_entry_check("", 0, key, &why), -1);
-		free(raw);
-		free(entry);
-	}
 	buf_adds(&out, "prefix:");
 	CHECK_INT(cache_unit_read(c, key, &out), 0);
-	CHECK_INT(out.len, 7 + sizeof(data));
-	CHECK(!memcmp(out.s + 7, data, sizeof(data)));
+	CHECK_INT(out.len, 7 + sizeof(artifact));
+	CHECK(!memcmp(out.s + 7, artifact, sizeof(artifact)));
 	buf_release(&out);
-	/* A read takes the entry's shared lock, except in the process that holds
-	 * its write lock (OFD locks of two open files conflict even within one
-	 * process: it would wait for itself); alarm() ends the test if it does. */
-	{
-		int fd = cache_lock_unit(c, key);
+}
 
-		CHECK(fd >= 0);
-		alarm(20);
-		CHECK_INT(cache_unit_read(c, key, &out), 0);
-		alarm(0);
-		CHECK_INT(out.len, sizeof(data));
-		buf_release(&out);
-		cache_unlock(fd);
-		CHECK_INT(child_try_lock(c, key), 0);	/* released; the read left nothing held */
+/* The same checks on bytes from elsewhere (a remote's object). */
+static void test_entry_check(const struct cache *c)
+{
+	const char *why = NULL;
+	char key[DIGEST_HEX_SIZE], other[DIGEST_HEX_SIZE];
+	char *entry, *raw;
+	size_t rawlen;
+
+	make_key("entry check", key);
+	CHECK_INT(store(c, key, artifact, sizeof(artifact), "lib/k.cpp"), 0);
+	entry = cache_unit_path(c, key, ".m");
+	CHECK_INT(read_file_all(entry, &raw, &rawlen), 0);
+	CHECK_INT(cache_entry_check(raw, rawlen, key, &why), (long long)sizeof(artifact));
+	make_key("other", other);
+	CHECK_INT(cache_entry_check(raw, rawlen, other, &why), -1);
+	CHECK_STR(why, "manifest names another key");
+	raw[0] ^= 1;
+	CHECK_INT(cache_entry_check(raw, rawlen, key, &why), -1);
+	CHECK_STR(why, "artifact SHA-256 differs from its manifest");
+	CHECK_INT(cache_entry_check(raw, rawlen / 2, key, &why), -1);
+	CHECK_INT(cache_entry_check("", 0, key, &why), -1);
+	free(raw);
+	free(entry);
+}
+
+/* A read takes the entry's shared lock, except in the process that holds
+ * its write lock (OFD locks of two open files conflict even within one
+ * process: it would wait for itself); alarm() ends the test if it does. */
+static void test_read_under_own_lock(const struct cache *c)
+{
+	char key[DIGEST_HEX_SIZE];
+	struct buf out = BUF_INIT;
+	int fd;
+
+	make_key("own lock", key);
+	CHECK_INT(store(c, key, artifact, sizeof(artifact), "lib/k.cpp"), 0);
+	fd = cache_lock_unit(c, key);
+	CHECK(fd >= 0);
+	alarm(20);
+	CHECK_INT(cache_unit_read(c, key, &out), 0);
+	alarm(0);
+	CHECK_INT(out.len, sizeof(artifact));
+	buf_release(&out);
+	cache_unlock(fd);
+	CHECK_INT(child_try_lock(c, key), 0);	/* released; the read left nothing held */
+}
+
+/* Beside key's entry file its folder holds other entries only: no artifact
+ * file, no lock file, no temp. */
+static void check_alone(const struct cache *c, const char *key)
+{
+	char *ls = entry_folder(c, key), *want = xstrfmt("%s.m ", key);
+	const char *p = ls, *end;
+
+	CHECK(strstr(ls, want) != NULL);
+	for (; *p; p = end + 1) {
+		end = strchr(p, ' ');
+		if (!CHECK(end - p == 66 && !strncmp(end - 2, ".m", 2)))
+			fprintf(stderr, "  beside the entry: %.*s\n", (int)(end - p), p);
 	}
+	free(want);
+	free(ls);
+}
 
-	/* One file, exactly as documented: artifact, manifest, length line. */
+/* One file, exactly as documented: artifact, manifest, length line; storing
+ * again replaces it. */
+static void test_one_file(const struct cache *c)
+{
+	char key[DIGEST_HEX_SIZE];
+	struct buf out = BUF_INIT, want = BUF_INIT;
+	char *mpath, *bytes, *man;
+	size_t len;
+
+	make_key("one file", key);
+	CHECK_INT(store(c, key, artifact, sizeof(artifact), "lib/k.cpp"), 0);
 	mpath = cache_unit_path(c, key, ".m");
 	read_bytes(mpath, &bytes, &len);
-	man = manifest_of(key, data, sizeof(data), "lib/k.cpp");
-	entry_bytes(&want, data, sizeof(data), man);
+	man = manifest_of(key, artifact, sizeof(artifact), "lib/k.cpp");
+	entry_bytes(&want, artifact, sizeof(artifact), man);
 	CHECK_INT(len, want.len);
 	CHECK(len == want.len && !memcmp(bytes, want.s, len));
 	CHECK(len >= 9 && !memcmp(bytes + len - 9, "00000", 5));	/* 8 digits, zero-padded */
 	free(bytes);
 	free(man);
-	/* Nothing beside it: no artifact file, no lock file, no temp. */
-	ls = entry_folder(c, key);
-	msg = xstrfmt("%s.m ", key);
-	CHECK_STR(ls, msg);
-	free(msg);
-	free(ls);
+	check_alone(c, key);
 
-	/* Storing again replaces the entry. */
 	CHECK_INT(store(c, key, "v2", 2, "again"), 0);
 	CHECK_INT(cache_unit_read(c, key, &out), 0);
 	CHECK_STR(out.s, "v2");
 	buf_release(&out);
-	ls = entry_folder(c, key);
-	msg = xstrfmt("%s.m ", key);
-	CHECK_STR(ls, msg);
-	free(msg);
-	free(ls);
+	check_alone(c, key);
+	buf_release(&want);
+	free(mpath);
+}
 
-	/* An entry built by hand to the documented format is valid: the format
-	 * is the contract, not whatever store happens to write. */
+/* An entry built by hand to the documented format is valid: the format
+ * is the contract, not whatever store happens to write. */
+static void test_by_hand(const struct cache *c)
+{
+	char key[DIGEST_HEX_SIZE];
+	struct buf out = BUF_INIT, want = BUF_INIT;
+	char *man;
+
 	make_key("by hand", key);
 	man = manifest_of(key, "hand", 4, "a label with spaces 'and quotes'");
 	entry_bytes(&want, "hand", 4, man);
@@ -325,47 +366,58 @@ static void test_store_read(const struct cache *c)
 	CHECK_INT(out.len, 4);
 	CHECK(!memcmp(out.s, "hand", 4));
 	buf_release(&out);
+	buf_release(&want);
 	free(man);
-	/* An artifact that itself ends like an entry changes nothing: only the
-	 * last length line counts. */
+}
+
+/* An artifact that itself ends like an entry changes nothing: only the
+ * last length line counts. */
+static void test_nested(const struct cache *c)
+{
+	char key[DIGEST_HEX_SIZE];
+	struct buf out = BUF_INIT, inner = BUF_INIT;
+	char *man;
+
 	make_key("nested", key);
-	{
-		struct buf inner = BUF_INIT;
+	man = manifest_of(key, "x", 1, "inner");
+	entry_bytes(&inner, "x", 1, man);
+	free(man);
+	CHECK_INT(store(c, key, inner.s, inner.len, "outer"), 0);
+	CHECK_INT(cache_unit_read(c, key, &out), 0);
+	CHECK_INT(out.len, inner.len);
+	CHECK(out.len == inner.len && !memcmp(out.s, inner.s, inner.len));
+	buf_release(&out);
+	buf_release(&inner);
+}
 
-		man = manifest_of(key, "x", 1, "inner");
-		entry_bytes(&inner, "x", 1, man);
-		free(man);
-		CHECK_INT(store(c, key, inner.s, inner.len, "outer"), 0);
-		CHECK_INT(cache_unit_read(c, key, &out), 0);
-		CHECK_INT(out.len, inner.len);
-		CHECK(out.len == inner.len && !memcmp(out.s, inner.s, inner.len));
-		buf_release(&out);
-		buf_release(&inner);
-	}
+/* An empty artifact is a valid entry. */
+static void test_empty_artifact(const struct cache *c)
+{
+	char key[DIGEST_HEX_SIZE];
+	struct buf out = BUF_INIT;
 
-	/* An empty artifact is a valid entry. */
 	make_key("empty", key);
 	CHECK_INT(store(c, key, "", 0, "empty"), 0);
 	CHECK_INT(cache_unit_check(c, key, 1), 1);
 	CHECK_INT(cache_unit_read(c, key, &out), 0);
 	CHECK_INT(out.len, 0);
 	buf_release(&out);
+}
 
-	/* A temp file that is not there: reported, nothing published. */
+/* A temp file that is not there: reported, nothing published. */
+static void test_missing_temp(const struct cache *c)
+{
+	char key[DIGEST_HEX_SIZE];
+	char *missing = xstrfmt("%s/tmp/never-written", c->dir), *msg;
+
 	make_key("no-temp", key);
 	check_capture_begin(2);
-	{
-		char *missing = xstrfmt("%s/tmp/never-written", c->dir);
-
-		CHECK_INT(cache_unit_store(c, key, missing, "x", NULL), -1);
-		free(missing);
-	}
+	CHECK_INT(cache_unit_store(c, key, missing, "x", NULL), -1);
 	msg = check_capture_end(2);
 	CHECK(strstr(msg, "kwarm: error: cannot read compiled output '") != NULL);
 	free(msg);
+	free(missing);
 	CHECK_INT(cache_unit_check(c, key, 0), 0);
-	buf_release(&want);
-	free(mpath);
 }
 
 /* A compile's output file beside entry key, as cmd/compile.c names it. */
@@ -559,149 +611,282 @@ static void test_adopt_append_fails(const struct cache *c)
 	free(mpath);
 }
 
-static void test_corrupt(const struct cache *c)
+/*
+ * Corrupt entries, one row each: make writes the entry's bytes into b (from an
+ * entry the cache stored, or by hand as cache.h documents), and check must
+ * say want (-1), or accept it (1) when want is NULL.
+ */
+#define NO_MANIFEST "no manifest at its end (truncated?)"
+
+/* The file the cache writes for key holding the ten bytes "0123456789". */
+static void stored(const struct cache *c, const char *key, struct buf *b)
 {
-	char key[DIGEST_HEX_SIZE], other[DIGEST_HEX_SIZE];
-	struct buf out = BUF_INIT, b = BUF_INIT;
-	char *mpath, *bytes, *text, *msg, *man;
+	char *mpath = cache_unit_path(c, key, ".m"), *bytes;
 	size_t len;
 
-	make_key("corrupt", key);
-	mpath = cache_unit_path(c, key, ".m");
-
-	/* One flipped byte of the artifact. */
-	CHECK_INT(store(c, key, "0123456789", 10, "flip"), 0);
+	if (store(c, key, "0123456789", 10, "stored"))
+		die("cannot store '%s'", key);
 	read_bytes(mpath, &bytes, &len);
-	bytes[4] ^= 0x01;
-	check_write_file(mpath, bytes, len, 0644);
+	buf_reset(b);
+	buf_add(b, bytes, len);
 	free(bytes);
-	CHECK_INT(check_reported(c, key, "artifact SHA-256 differs from its manifest"), -1);
+	free(mpath);
+}
+
+/* Keep the first len bytes of b. */
+static void cut(struct buf *b, size_t len)
+{
+	b->len = len;
+	b->s[len] = '\0';
+}
+
+/* A hand-built entry of "0123456789" whose length line says len + delta. */
+static void length_line(const char *key, struct buf *b, long delta)
+{
+	char *man = manifest_of(key, "0123456789", 10, "len");
+	char *text = xstrfmt("%08zu", (size_t)((long)strlen(man) + 9 + delta));
+
+	entry_bytes(b, "0123456789", 10, man);
+	memcpy(b->s + b->len - 9, text, 8);
+	free(text);
+	free(man);
+}
+
+/* A hand-built entry of "abc" whose manifest has "size SIZE" then sha256 on. */
+static void sized(const char *key, struct buf *b, const char *size)
+{
+	char *man = manifest_of(key, "abc", 3, "bad size");
+	char *text = xstrfmt("kwarm-entry 2\nkey %s\nsize %s\n%s", key, size, strstr(man, "sha256 "));
+
+	entry_bytes(b, "abc", 3, text);
+	free(text);
+	free(man);
+}
+
+static void stored_whole(const struct cache *c, const char *key, struct buf *b)
+{
+	stored(c, key, b);
+}
+
+static void flipped(const struct cache *c, const char *key, struct buf *b)
+{
+	stored(c, key, b);
+	b->s[4] ^= 0x01;
+}
+
+static void last_byte_gone(const struct cache *c, const char *key, struct buf *b)
+{
+	stored(c, key, b);
+	cut(b, b->len - 1);
+}
+
+static void artifact_alone(const struct cache *c, const char *key, struct buf *b)
+{
+	stored(c, key, b);
+	cut(b, 10);
+}
+
+/* Artifact bytes lost at the front: the manifest is whole, the size is not. */
+static void first_byte_gone(const struct cache *c, const char *key, struct buf *b)
+{
+	stored(c, key, b);
+	memmove(b->s, b->s + 1, b->len - 1);
+	cut(b, b->len - 1);
+}
+
+static void length_line_alone(const struct cache *c, const char *key, struct buf *b)
+{
+	(void)c, (void)key;
+	buf_reset(b);
+	buf_adds(b, "1234567\n");
+}
+
+static void empty(const struct cache *c, const char *key, struct buf *b)
+{
+	(void)c, (void)key;
+	buf_reset(b);
+}
+
+static void no_end(const struct cache *c, const char *key, struct buf *b)
+{
+	(void)c, (void)key;
+	buf_reset(b);
+	buf_adds(b, "no end");
+}
+
+static void hand_built(const struct cache *c, const char *key, struct buf *b)
+{
+	(void)c;
+	length_line(key, b, 0);
+}
+
+static void length_not_digits(const struct cache *c, const char *key, struct buf *b)
+{
+	(void)c;
+	length_line(key, b, 0);
+	memcpy(b->s + b->len - 9, "0000009x", 8);
+}
+
+static void length_past_start(const struct cache *c, const char *key, struct buf *b)
+{
+	(void)c;
+	length_line(key, b, 0);
+	memcpy(b->s + b->len - 9, "99999999", 8);
+}
+
+static void length_below_line(const struct cache *c, const char *key, struct buf *b)
+{
+	(void)c;
+	length_line(key, b, 0);
+	memcpy(b->s + b->len - 9, "00000008", 8);
+}
+
+/* One byte off either way: the manifest no longer starts where it says. */
+static void length_one_less(const struct cache *c, const char *key, struct buf *b)
+{
+	(void)c;
+	length_line(key, b, -1);
+}
+
+static void length_one_more(const struct cache *c, const char *key, struct buf *b)
+{
+	(void)c;
+	length_line(key, b, 1);
+}
+
+static void length_no_newline(const struct cache *c, const char *key, struct buf *b)
+{
+	(void)c;
+	length_line(key, b, 0);
+	b->s[b->len - 1] = ' ';
+}
+
+/* A whole valid entry, of another key, copied. */
+static void other_key(const struct cache *c, const char *key, struct buf *b)
+{
+	char other[DIGEST_HEX_SIZE];
+
+	(void)key;
+	make_key("other", other);
+	stored(c, other, b);
+}
+
+static void other_schema(const struct cache *c, const char *key, struct buf *b)
+{
+	(void)c, (void)key;
+	entry_bytes(b, "abc", 3, "kwarm-entry 3\n");
+}
+
+static void no_sha(const struct cache *c, const char *key, struct buf *b)
+{
+	char *text = xstrfmt("kwarm-entry 2\nkey %s\nsize 3\nunit no sha\n", key);
+
+	(void)c;
+	entry_bytes(b, "abc", 3, text);
+	free(text);
+}
+
+static void size_not_number(const struct cache *c, const char *key, struct buf *b)
+{
+	(void)c;
+	sized(key, b, "3x");
+}
+
+static void size_lies(const struct cache *c, const char *key, struct buf *b)
+{
+	(void)c;
+	sized(key, b, "2");
+}
+
+static const struct corruption {
+	const char *name;
+	void (*make)(const struct cache *c, const char *key, struct buf *b);
+	const char *want;
+} corruptions[] = {
+	{ "entry_stored", stored_whole, NULL },
+	{ "entry_hand_built", hand_built, NULL },
+	{ "corrupt_flipped_byte", flipped, "artifact SHA-256 differs from its manifest" },
+	{ "corrupt_last_byte_gone", last_byte_gone, NO_MANIFEST },
+	{ "corrupt_artifact_alone", artifact_alone, NO_MANIFEST },
+	{ "corrupt_length_line_alone", length_line_alone, NO_MANIFEST },
+	{ "corrupt_empty", empty, NO_MANIFEST },
+	{ "corrupt_no_end", no_end, NO_MANIFEST },
+	{ "corrupt_first_byte_gone", first_byte_gone, "artifact size differs from its manifest" },
+	{ "corrupt_length_not_digits", length_not_digits, NO_MANIFEST },
+	{ "corrupt_length_past_start", length_past_start, "bad manifest length" },
+	{ "corrupt_length_below_line", length_below_line, "bad manifest length" },
+	{ "corrupt_length_one_less", length_one_less, "unknown entry schema" },
+	{ "corrupt_length_one_more", length_one_more, "unknown entry schema" },
+	{ "corrupt_length_no_newline", length_no_newline, NO_MANIFEST },
+	{ "corrupt_other_key", other_key, "manifest names another key" },
+	{ "corrupt_other_schema", other_schema, "unknown entry schema" },
+	{ "corrupt_no_sha", no_sha, "incomplete manifest" },
+	{ "corrupt_size_not_number", size_not_number, "bad size in manifest" },
+	{ "corrupt_size_lies", size_lies, "artifact size differs from its manifest" },
+};
+
+/* One row: the reason reported once, nothing said without report, and
+ * nothing handed out by read. */
+static void test_corruption(const struct cache *c, const struct corruption *row)
+{
+	char key[DIGEST_HEX_SIZE];
+	struct buf out = BUF_INIT, b = BUF_INIT;
+	char *msg;
+
+	make_key(row->name, key);
+	row->make(c, key, &b);
+	write_entry(c, key, b.s, b.len);
+	CHECK_INT(check_reported(c, key, row->want), row->want ? -1 : 1);
 	check_capture_begin(2);
-	CHECK_INT(cache_unit_check(c, key, 0), -1);	/* silent without report */
+	CHECK_INT(cache_unit_check(c, key, 0), row->want ? -1 : 1);
 	msg = check_capture_end(2);
 	CHECK_STR(msg, "");
 	free(msg);
 	check_capture_begin(2);
-	CHECK_INT(cache_unit_read(c, key, &out), -1);
+	CHECK_INT(cache_unit_read(c, key, &out), row->want ? -1 : 0);
 	msg = check_capture_end(2);
-	CHECK(strstr(msg, "artifact SHA-256 differs") != NULL);
-	CHECK_INT(out.len, 0);	/* nothing handed out */
-	free(msg);
-
-	/* Truncated: the end gone, the length line cut, or almost nothing left. */
-	CHECK_INT(store(c, key, "0123456789", 10, "trunc"), 0);
-	read_bytes(mpath, &bytes, &len);
-	CHECK_INT(truncate(mpath, (off_t)len - 1), 0);
-	CHECK_INT(check_reported(c, key, "no manifest at its end (truncated?)"), -1);
-	check_capture_begin(2);
-	CHECK_INT(cache_unit_read(c, key, &out), -1);
-	free(check_capture_end(2));
-	CHECK_INT(out.len, 0);
-	CHECK_INT(truncate(mpath, 10), 0);	/* the artifact alone */
-	CHECK_INT(check_reported(c, key, "no manifest at its end (truncated?)"), -1);
-	check_write_file(mpath, "1234567\n", 8, 0644);
-	CHECK_INT(check_reported(c, key, "no manifest at its end (truncated?)"), -1);
-	CHECK_INT(truncate(mpath, 0), 0);
-	CHECK_INT(check_reported(c, key, "no manifest at its end (truncated?)"), -1);
-	/* Artifact bytes lost at the front: the manifest is whole, the size is not. */
-	check_write_file(mpath, bytes + 1, len - 1, 0644);
-	CHECK_INT(check_reported(c, key, "artifact size differs from its manifest"), -1);
-	free(bytes);
-
-	/* The length line. */
-	man = manifest_of(key, "0123456789", 10, "len");
-	entry_bytes(&b, "0123456789", 10, man);
-	write_entry(c, key, b.s, b.len);
-	CHECK_INT(check_reported(c, key, NULL), 1);
-	memcpy(b.s + b.len - 9, "0000009x", 8);	/* not digits */
-	write_entry(c, key, b.s, b.len);
-	CHECK_INT(check_reported(c, key, "no manifest at its end (truncated?)"), -1);
-	memcpy(b.s + b.len - 9, "99999999", 8);	/* more than the file */
-	write_entry(c, key, b.s, b.len);
-	CHECK_INT(check_reported(c, key, "bad manifest length"), -1);
-	memcpy(b.s + b.len - 9, "00000008", 8);	/* less than the line itself */
-	write_entry(c, key, b.s, b.len);
-	CHECK_INT(check_reported(c, key, "bad manifest length"), -1);
-	/* One byte off either way: the manifest no longer starts where it says. */
-	text = xstrfmt("%08zu", strlen(man) + 9 - 1);
-	memcpy(b.s + b.len - 9, text, 8);
-	free(text);
-	write_entry(c, key, b.s, b.len);
-	CHECK_INT(check_reported(c, key, "unknown entry schema"), -1);
-	text = xstrfmt("%08zu", strlen(man) + 9 + 1);
-	memcpy(b.s + b.len - 9, text, 8);
-	free(text);
-	write_entry(c, key, b.s, b.len);
-	CHECK_INT(check_reported(c, key, "unknown entry schema"), -1);
-	/* No newline after the digits. */
-	b.s[b.len - 1] = ' ';
-	write_entry(c, key, b.s, b.len);
-	CHECK_INT(check_reported(c, key, "no manifest at its end (truncated?)"), -1);
-	free(man);
-
-	/* An entry of another key (a whole valid entry, copied). */
-	make_key("other", other);
-	CHECK_INT(store(c, other, "same bytes", 10, "other"), 0);
-	{
-		char *omp = cache_unit_path(c, other, ".m");
-
-		read_bytes(omp, &bytes, &len);
-		write_entry(c, key, bytes, len);
-		free(bytes);
-		free(omp);
+	if (row->want) {
+		CHECK(strstr(msg, row->want) != NULL);
+		CHECK_INT(out.len, 0);
+	} else {
+		CHECK_STR(msg, "");
+		CHECK(out.len == 10 && !memcmp(out.s, "0123456789", 10));
 	}
-	CHECK_INT(check_reported(c, key, "manifest names another key"), -1);
-	CHECK_INT(cache_unit_check(c, other, 0), 1);
+	free(msg);
+	buf_release(&out);
+	buf_release(&b);
+}
 
-	/* A corrupt entry is not read. */
-	write_entry(c, key, "no end", 6);
-	CHECK_INT(check_reported(c, key, "no manifest at its end (truncated?)"), -1);
-	check_capture_begin(2);
-	CHECK_INT(cache_unit_read(c, key, &out), -1);
-	free(check_capture_end(2));
-	CHECK_INT(out.len, 0);
+/* No entry file: absent (0). remove: the entry goes; removing again is fine. */
+static void test_remove(const struct cache *c)
+{
+	char key[DIGEST_HEX_SIZE];
+	char *mpath;
 
-	/* Another schema, an incomplete manifest, a bad size, a size that lies. */
-	entry_bytes(&b, "abc", 3, "kwarm-entry 3\n");
-	write_entry(c, key, b.s, b.len);
-	CHECK_INT(check_reported(c, key, "unknown entry schema"), -1);
-	text = xstrfmt("kwarm-entry 2\nkey %s\nsize 3\nunit no sha\n", key);
-	entry_bytes(&b, "abc", 3, text);
-	free(text);
-	write_entry(c, key, b.s, b.len);
-	CHECK_INT(check_reported(c, key, "incomplete manifest"), -1);
-	man = manifest_of(key, "abc", 3, "bad size");
-	text = xstrfmt("kwarm-entry 2\nkey %s\nsize 3x\n%s", key, strstr(man, "sha256 "));
-	entry_bytes(&b, "abc", 3, text);
-	free(text);
-	write_entry(c, key, b.s, b.len);
-	CHECK_INT(check_reported(c, key, "bad size in manifest"), -1);
-	text = xstrfmt("kwarm-entry 2\nkey %s\nsize 2\n%s", key, strstr(man, "sha256 "));
-	entry_bytes(&b, "abc", 3, text);
-	free(text);
-	write_entry(c, key, b.s, b.len);
-	CHECK_INT(check_reported(c, key, "artifact size differs from its manifest"), -1);
-	free(man);
-
-	/* No entry file: absent (0). */
-	CHECK_INT(unlink(mpath), 0);
+	make_key("remove", key);
+	mpath = cache_unit_path(c, key, ".m");
 	CHECK_INT(check_reported(c, key, NULL), 0);
-
-	/* remove: the entry goes; removing again is fine. */
 	CHECK_INT(store(c, key, "abc", 3, "rm"), 0);
 	CHECK_INT(cache_unit_check(c, key, 0), 1);
 	CHECK_INT(cache_unit_remove(c, key), 0);
 	CHECK(!exists(mpath));
 	CHECK_INT(cache_unit_check(c, key, 0), 0);
 	CHECK_INT(cache_unit_remove(c, key), 0);
-	/* A store after corruption makes the entry valid again. */
+	free(mpath);
+}
+
+/* A store after corruption makes the entry valid again. */
+static void test_store_repairs(const struct cache *c)
+{
+	char key[DIGEST_HEX_SIZE];
+	struct buf out = BUF_INIT;
+
+	make_key("repair", key);
 	write_entry(c, key, "garbage", 7);
 	CHECK_INT(store(c, key, "fresh", 5, "fresh"), 0);
 	CHECK_INT(cache_unit_read(c, key, &out), 0);
 	CHECK_STR(out.s, "fresh");
 	buf_release(&out);
-	buf_release(&b);
-	free(mpath);
 }
 
 /* The offset of key's lock byte: its first 15 hex digits, as documented. */
@@ -1164,29 +1349,40 @@ static void test_read_holds_lock(const struct cache *c)
 	free(mpath);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	char *tmp = check_tmpdir("cache"), *abs = realpath(tmp, NULL), *dir;
 	struct cache c;
 
+	check_init(argc, argv);
 	if (!abs)
 		die("cannot resolve '%s'", tmp);
-	test_init_paths(abs);
+	TEST(test_init_paths(abs), "init_paths");
 	dir = path_join(abs, "c");
 	if (cache_init(&c, dir))
 		die("cannot set up the cache");
-	test_lock(&c);
-	test_store_read(&c);
-	test_read_holds_lock(&c);
-	test_adopt(&c);
-	test_adopt_rename_fails(&c);
-	test_adopt_append_fails(&c);
-	test_corrupt(&c);
-	test_label_lines(&c);
+	TEST(test_lock(&c), "lock");
+	TEST(test_store_read(&c), "store_read");
+	TEST(test_entry_check(&c), "entry_check");
+	TEST(test_read_under_own_lock(&c), "read_under_own_lock");
+	TEST(test_one_file(&c), "one_file");
+	TEST(test_by_hand(&c), "by_hand");
+	TEST(test_nested(&c), "nested");
+	TEST(test_empty_artifact(&c), "empty_artifact");
+	TEST(test_missing_temp(&c), "missing_temp");
+	TEST(test_read_holds_lock(&c), "read_holds_lock");
+	TEST(test_adopt(&c), "adopt");
+	TEST(test_adopt_rename_fails(&c), "adopt_rename_fails");
+	TEST(test_adopt_append_fails(&c), "adopt_append_fails");
+	for (size_t i = 0; i < ARRAY_SIZE(corruptions); i++)
+		TEST(test_corruption(&c, &corruptions[i]), corruptions[i].name);
+	TEST(test_remove(&c), "remove");
+	TEST(test_store_repairs(&c), "store_repairs");
+	TEST(test_label_lines(&c), "label_lines");
 	cache_release(&c);
-	test_lock_error(abs);
-	test_adopt_read_only(abs);
-	test_lock_read_only(abs);
+	TEST(test_lock_error(abs), "lock_error");
+	TEST(test_adopt_read_only(abs), "adopt_read_only");
+	TEST(test_lock_read_only(abs), "lock_read_only");
 	free(dir);
 	free(abs);
 	free(tmp);

@@ -907,20 +907,21 @@ static void test_pid_alive(void)
 	CHECK(!pid_alive(1L << 40));
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+	check_init(argc, argv);
 	tmpdir = check_tmpdir("cachemaint");
-	test_scan();
-	test_temp_orphaned();
-	test_verify();
-	test_prune_age();
-	test_prune_size();
-	test_prune_leftovers();
-	test_prune_busy_once();
-	test_verify_read_only();
-	test_verify_no_lock_file();
-	test_parse_size();
-	test_pid_alive();
+	TEST(test_scan(), "scan");
+	TEST(test_temp_orphaned(), "temp_orphaned");
+	TEST(test_verify(), "verify");
+	TEST(test_prune_age(), "prune_age");
+	TEST(test_prune_size(), "prune_size");
+	TEST(test_prune_leftovers(), "prune_leftovers");
+	TEST(test_prune_busy_once(), "prune_busy_once");
+	TEST(test_verify_read_only(), "verify_read_only");
+	TEST(test_verify_no_lock_file(), "verify_no_lock_file");
+	TEST(test_parse_size(), "parse_size");
+	TEST(test_pid_alive(), "pid_alive");
 	free(tmpdir);
 	return check_done();
 }

@@ -382,13 +382,14 @@ static void test_large(void)
 	free(root);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
-	test_large();
-	test_tree();
-	test_edits();
-	test_dropped_header();
-	test_memo();
-	test_roots();
+	check_init(argc, argv);
+	TEST(test_large(), "large");
+	TEST(test_tree(), "tree");
+	TEST(test_edits(), "edits");
+	TEST(test_dropped_header(), "dropped_header");
+	TEST(test_memo(), "memo");
+	TEST(test_roots(), "roots");
 	return check_done();
 }

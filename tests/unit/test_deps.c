@@ -78,10 +78,11 @@ static void test_request(void)
 	strvec_release(&env);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
-	test_parse();
-	test_family();
-	test_request();
+	check_init(argc, argv);
+	TEST(test_parse(), "parse");
+	TEST(test_family(), "family");
+	TEST(test_request(), "request");
 	return check_done();
 }

@@ -127,10 +127,11 @@ static void test_files(void)
 	free(dir);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
-	test_vectors();
-	test_records();
-	test_files();
+	check_init(argc, argv);
+	TEST(test_vectors(), "vectors");
+	TEST(test_records(), "records");
+	TEST(test_files(), "files");
 	return check_done();
 }

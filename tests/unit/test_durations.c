@@ -336,17 +336,18 @@ static void test_order_alike(void)
 	CHECK_INT(order[5], 3);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+	check_init(argc, argv);
 	tmpdir = check_tmpdir("durations");
-	test_round_trip();
-	test_latest_wins();
-	test_garbage();
-	test_load_error();
-	test_concurrent();
-	test_compaction();
-	test_order();
-	test_order_alike();
+	TEST(test_round_trip(), "round_trip");
+	TEST(test_latest_wins(), "latest_wins");
+	TEST(test_garbage(), "garbage");
+	TEST(test_load_error(), "load_error");
+	TEST(test_concurrent(), "concurrent");
+	TEST(test_compaction(), "compaction");
+	TEST(test_order(), "order");
+	TEST(test_order_alike(), "order_alike");
 	free(tmpdir);
 	return check_done();
 }

@@ -99,7 +99,7 @@ static void test_good(void)
 {
 	char *msg;
 
-	sh(CC "-o k.o k.c && ld -e kernel_entry -T layout.ld -o k.elf k.o");
+	sh("ld -e kernel_entry -T layout.ld -o k.elf k.o");
 	sh("objcopy -O binary -j .text k.elf objcopy.bin");
 	CHECK_INT(extract("k.elf", "k.bin", &msg), 0);
 	CHECK_STR(msg, "");
@@ -160,13 +160,15 @@ static void test_errors(void)
 	expect_error("noload.elf", "the .text section of the linked image is empty");
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+	check_init(argc, argv);
 	dir = check_tmpdir("extract");
 	check_write_text(dir, "layout.ld", layout, 0644);
 	check_write_text(dir, "k.c", kernel, 0644);
-	test_good();
-	test_errors();
+	sh(CC "-o k.o k.c");	/* both cases link it */
+	TEST(test_good(), "good");
+	TEST(test_errors(), "errors");
 	free(dir);
 	return check_done();
 }

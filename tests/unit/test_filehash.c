@@ -27,29 +27,35 @@ static void want_hex(const char *text, char hex[DIGEST_HEX_SIZE])
 	digest_bytes_hex(text, strlen(text), hex);
 }
 
-int main(void)
+static char *dir;
+
+/* dir/name, written afresh with text and a fixed mtime; caller frees. */
+static char *fresh(const char *name, const char *text)
 {
-	char *dir = check_tmpdir("filehash");
-	char *a = path_join(dir, "a.h"), *b = path_join(dir, "b.h");
-	char *link = path_join(dir, "link.h"), *missing = path_join(dir, "missing.h");
+	char *path = path_join(dir, name);
+
+	unlink(path);
+	check_write_text(NULL, path, text, 0644);
+	set_mtime(path, 1000000000, 5);
+	return path;
+}
+
+/* First look reads the file; then the memo answers (size may be NULL). */
+static void test_memo(void)
+{
+	char *a = fresh("a.h", "#define A 1\n"), *b = fresh("b.h", "");
 	char hex[DIGEST_HEX_SIZE], want[DIGEST_HEX_SIZE];
 	struct filehash fh;
 	uint64_t size = 0;
 
-	check_write_text(NULL, a, "#define A 1\n", 0644);
-	check_write_text(NULL, b, "", 0644);
-	set_mtime(a, 1000000000, 5);
 	filehash_init(&fh);
 	CHECK_INT(fh.reads, 0);
-
-	/* First look reads the file. */
 	CHECK_INT(filehash_get(&fh, a, hex, &size), 0);
 	want_hex("#define A 1\n", want);
 	CHECK_STR(hex, want);
 	CHECK_INT(size, 12);
 	CHECK_INT(fh.reads, 1);
 
-	/* Again: the memo answers, nothing is read (size may be NULL). */
 	memset(hex, 0, sizeof(hex));
 	CHECK_INT(filehash_get(&fh, a, hex, NULL), 0);
 	CHECK_STR(hex, want);
@@ -66,67 +72,6 @@ int main(void)
 	CHECK_INT(size, 0);
 	CHECK_INT(fh.reads, 2);
 
-	/* A size change: read again, the new digest. */
-	check_write_text(NULL, a, "#define A 22\n", 0644);
-	set_mtime(a, 1000000000, 5);
-	CHECK_INT(filehash_get(&fh, a, hex, &size), 0);
-	want_hex("#define A 22\n", want);
-	CHECK_STR(hex, want);
-	CHECK_INT(size, 13);
-	CHECK_INT(fh.reads, 3);
-	CHECK_INT(filehash_get(&fh, a, hex, NULL), 0);
-	CHECK_INT(fh.reads, 3);
-
-	/* Same size, same mtime put back, other content: the ctime still moved
-	 * (a rewrite cannot hide), so it is read again. */
-	{
-		struct stat before, after;
-
-		CHECK_INT(stat(a, &before), 0);
-		check_write_text(NULL, a, "#define A 33\n", 0644);
-		set_mtime(a, 1000000000, 5);
-		CHECK_INT(stat(a, &after), 0);
-		if (before.st_ctim.tv_sec == after.st_ctim.tv_sec &&
-		    before.st_ctim.tv_nsec == after.st_ctim.tv_nsec) {
-			/* A clock too coarse to tell; change the mtime instead. */
-			set_mtime(a, 1000000001, 0);
-		}
-	}
-	CHECK_INT(filehash_get(&fh, a, hex, NULL), 0);
-	want_hex("#define A 33\n", want);
-	CHECK_STR(hex, want);
-	CHECK_INT(fh.reads, 4);
-
-	/* Only an mtime change: read again, same digest. */
-	set_mtime(a, 1200000000, 0);
-	CHECK_INT(filehash_get(&fh, a, hex, NULL), 0);
-	CHECK_STR(hex, want);
-	CHECK_INT(fh.reads, 5);
-
-	/* A symlink is followed; it is its own memo entry (path as given). */
-	CHECK_INT(symlink("a.h", link), 0);
-	CHECK_INT(filehash_get(&fh, link, hex, &size), 0);
-	CHECK_STR(hex, want);
-	CHECK_INT(size, 13);
-	CHECK_INT(fh.reads, 6);
-	CHECK_INT(filehash_get(&fh, link, hex, NULL), 0);
-	CHECK_INT(fh.reads, 6);
-
-	/* Missing: -1 with ENOENT, nothing counted as read. */
-	errno = 0;
-	CHECK_INT(filehash_get(&fh, missing, hex, &size), -1);
-	CHECK_INT(errno, ENOENT);
-	CHECK_INT(fh.reads, 6);
-	/* A file removed after being remembered is missing too, not served stale. */
-	CHECK_INT(unlink(b), 0);
-	errno = 0;
-	CHECK_INT(filehash_get(&fh, b, hex, NULL), -1);
-	CHECK_INT(errno, ENOENT);
-	/* A folder cannot be hashed. */
-	errno = 0;
-	CHECK_INT(filehash_get(&fh, dir, hex, NULL), -1);
-	CHECK(errno != 0);
-
 	filehash_release(&fh);
 	CHECK_INT(fh.reads, 0);
 	/* After release and init it starts over. */
@@ -134,33 +79,162 @@ int main(void)
 	CHECK_INT(filehash_get(&fh, a, hex, NULL), 0);
 	CHECK_INT(fh.reads, 1);
 	filehash_release(&fh);
-
-	/* filestamp_equal tells apart every field. */
-	{
-		struct filestamp x = { 1, 2, 3, 4, 5 }, y;
-
-		y = x;
-		CHECK(filestamp_equal(&x, &y));
-		y.dev = 9;
-		CHECK(!filestamp_equal(&x, &y));
-		y = x;
-		y.ino = 9;
-		CHECK(!filestamp_equal(&x, &y));
-		y = x;
-		y.size = 9;
-		CHECK(!filestamp_equal(&x, &y));
-		y = x;
-		y.mtime_ns = 9;
-		CHECK(!filestamp_equal(&x, &y));
-		y = x;
-		y.ctime_ns = 9;
-		CHECK(!filestamp_equal(&x, &y));
-	}
-
 	free(a);
 	free(b);
+}
+
+/* A size change, the mtime put back: read again, the new digest. */
+static void test_size_change(void)
+{
+	char *a = fresh("a.h", "#define A 1\n");
+	char hex[DIGEST_HEX_SIZE], want[DIGEST_HEX_SIZE];
+	struct filehash fh;
+	uint64_t size = 0;
+
+	filehash_init(&fh);
+	CHECK_INT(filehash_get(&fh, a, hex, NULL), 0);
+	check_write_text(NULL, a, "#define A 22\n", 0644);
+	set_mtime(a, 1000000000, 5);
+	CHECK_INT(filehash_get(&fh, a, hex, &size), 0);
+	want_hex("#define A 22\n", want);
+	CHECK_STR(hex, want);
+	CHECK_INT(size, 13);
+	CHECK_INT(fh.reads, 2);
+	CHECK_INT(filehash_get(&fh, a, hex, NULL), 0);
+	CHECK_INT(fh.reads, 2);
+	filehash_release(&fh);
+	free(a);
+}
+
+/* Same size, same mtime put back, other content: the ctime still moved
+ * (a rewrite cannot hide), so it is read again. */
+static void test_same_size_rewrite(void)
+{
+	char *a = fresh("a.h", "#define A 22\n");
+	char hex[DIGEST_HEX_SIZE], want[DIGEST_HEX_SIZE];
+	struct stat before, after;
+	struct filehash fh;
+
+	filehash_init(&fh);
+	CHECK_INT(filehash_get(&fh, a, hex, NULL), 0);
+	CHECK_INT(stat(a, &before), 0);
+	check_write_text(NULL, a, "#define A 33\n", 0644);
+	set_mtime(a, 1000000000, 5);
+	CHECK_INT(stat(a, &after), 0);
+	if (before.st_ctim.tv_sec == after.st_ctim.tv_sec &&
+	    before.st_ctim.tv_nsec == after.st_ctim.tv_nsec) {
+		/* A clock too coarse to tell; change the mtime instead. */
+		set_mtime(a, 1000000001, 0);
+	}
+	CHECK_INT(filehash_get(&fh, a, hex, NULL), 0);
+	want_hex("#define A 33\n", want);
+	CHECK_STR(hex, want);
+	CHECK_INT(fh.reads, 2);
+	filehash_release(&fh);
+	free(a);
+}
+
+/* Only an mtime change: read again, same digest. */
+static void test_mtime_only(void)
+{
+	char *a = fresh("a.h", "#define A 33\n");
+	char hex[DIGEST_HEX_SIZE], want[DIGEST_HEX_SIZE];
+	struct filehash fh;
+
+	filehash_init(&fh);
+	CHECK_INT(filehash_get(&fh, a, want, NULL), 0);
+	set_mtime(a, 1200000000, 0);
+	CHECK_INT(filehash_get(&fh, a, hex, NULL), 0);
+	CHECK_STR(hex, want);
+	CHECK_INT(fh.reads, 2);
+	filehash_release(&fh);
+	free(a);
+}
+
+/* A symlink is followed; it is its own memo entry (path as given). */
+static void test_symlink(void)
+{
+	char *a = fresh("a.h", "#define A 33\n"), *link = path_join(dir, "link.h");
+	char hex[DIGEST_HEX_SIZE], want[DIGEST_HEX_SIZE];
+	struct filehash fh;
+	uint64_t size = 0;
+
+	unlink(link);
+	CHECK_INT(symlink("a.h", link), 0);
+	filehash_init(&fh);
+	CHECK_INT(filehash_get(&fh, a, want, NULL), 0);
+	CHECK_INT(filehash_get(&fh, link, hex, &size), 0);
+	CHECK_STR(hex, want);
+	CHECK_INT(size, 13);
+	CHECK_INT(fh.reads, 2);
+	CHECK_INT(filehash_get(&fh, link, hex, NULL), 0);
+	CHECK_INT(fh.reads, 2);
+	filehash_release(&fh);
 	free(link);
+	free(a);
+}
+
+/* Missing: -1 with ENOENT, nothing counted as read; a file removed after
+ * being remembered is missing too, not served stale; a folder cannot be hashed. */
+static void test_missing(void)
+{
+	char *b = fresh("b.h", ""), *missing = path_join(dir, "missing.h");
+	char hex[DIGEST_HEX_SIZE];
+	struct filehash fh;
+	uint64_t size = 0;
+
+	filehash_init(&fh);
+	errno = 0;
+	CHECK_INT(filehash_get(&fh, missing, hex, &size), -1);
+	CHECK_INT(errno, ENOENT);
+	CHECK_INT(fh.reads, 0);
+	CHECK_INT(filehash_get(&fh, b, hex, NULL), 0);
+	CHECK_INT(unlink(b), 0);
+	errno = 0;
+	CHECK_INT(filehash_get(&fh, b, hex, NULL), -1);
+	CHECK_INT(errno, ENOENT);
+	errno = 0;
+	CHECK_INT(filehash_get(&fh, dir, hex, NULL), -1);
+	CHECK(errno != 0);
+	filehash_release(&fh);
 	free(missing);
+	free(b);
+}
+
+/* filestamp_equal tells apart every field. */
+static void test_stamp_equal(void)
+{
+	struct filestamp x = { 1, 2, 3, 4, 5 }, y;
+
+	y = x;
+	CHECK(filestamp_equal(&x, &y));
+	y.dev = 9;
+	CHECK(!filestamp_equal(&x, &y));
+	y = x;
+	y.ino = 9;
+	CHECK(!filestamp_equal(&x, &y));
+	y = x;
+	y.size = 9;
+	CHECK(!filestamp_equal(&x, &y));
+	y = x;
+	y.mtime_ns = 9;
+	CHECK(!filestamp_equal(&x, &y));
+	y = x;
+	y.ctime_ns = 9;
+	CHECK(!filestamp_equal(&x, &y));
+}
+
+int main(int argc, char **argv)
+{
+	check_init(argc, argv);
+	dir = check_tmpdir("filehash");
+	TEST(test_memo(), "memo");
+	TEST(test_size_change(), "size_change");
+	TEST(test_same_size_rewrite(), "same_size_rewrite");
+	TEST(test_mtime_only(), "mtime_only");
+	TEST(test_symlink(), "symlink");
+	TEST(test_missing(), "missing");
+	TEST(test_stamp_equal(), "stamp_equal");
 	free(dir);
 	return check_done();
 }

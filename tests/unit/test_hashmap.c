@@ -94,9 +94,10 @@ static void test_many(void)
 	hashmap_release(&map);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
-	test_basic();
-	test_many();
+	check_init(argc, argv);
+	TEST(test_basic(), "basic");
+	TEST(test_many(), "many");
 	return check_done();
 }

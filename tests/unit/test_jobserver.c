@@ -473,20 +473,21 @@ static void test_sig_ign_kept(void)
 	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	char *dir = check_tmpdir("jobserver");
 
-	test_parse();
-	test_dry_run();
-	test_keep_going();
-	test_pipe_tokens();
-	test_unusable(dir);
-	test_fifo(dir);
-	test_wakeup();
-	test_signal_blocked();
-	test_signal_held();
-	test_sig_ign_kept();
+	check_init(argc, argv);
+	TEST(test_parse(), "parse");
+	TEST(test_dry_run(), "dry_run");
+	TEST(test_keep_going(), "keep_going");
+	TEST(test_pipe_tokens(), "pipe_tokens");
+	TEST(test_unusable(dir), "unusable");
+	TEST(test_fifo(dir), "fifo");
+	TEST(test_wakeup(), "wakeup");
+	TEST(test_signal_blocked(), "signal_blocked");
+	TEST(test_signal_held(), "signal_held");
+	TEST(test_sig_ign_kept(), "sig_ign_kept");
 	free(dir);
 	return check_done();
 }

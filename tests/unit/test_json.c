@@ -80,39 +80,46 @@ static void round_trip(const char *s)
 	free(q);
 }
 
-int main(void)
+/* Exact text: quotes and backslashes escaped, control bytes and 0x7f as \u00XX,
+ * '/' and UTF-8 byte for byte. */
+static void test_escapes(void)
+{
+	static const struct {
+		const char *in, *want;
+	} cases[] = {
+		{ "", "\"\"" },
+		{ "plain text 123", "\"plain text 123\"" },
+		{ "say \"hi\" \\ back\\slash", "\"say \\\"hi\\\" \\\\ back\\\\slash\"" },
+		{ "a\nb\tc\rd\x01\x1f\x7f" "e", "\"a\\u000ab\\u0009c\\u000dd\\u0001\\u001f\\u007fe\"" },
+		{ "a/b \xc3\xa9t\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80",
+		  "\"a/b \xc3\xa9t\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80\"" },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		char *q = quoted(cases[i].in);
+
+		CHECK_STR(q, cases[i].want);
+		free(q);
+	}
+}
+
+/* Appends: what was in the buffer stays. */
+static void test_append(void)
+{
+	struct buf b = BUF_INIT;
+
+	buf_adds(&b, "{\"k\":");
+	json_add_string(&b, "v");
+	buf_addch(&b, '}');
+	CHECK_STR(b.s, "{\"k\":\"v\"}");
+	buf_release(&b);
+}
+
+/* Every ASCII byte, then labels as kwarm makes them, decode back. */
+static void test_round_trip(void)
 {
 	char all[128];
-	char *q;
 
-	q = quoted("");
-	CHECK_STR(q, "\"\"");
-	free(q);
-	q = quoted("plain text 123");
-	CHECK_STR(q, "\"plain text 123\"");
-	free(q);
-	q = quoted("say \"hi\" \\ back\\slash");
-	CHECK_STR(q, "\"say \\\"hi\\\" \\\\ back\\\\slash\"");
-	free(q);
-	q = quoted("a\nb\tc\rd\x01\x1f\x7f" "e");
-	CHECK_STR(q, "\"a\\u000ab\\u0009c\\u000dd\\u0001\\u001f\\u007fe\"");
-	free(q);
-	/* '/' needs no escape; UTF-8 passes through byte for byte. */
-	q = quoted("a/b \xc3\xa9t\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80");
-	CHECK_STR(q, "\"a/b \xc3\xa9t\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80\"");
-	free(q);
-	/* Appends: what was in the buffer stays. */
-	{
-		struct buf b = BUF_INIT;
-
-		buf_adds(&b, "{\"k\":");
-		json_add_string(&b, "v");
-		buf_addch(&b, '}');
-		CHECK_STR(b.s, "{\"k\":\"v\"}");
-		buf_release(&b);
-	}
-
-	/* Every ASCII byte, then labels as kwarm makes them, decode back. */
 	for (int i = 1; i < 128; i++)
 		all[i - 1] = (char)i;
 	all[127] = '\0';
@@ -120,5 +127,13 @@ int main(void)
 	round_trip("incore 'rms_norm' (aiv)");
 	round_trip("TestX/\"quoted\"\\path\twith\ttabs");
 	round_trip("\xe4\xb8\xad\xe6\x96\x87");
+}
+
+int main(int argc, char **argv)
+{
+	check_init(argc, argv);
+	TEST(test_escapes(), "escapes");
+	TEST(test_append(), "append");
+	TEST(test_round_trip(), "round_trip");
 	return check_done();
 }

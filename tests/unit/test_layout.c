@@ -429,16 +429,17 @@ static void test_byte_order(void)
 	buf_release(&out);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+	check_init(argc, argv);
 	tmpdir = check_tmpdir("layout");
-	test_worked_example();
-	test_no_children();
-	test_byte_order();
-	test_names();
-	test_signatures();
-	test_children_limit();
-	test_binary_limits();
+	TEST(test_worked_example(), "worked_example");
+	TEST(test_no_children(), "no_children");
+	TEST(test_byte_order(), "byte_order");
+	TEST(test_names(), "names");
+	TEST(test_signatures(), "signatures");
+	TEST(test_children_limit(), "children_limit");
+	TEST(test_binary_limits(), "binary_limits");
 	free(tmpdir);
 	return check_done();
 }

@@ -67,12 +67,13 @@ static void test_unwritable(const char *dir)
 	free(lockpath);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	char *dir = check_tmpdir("logappend");
 
-	test_append(dir);
-	test_unwritable(dir);
+	check_init(argc, argv);
+	TEST(test_append(dir), "append");
+	TEST(test_unwritable(dir), "unwritable");
 	free(dir);
 	return check_done();
 }

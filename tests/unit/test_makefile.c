@@ -162,15 +162,16 @@ static void test_through_make(const char *tmp)
 	free(mk_path);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	char *tmp = check_tmpdir("makefile"), *abs = realpath(tmp, NULL);
 
+	check_init(argc, argv);
 	if (!abs)
 		die("cannot resolve '%s'", tmp);
-	test_plain();
-	test_quoted();
-	test_through_make(abs);
+	TEST(test_plain(), "plain");
+	TEST(test_quoted(), "quoted");
+	TEST(test_through_make(abs), "through_make");
 	free(abs);
 	free(tmp);
 	return check_done();

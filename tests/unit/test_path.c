@@ -202,20 +202,21 @@ static void test_which(const char *tmp)
 	free(bin2);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	char *tmp = check_tmpdir("path"), *abs = realpath(tmp, NULL);
 
+	check_init(argc, argv);
 	if (!abs)
 		die("cannot resolve '%s'", tmp);
 
-	test_join();
-	test_normalize();
-	test_absolute(abs);
-	test_visible();
-	test_dirname_stem();
-	test_mkdir_p(abs);
-	test_which(abs);
+	TEST(test_join(), "join");
+	TEST(test_normalize(), "normalize");
+	TEST(test_absolute(abs), "absolute");
+	TEST(test_visible(), "visible");
+	TEST(test_dirname_stem(), "dirname_stem");
+	TEST(test_mkdir_p(abs), "mkdir_p");
+	TEST(test_which(abs), "which");
 	free(abs);
 	free(tmp);
 	return check_done();

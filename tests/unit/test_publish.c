@@ -444,17 +444,18 @@ int main(int argc, char **argv)
 {
 	if (argc == 2 && !strcmp(argv[1], "keeps-ignored"))
 		return keeps_ignored_child();
+	check_init(argc, argv);
 	umask(022);
 	tmpdir = check_tmpdir("publish");
-	test_bytes();
-	test_begin_abort();
-	test_failing_commit();
-	test_replace();
-	test_file_size_limit();
-	test_signal_cleanup();
-	test_keeps_ignored_signal();
-	test_exit_cleanup();
-	test_registry_full();
+	TEST(test_bytes(), "bytes");
+	TEST(test_begin_abort(), "begin_abort");
+	TEST(test_failing_commit(), "failing_commit");
+	TEST(test_replace(), "replace");
+	TEST(test_file_size_limit(), "file_size_limit");
+	TEST(test_signal_cleanup(), "signal_cleanup");
+	TEST(test_keeps_ignored_signal(), "keeps_ignored_signal");
+	TEST(test_exit_cleanup(), "exit_cleanup");
+	TEST(test_registry_full(), "registry_full");
 	free(tmpdir);
 	return check_done();
 }

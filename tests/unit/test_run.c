@@ -194,17 +194,18 @@ static void test_no_fd_leak(void)
 	buf_release(&want);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	char *tmp = check_tmpdir("run"), *abs = realpath(tmp, NULL);
 
+	check_init(argc, argv);
 	if (!abs)
 		die("cannot resolve '%s'", tmp);
-	test_output_order();
-	test_cwd(abs);
-	test_status();
-	test_cannot_run(abs);
-	test_no_fd_leak();
+	TEST(test_output_order(), "output_order");
+	TEST(test_cwd(abs), "cwd");
+	TEST(test_status(), "status");
+	TEST(test_cannot_run(abs), "cannot_run");
+	TEST(test_no_fd_leak(), "no_fd_leak");
 	free(abs);
 	free(tmp);
 	return check_done();

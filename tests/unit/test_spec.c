@@ -135,21 +135,27 @@ static void make_tree(void)
 	mkdir_in_tmp("ext/include");
 }
 
-static void test_full(void)
+/* full_spec loaded into spec, with ext (caller frees) its $KWARM_T_VENDOR;
+ * -1 (reported) when it does not load. */
+static int load_full(struct spec *spec, char **ext)
 {
-	struct spec spec;
-	char *ext = path_join(tmp, "ext"), *want, *abs;
-	const struct spec_class *c;
-	const struct spec_callable *k;
-	const struct spec_incore *in;
-
-	setenv("KWARM_T_VENDOR", ext, 1);
+	*ext = path_join(tmp, "ext");
+	setenv("KWARM_T_VENDOR", *ext, 1);
 	setenv("KWARM_T_EMPTY", "", 1);
 	check_write_text(tmp, "full.yaml", full_spec, 0644);
-	if (load_ok(&spec, "full.yaml"))
-		return;
+	return load_ok(spec, "full.yaml");
+}
 
-	/* Top level. */
+/* The top level, and the roles: missing include dirs dropped, the rest as written. */
+static void test_full_top(void)
+{
+	struct spec spec;
+	char *ext, *want, *abs;
+
+	if (load_full(&spec, &ext)) {
+		free(ext);
+		return;
+	}
 	abs = path_join(tmp, "full.yaml");
 	CHECK_STR(spec.file, abs);
 	free(abs);
@@ -164,7 +170,6 @@ static void test_full(void)
 	free(want);
 	free(abs);
 
-	/* Roles: missing include dirs dropped, the rest as written. */
 	CHECK_STR(spec.orchestration.role, "orchestration");
 	CHECK_STR(spec.orchestration.compiler, "g++");
 	CHECK_INT(spec.orchestration.flags.nr, 3);
@@ -186,8 +191,23 @@ static void test_full(void)
 	CHECK_INT(spec.incore[1].extract_text, 1);
 	CHECK_INT(spec.incore[0].extract_text, 0);
 	CHECK(spec.incore[1].launcher.v != NULL && spec.incore[1].sources.v != NULL);
+	spec_release(&spec);
+	free(ext);
+}
 
-	/* Level 2 class. */
+/* A level 2 class; $VAR and ${VAR} expanded, a missing middle entry dropped. */
+static void test_full_level2(void)
+{
+	struct spec spec;
+	char *ext, *want;
+	const struct spec_class *c;
+	const struct spec_callable *k;
+	const struct spec_incore *in;
+
+	if (load_full(&spec, &ext)) {
+		free(ext);
+		return;
+	}
 	CHECK_INT(spec.nr_classes, 2);
 	c = &spec.classes[0];
 	CHECK_STR(c->name, "TestQwen3Decode");
@@ -232,8 +252,22 @@ static void test_full(void)
 	CHECK_INT(in->sig_count, 0);
 	CHECK_INT(in->extra_include_dirs.nr, 0);
 	CHECK(in->extra_include_dirs.v != NULL);
+	spec_release(&spec);
+	free(ext);
+}
 
-	/* Level 3 class with overrides and the aliased incores. */
+/* A level 3 class with overrides and the aliased incores. */
+static void test_full_level3(void)
+{
+	struct spec spec;
+	char *ext;
+	const struct spec_class *c;
+	const struct spec_callable *k;
+
+	if (load_full(&spec, &ext)) {
+		free(ext);
+		return;
+	}
 	c = &spec.classes[1];
 	CHECK_STR(c->name, "Test.All-Reduce_2");
 	CHECK_STR(c->runtime, "");
@@ -264,14 +298,25 @@ static void test_full(void)
 	CHECK_STR(k->incores[0].toolchain->role, "vec2");
 	CHECK_INT(k->incores[1].func_id, -2147483647 - 1);
 	CHECK(k->incores[1].toolchain == &spec.incore[1]);
+	spec_release(&spec);
+	free(ext);
+}
 
-	/* Every variable expanded, once each, sorted. */
+/* Every variable expanded, once each, sorted; release clears. */
+static void test_full_env(void)
+{
+	struct spec spec;
+	char *ext, *want;
+
+	if (load_full(&spec, &ext)) {
+		free(ext);
+		return;
+	}
 	CHECK_INT(spec.env_used.nr, 2);
 	want = xstrfmt("KWARM_T_VENDOR=%s", ext);
 	CHECK_STR(spec.env_used.v[0], "KWARM_T_EMPTY=");
 	CHECK_STR(spec.env_used.v[1], want);
 	free(want);
-
 	spec_release(&spec);
 	CHECK(spec.classes == NULL && spec.file == NULL);
 	free(ext);
@@ -425,10 +470,11 @@ static void test_errors(void)
 	buf_release(&b);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	char *dir = check_tmpdir("test_spec");
 
+	check_init(argc, argv);
 	/* The spec's folder is taken real, so compare with the real tmp. */
 	tmp = realpath(dir, NULL);
 	if (!tmp)
@@ -436,10 +482,13 @@ int main(void)
 	free(dir);
 	make_tree();
 
-	test_full();
-	test_relative_root();
-	test_many_aliases();
-	test_errors();
+	TEST(test_full_top(), "full_top");
+	TEST(test_full_level2(), "full_level2");
+	TEST(test_full_level3(), "full_level3");
+	TEST(test_full_env(), "full_env");
+	TEST(test_relative_root(), "relative_root");
+	TEST(test_many_aliases(), "many_aliases");
+	TEST(test_errors(), "errors");
 	free(tmp);
 	return check_done();
 }

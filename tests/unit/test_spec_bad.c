@@ -42,7 +42,64 @@ static char *load_captured(const char *path, int *ret, double *seconds)
 	return text;
 }
 
-int main(void)
+/* The spec stem.yaml fails to load with exactly the line of stem.expected. */
+static void test_bad_spec(const char *stem)
+{
+	char *expected_path = xstrfmt("%s.expected", stem), *yaml_path = xstrfmt("%s.yaml", stem);
+	char *expected, *got;
+	size_t len;
+	double seconds;
+	int ret;
+
+	if (read_file_all(expected_path, &expected, &len)) {
+		check_at(0, __FILE__, __LINE__, yaml_path);
+		fprintf(stderr, "'%s' has no '%s'\n", yaml_path, expected_path);
+		goto out;
+	}
+	/* One line, newline-terminated, naming this very file. */
+	CHECK(len > 0 && expected[len - 1] == '\n' && strchr(expected, '\n') == expected + len - 1);
+	CHECK(starts_with(expected, yaml_path) && expected[strlen(yaml_path)] == ':');
+	got = load_captured(yaml_path, &ret, &seconds);
+	CHECK_INT(ret, -1);
+	CHECK_STR(got, expected);
+	if (!strcmp(stem, "alias_bomb") &&
+	    !check_at(seconds < 1.0, __FILE__, __LINE__, "alias bomb rejected within 1 s"))
+		fprintf(stderr, "  alias bomb took %.3f s\n", seconds);
+	free(expected);
+	free(got);
+out:
+	free(expected_path);
+	free(yaml_path);
+}
+
+/* The corpus stays broad, every case of the brief is there, and no
+ * expectation is left without its spec. */
+static void test_corpus(const struct strvec *names)
+{
+	size_t specs = 0;
+	struct stat st;
+
+	for (size_t i = 0; i < names->nr; i++) {
+		const char *name = names->v[i];
+		char *yaml_path;
+
+		if (has_suffix(name, ".yaml")) {
+			specs++;
+			continue;
+		}
+		yaml_path = xstrfmt("%.*s.yaml", (int)(strlen(name) - strlen(".expected")), name);
+		if (!check_at(!stat(yaml_path, &st), __FILE__, __LINE__, name))
+			fprintf(stderr, "'%s' has no '%s'\n", name, yaml_path);
+		free(yaml_path);
+	}
+	CHECK(specs >= 30);
+	CHECK(strvec_find(names, "alias_bomb.yaml") >= 0);
+	CHECK(strvec_find(names, "incores_1025.yaml") >= 0);
+	CHECK(strvec_find(names, "unset_variable.yaml") >= 0);
+}
+
+/* One case per spec of the corpus, named by its stem, and the corpus case. */
+int main(int argc, char **argv)
 {
 	const char *src = getenv("KWARM_TEST_SRC");
 	char *tmp = check_tmpdir("test_spec_bad");
@@ -51,6 +108,7 @@ int main(void)
 	struct dirent *de;
 	DIR *d;
 
+	check_init(argc, argv);
 	/* The corpus's unset-variable cases rely on this one being unset. */
 	unsetenv("KWARM_SURELY_UNSET_VAR");
 	if (chdir(dir))
@@ -65,54 +123,16 @@ int main(void)
 	closedir(d);
 	qsort(names.v, names.nr, sizeof(*names.v), cmp_str);
 
-	size_t cases = 0;
+	TEST(test_corpus(&names), "corpus");
 	for (size_t i = 0; i < names.nr; i++) {
-		const char *name = names.v[i];
-		char *stem = xstrndup(name, (size_t)(strrchr(name, '.') - name));
-		char *expected_path = xstrfmt("%s.expected", stem);
-		char *yaml_path = xstrfmt("%s.yaml", stem);
-		struct stat st;
+		char *stem;
 
-		if (has_suffix(name, ".expected")) {
-			/* An expectation whose spec is gone is a stale case. */
-			if (!check_at(!stat(yaml_path, &st), __FILE__, __LINE__, name))
-				fprintf(stderr, "'%s' has no '%s'\n", name, yaml_path);
-		} else if (stat(expected_path, &st)) {
-			check_at(0, __FILE__, __LINE__, name);
-			fprintf(stderr, "'%s' has no '%s'\n", name, expected_path);
-		} else {
-			char *expected, *got;
-			size_t len;
-			double seconds;
-			int ret;
-
-			if (read_file_all(expected_path, &expected, &len))
-				die("cannot read '%s': %s", expected_path, strerror(errno));
-			/* One line, newline-terminated, naming this very file. */
-			CHECK(len > 0 && expected[len - 1] == '\n' && strchr(expected, '\n') == expected + len - 1);
-			CHECK(starts_with(expected, yaml_path) && expected[strlen(yaml_path)] == ':');
-			got = load_captured(name, &ret, &seconds);
-			if (!check_int_at(ret, -1, __FILE__, __LINE__, name) ||
-			    !check_str_at(got, expected, __FILE__, __LINE__, name))
-				fprintf(stderr, "  (case '%s')\n", name);
-			if (!strcmp(stem, "alias_bomb") &&
-			    !check_at(seconds < 1.0, __FILE__, __LINE__, "alias bomb rejected within 1 s"))
-				fprintf(stderr, "  alias bomb took %.3f s\n", seconds);
-			cases++;
-			free(expected);
-			free(got);
-		}
+		if (!has_suffix(names.v[i], ".yaml"))
+			continue;
+		stem = xstrndup(names.v[i], strlen(names.v[i]) - strlen(".yaml"));
+		TEST(test_bad_spec(stem), stem);
 		free(stem);
-		free(expected_path);
-		free(yaml_path);
 	}
-	/* The corpus must stay broad, and every case of the brief must be there. */
-	CHECK(cases >= 30);
-	CHECK(strvec_find(&names, "alias_bomb.yaml") >= 0);
-	CHECK(strvec_find(&names, "incores_1025.yaml") >= 0);
-	CHECK(strvec_find(&names, "unset_variable.yaml") >= 0);
-	printf("%zu bad specs\n", cases);
-
 	strvec_release(&names);
 	free(dir);
 	free(tmp);

@@ -111,11 +111,12 @@ static void test_pushv_copy(void)
 	strvec_release(&empty);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
-	test_init();
-	test_push();
-	test_find_first();
-	test_pushv_copy();
+	check_init(argc, argv);
+	TEST(test_init(), "init");
+	TEST(test_push(), "push");
+	TEST(test_find_first(), "find_first");
+	TEST(test_pushv_copy(), "pushv_copy");
 	return check_done();
 }

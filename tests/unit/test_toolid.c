@@ -20,25 +20,27 @@ static int toolid_quiet(struct closure_cache *cc, const char *program,
 	return ret;
 }
 
-int main(void)
+/* A compiler script at bin/mycc, a link to it bin/cc-link, and the file it
+ * would create if it ever ran. */
+static char *dir, *bin, *cc_path, *cc_link, *marker, *script, *script2;
+
+/* Identity of program with a fresh memo. */
+static void fresh_id(const char *program, char hex[DIGEST_HEX_SIZE])
 {
-	char *dir = check_tmpdir("toolid"), *bin = xstrfmt("%s/bin", dir);
-	char *cc_path = xstrfmt("%s/mycc", bin), *link = xstrfmt("%s/cc-link", bin);
-	char *marker = xstrfmt("%s/ran", dir);
-	char *script = xstrfmt("#!/bin/sh\ntouch '%s'\n", marker);
-	char *script2 = xstrfmt("#!/bin/sh\ntouch '%s' # v2\n", marker);
-	char *path_env = xstrfmt("%s:/usr/bin:/bin", bin), *missing = xstrfmt("%s/nocc", bin);
-	char h1[DIGEST_HEX_SIZE], h2[DIGEST_HEX_SIZE], h3[DIGEST_HEX_SIZE], h4[DIGEST_HEX_SIZE];
-	char *resolved = NULL, *msg, *want;
 	struct closure_cache cc;
 
-	if (mkdir_p(bin))
-		die("cannot create '%s'", bin);
-	check_write_text(NULL, cc_path, script, 0755);
-	if (symlink("mycc", link))
-		die("cannot link '%s'", link);
+	closure_cache_init(&cc);
+	CHECK_INT(toolid_get(&cc, program, NULL, hex), 0);
+	closure_cache_release(&cc);
+}
 
-	/* Stable across calls, memoized, and the compiler never runs. */
+/* Stable across calls, memoized, and the compiler never runs. */
+static void test_stable(void)
+{
+	char h1[DIGEST_HEX_SIZE], h2[DIGEST_HEX_SIZE];
+	char *resolved = NULL;
+	struct closure_cache cc;
+
 	closure_cache_init(&cc);
 	CHECK_INT(toolid_get(&cc, cc_path, &resolved, h1), 0);
 	CHECK_STR(resolved, cc_path);
@@ -47,56 +49,112 @@ int main(void)
 	CHECK_STR(h2, h1);
 	CHECK_INT(cc.files.reads, 1);
 	CHECK(access(marker, F_OK) != 0);
+	closure_cache_release(&cc);
+}
 
-	/* Through a symlink: the target's content is hashed, the link's path kept. */
-	CHECK_INT(toolid_get(&cc, link, &resolved, h3), 0);
-	CHECK_STR(resolved, link);
+/* Through a symlink: the target's content is hashed, the link's path kept. */
+static void test_symlink(void)
+{
+	char h1[DIGEST_HEX_SIZE], h3[DIGEST_HEX_SIZE];
+	char *resolved = NULL;
+	struct closure_cache cc;
+
+	closure_cache_init(&cc);
+	CHECK_INT(toolid_get(&cc, cc_path, NULL, h1), 0);
+	CHECK_INT(toolid_get(&cc, cc_link, &resolved, h3), 0);
+	CHECK_STR(resolved, cc_link);
 	free(resolved);
 	CHECK(strcmp(h3, h1) != 0);
 	CHECK_INT(cc.files.reads, 1);
+	closure_cache_release(&cc);
+}
 
-	/* PATH lookup finds the same program, so the same identity. */
+/* PATH lookup finds the same program, so the same identity. */
+static void test_path_lookup(void)
+{
+	char *path_env = xstrfmt("%s:/usr/bin:/bin", bin), *old = xstrdup(getenv("PATH") ? getenv("PATH") : "/usr/bin:/bin");
+	char h1[DIGEST_HEX_SIZE], h2[DIGEST_HEX_SIZE];
+	char *resolved = NULL;
+	struct closure_cache cc;
+
+	closure_cache_init(&cc);
+	CHECK_INT(toolid_get(&cc, cc_path, NULL, h1), 0);
 	setenv("PATH", path_env, 1);
 	CHECK_INT(toolid_get(&cc, "mycc", &resolved, h2), 0);
+	setenv("PATH", old, 1);
 	CHECK_STR(resolved, cc_path);
 	free(resolved);
 	CHECK_STR(h2, h1);
 	closure_cache_release(&cc);
+	free(path_env);
+	free(old);
+}
 
-	/* New content (a fresh process state) gives a new identity, via the link too. */
+/* New content (a fresh process state) gives a new identity, via the link too;
+ * the old bytes back give the old identity (it is the content, not the time). */
+static void test_new_content(void)
+{
+	char h1[DIGEST_HEX_SIZE], h2[DIGEST_HEX_SIZE], h3[DIGEST_HEX_SIZE], h4[DIGEST_HEX_SIZE];
+
+	fresh_id(cc_path, h1);
+	fresh_id(cc_link, h3);
 	check_write_text(NULL, cc_path, script2, 0755);
-	closure_cache_init(&cc);
-	CHECK_INT(toolid_get(&cc, "mycc", NULL, h2), 0);
+	fresh_id(cc_path, h2);
 	CHECK(strcmp(h2, h1) != 0);
-	CHECK_INT(toolid_get(&cc, link, NULL, h4), 0);
+	fresh_id(cc_link, h4);
 	CHECK(strcmp(h4, h3) != 0);
 	CHECK(access(marker, F_OK) != 0);
-	/* Back to the old bytes: the old identity (it is the content, not the time). */
 	check_write_text(NULL, cc_path, script, 0755);
-	closure_cache_release(&cc);
-	closure_cache_init(&cc);
-	CHECK_INT(toolid_get(&cc, cc_path, NULL, h2), 0);
+	fresh_id(cc_path, h2);
 	CHECK_STR(h2, h1);
+}
 
-	/* Errors name the compiler. */
-	CHECK_INT(toolid_quiet(&cc, "kwarm-no-such-compiler", &msg, h2), -1);
+/* Errors name the compiler. */
+static void test_errors(void)
+{
+	char *missing = xstrfmt("%s/nocc", bin), *msg, *want;
+	char hex[DIGEST_HEX_SIZE];
+	struct closure_cache cc;
+
+	closure_cache_init(&cc);
+	CHECK_INT(toolid_quiet(&cc, "kwarm-no-such-compiler", &msg, hex), -1);
 	CHECK_STR(msg, "kwarm: error: compiler 'kwarm-no-such-compiler' not found in PATH\n");
 	free(msg);
-	CHECK_INT(toolid_quiet(&cc, missing, &msg, h2), -1);
+	CHECK_INT(toolid_quiet(&cc, missing, &msg, hex), -1);
 	want = xstrfmt("kwarm: error: cannot read compiler '%s': No such file or directory\n", missing);
 	CHECK_STR(msg, want);
 	free(want);
 	free(msg);
 	closure_cache_release(&cc);
+	free(missing);
+}
 
+int main(int argc, char **argv)
+{
+	check_init(argc, argv);
+	dir = check_tmpdir("toolid");
+	bin = xstrfmt("%s/bin", dir);
+	cc_path = xstrfmt("%s/mycc", bin);
+	cc_link = xstrfmt("%s/cc-link", bin);
+	marker = xstrfmt("%s/ran", dir);
+	script = xstrfmt("#!/bin/sh\ntouch '%s'\n", marker);
+	script2 = xstrfmt("#!/bin/sh\ntouch '%s' # v2\n", marker);
+	if (mkdir_p(bin))
+		die("cannot create '%s'", bin);
+	check_write_text(NULL, cc_path, script, 0755);
+	if (symlink("mycc", cc_link))
+		die("cannot link '%s'", cc_link);
+	TEST(test_stable(), "stable");
+	TEST(test_symlink(), "symlink");
+	TEST(test_path_lookup(), "path_lookup");
+	TEST(test_new_content(), "new_content");
+	TEST(test_errors(), "errors");
 	free(dir);
 	free(bin);
 	free(cc_path);
-	free(link);
+	free(cc_link);
 	free(marker);
 	free(script);
 	free(script2);
-	free(path_env);
-	free(missing);
 	return check_done();
 }

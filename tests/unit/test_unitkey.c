@@ -112,21 +112,26 @@ static int key_of(const struct unit_command *uc, char hex[DIGEST_HEX_SIZE])
 	return ret;
 }
 
-static void test_key(const struct fixture *f, const struct fixture *copy)
+/* uc set to f's command, and base its key. */
+static void base_key(struct unit_command *uc, const struct fixture *f, char base[DIGEST_HEX_SIZE])
+{
+	set_command(uc, f, "a5sim");
+	CHECK_INT(key_of(uc, base), 0);
+	CHECK_INT(strlen(base), 64);
+	CHECK_INT(strspn(base, "0123456789abcdef"), 64);
+}
+
+/* Same inputs, same key: in a fresh cache, and twice in one cache. */
+static void test_key_same_inputs(const struct fixture *f)
 {
 	struct unit_command uc;
 	struct closure_cache cc;
 	struct closure closure;
 	struct strvec tools;
-	char base[DIGEST_HEX_SIZE], hex[DIGEST_HEX_SIZE], linked[DIGEST_HEX_SIZE];
+	char base[DIGEST_HEX_SIZE], hex[DIGEST_HEX_SIZE];
 	char *s, *want;
 
-	set_command(&uc, f, "a5sim");
-	CHECK_INT(key_of(&uc, base), 0);
-	CHECK_INT(strlen(base), 64);
-	CHECK_INT(strspn(base, "0123456789abcdef"), 64);
-
-	/* Same inputs, same key: in a fresh cache, and twice in one cache. */
+	base_key(&uc, f, base);
 	CHECK_INT(key_of(&uc, hex), 0);
 	CHECK_STR(hex, base);
 	closure_cache_init(&cc);
@@ -153,18 +158,30 @@ static void test_key(const struct fixture *f, const struct fixture *copy)
 	closure_release(&closure);
 	strvec_release(&tools);
 	closure_cache_release(&cc);
+	unit_command_release(&uc);
+}
 
-	/* The same checkout at another place: the same key. */
-	{
-		struct unit_command other;
+/* The same checkout at another place: the same key. */
+static void test_key_moved_checkout(const struct fixture *f, const struct fixture *copy)
+{
+	struct unit_command uc, other;
+	char base[DIGEST_HEX_SIZE], hex[DIGEST_HEX_SIZE];
 
-		set_command(&other, copy, "a5sim");
-		CHECK_INT(key_of(&other, hex), 0);
-		CHECK_STR(hex, base);
-		unit_command_release(&other);
-	}
+	base_key(&uc, f, base);
+	set_command(&other, copy, "a5sim");
+	CHECK_INT(key_of(&other, hex), 0);
+	CHECK_STR(hex, base);
+	unit_command_release(&other);
+	unit_command_release(&uc);
+}
 
-	/* A changed flag. */
+/* A changed flag; an added flag, even one that changes nothing else. */
+static void test_key_flags(const struct fixture *f)
+{
+	struct unit_command uc;
+	char base[DIGEST_HEX_SIZE], hex[DIGEST_HEX_SIZE];
+
+	base_key(&uc, f, base);
 	free(uc.argv.v[1]);
 	uc.argv.v[1] = xstrdup("-O3");
 	CHECK_INT(key_of(&uc, hex), 0);
@@ -173,37 +190,68 @@ static void test_key(const struct fixture *f, const struct fixture *copy)
 	uc.argv.v[1] = xstrdup("-O2");
 	CHECK_INT(key_of(&uc, hex), 0);
 	CHECK_STR(hex, base);
-
-	/* An added flag, even one that changes nothing else. */
 	strvec_push(&uc.argv, "src/k.cpp");
 	CHECK_INT(key_of(&uc, hex), 0);
 	CHECK(strcmp(hex, base) != 0);
 	unit_command_release(&uc);
-	set_command(&uc, f, "a5sim");
+}
 
-	/* Another platform. */
+/* Another platform. */
+static void test_key_platform(const struct fixture *f)
+{
+	struct unit_command uc;
+	char base[DIGEST_HEX_SIZE], hex[DIGEST_HEX_SIZE];
+
+	base_key(&uc, f, base);
 	uc.platform = "a2a3";
 	CHECK_INT(key_of(&uc, hex), 0);
 	CHECK(strcmp(hex, base) != 0);
 	uc.platform = "a5sim";
+	unit_command_release(&uc);
+}
 
-	/* A header's content, two levels down, same size. */
+/* A header's content, two levels down, same size. */
+static void test_key_header(const struct fixture *f)
+{
+	struct unit_command uc;
+	char base[DIGEST_HEX_SIZE], hex[DIGEST_HEX_SIZE];
+
+	base_key(&uc, f, base);
 	check_write_text(f->root, "inc/deep.h", "int deep_x;\n", 0644);
 	CHECK_INT(key_of(&uc, hex), 0);
 	CHECK(strcmp(hex, base) != 0);
 	check_write_text(f->root, "inc/deep.h", "int deep_1;\n", 0644);
 	CHECK_INT(key_of(&uc, hex), 0);
 	CHECK_STR(hex, base);
+	unit_command_release(&uc);
+}
 
-	/* The compiler's content (its identity), though it is never run. */
+/* The compiler's content (its identity), though it is never run. */
+static void test_key_compiler(const struct fixture *f)
+{
+	struct unit_command uc;
+	char base[DIGEST_HEX_SIZE], hex[DIGEST_HEX_SIZE];
+
+	base_key(&uc, f, base);
 	check_write_text("/", f->cc, "#!/bin/sh\nexit 2\n", 0755);
 	CHECK_INT(key_of(&uc, hex), 0);
 	CHECK(strcmp(hex, base) != 0);
 	check_write_text("/", f->cc, "#!/bin/sh\nexit 1\n", 0755);
 	CHECK_INT(key_of(&uc, hex), 0);
 	CHECK_STR(hex, base);
+	unit_command_release(&uc);
+}
 
-	/* A link step, then each of its words. */
+/* A link step, then each of its words. */
+static void test_key_link(const struct fixture *f)
+{
+	struct unit_command uc;
+	struct closure_cache cc;
+	struct strvec tools;
+	char base[DIGEST_HEX_SIZE], hex[DIGEST_HEX_SIZE], linked[DIGEST_HEX_SIZE];
+	char *s, *want;
+
+	base_key(&uc, f, base);
 	strvec_push(&uc.link, f->ld);
 	strvec_push(&uc.link, "-e");
 	strvec_push(&uc.link, "entry");
@@ -236,8 +284,16 @@ static void test_key(const struct fixture *f, const struct fixture *copy)
 	closure_cache_release(&cc);
 	strvec_release(&uc.link);
 	strvec_init(&uc.link);
+	unit_command_release(&uc);
+}
 
-	/* Extract mode. */
+/* Extract mode. */
+static void test_key_extract(const struct fixture *f)
+{
+	struct unit_command uc;
+	char base[DIGEST_HEX_SIZE], hex[DIGEST_HEX_SIZE];
+
+	base_key(&uc, f, base);
 	uc.extract_text = 1;
 	CHECK_INT(key_of(&uc, hex), 0);
 	CHECK(strcmp(hex, base) != 0);
@@ -288,11 +344,12 @@ static void make_fixture(struct fixture *f, const char *tmp, const char *name, c
 	f->ld = path_join(tools, "ld.sh");
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	char *tmp = check_tmpdir("unitkey"), *abs = realpath(tmp, NULL), *tools;
 	struct fixture f, copy;
 
+	check_init(argc, argv);
 	if (!abs)
 		die("cannot resolve '%s'", tmp);
 	tools = path_join(abs, "tools");
@@ -301,9 +358,16 @@ int main(void)
 	check_write_text("/", f.cc, "#!/bin/sh\nexit 1\n", 0755);
 	check_write_text("/", f.ld, "#!/bin/sh\nexit 1\n", 0755);
 
-	test_inputs();
-	test_key(&f, &copy);
-	test_errors(&f);
+	TEST(test_inputs(), "inputs");
+	TEST(test_key_same_inputs(&f), "key_same_inputs");
+	TEST(test_key_moved_checkout(&f, &copy), "key_moved_checkout");
+	TEST(test_key_flags(&f), "key_flags");
+	TEST(test_key_platform(&f), "key_platform");
+	TEST(test_key_header(&f), "key_header");
+	TEST(test_key_compiler(&f), "key_compiler");
+	TEST(test_key_link(&f), "key_link");
+	TEST(test_key_extract(&f), "key_extract");
+	TEST(test_errors(&f), "errors");
 
 	free(f.root);
 	free(f.cc);

@@ -181,15 +181,16 @@ static void test_alloc_grow(void)
 	free(v);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	char *tmp = check_tmpdir("util");
 
-	test_xstrfmt();
-	test_starts_with();
-	test_error_errno();
-	test_write_read(tmp);
-	test_alloc_grow();
+	check_init(argc, argv);
+	TEST(test_xstrfmt(), "xstrfmt");
+	TEST(test_starts_with(), "starts_with");
+	TEST(test_error_errno(), "error_errno");
+	TEST(test_write_read(tmp), "write_read");
+	TEST(test_alloc_grow(), "alloc_grow");
 	free(tmp);
 	return check_done();
 }

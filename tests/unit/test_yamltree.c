@@ -189,44 +189,56 @@ static void test_aliases(void)
 	(check_capture_begin(2), ret_ = (call), *(msg) = check_capture_end(2), ret_)
 static int ret_;
 
-static void test_scalars(void)
-{
-	char *path = write_yaml("scalars.yaml",
-				"s: hello\n"
-				"empty: ''\n"
-				"nul: ~\n"
-				"nul2: null\n"
-				"quoted_null: 'null'\n"
-				"n: 42\n"
-				"neg: -7\n"
-				"plus: +5\n"
-				"big: 99999999999999999999\n"
-				"small: -99999999999999999999\n"
-				"qint: '42'\n"
-				"tint: !!int '43'\n"
-				"frac: 1.5\n"
-				"hex: 0x10\n"
-				"list: [a, '', b]\n"
-				"elist: []\n"
-				"badlist: [a, [b]]\n"
-				"nulllist: [a, ~]\n"
-				"map: {k: v}\n"
-				"tab: \"a\\tb\"\n"
-				"nl: \"line1\\nline2\\r\\x01\\x7f\"\n"
-				"ctl_list: [ok, \"x\\ty\"]\n"
-				"\"bad\\nkey\": 1\n"
-				"nulbyte: \"a\\0b\"\n");
-	struct yamltree t;
-	yaml_node_t *root, *v;
-	const char *s;
-	char *msg, *dup = NULL, *want;
-	long long n;
-	struct strvec sv;
+/* The document of the scalar cases: one key per kind of value. */
+static const char scalars_yaml[] =
+	"s: hello\n"
+	"empty: ''\n"
+	"nul: ~\n"
+	"nul2: null\n"
+	"quoted_null: 'null'\n"
+	"n: 42\n"
+	"neg: -7\n"
+	"plus: +5\n"
+	"big: 99999999999999999999\n"
+	"small: -99999999999999999999\n"
+	"qint: '42'\n"
+	"tint: !!int '43'\n"
+	"frac: 1.5\n"
+	"hex: 0x10\n"
+	"list: [a, '', b]\n"
+	"elist: []\n"
+	"badlist: [a, [b]]\n"
+	"nulllist: [a, ~]\n"
+	"map: {k: v}\n"
+	"tab: \"a\\tb\"\n"
+	"nl: \"line1\\nline2\\r\\x01\\x7f\"\n"
+	"ctl_list: [ok, \"x\\ty\"]\n"
+	"\"bad\\nkey\": 1\n"
+	"nulbyte: \"a\\0b\"\n";
 
-	CHECK_INT(load(&t, path, &root, &msg), 0);
+/* scalars_yaml written to a file (*path, caller frees) and loaded into t. */
+static yaml_node_t *load_scalars(struct yamltree *t, char **path)
+{
+	yaml_node_t *root = NULL;
+	char *msg;
+
+	*path = write_yaml("scalars.yaml", scalars_yaml);
+	CHECK_INT(load(t, *path, &root, &msg), 0);
 	CHECK_STR(msg, "");
 	free(msg);
 	CHECK(root && root->type == YAML_MAPPING_NODE);
+	return root;
+}
+
+/* Strings: empty is fine unless nonempty; null is not a string, a quoted 'null' is. */
+static void test_strings(void)
+{
+	struct yamltree t;
+	char *path;
+	yaml_node_t *root = load_scalars(&t, &path);
+	const char *s;
+	char *dup = NULL;
+	char *msg, *want;
 
 	CHECK_INT(CAPTURED(&msg, yamltree_string(&t, lookup(&t, root, "s"), "s", 1, &s)), 0);
 	CHECK_STR(s, "hello");
@@ -257,7 +269,19 @@ static void test_scalars(void)
 	/* A NUL byte inside is no C string. */
 	CHECK(!yamltree_is_string(lookup(&t, root, "nulbyte")));
 
-	/* Integers. */
+	yamltree_release(&t);
+	free(path);
+}
+
+/* Integers: clamped at the limits; a quoted one is a string. */
+static void test_integers(void)
+{
+	struct yamltree t;
+	char *path;
+	yaml_node_t *root = load_scalars(&t, &path);
+	long long n;
+	char *msg, *want;
+
 	CHECK_INT(CAPTURED(&msg, yamltree_integer(&t, lookup(&t, root, "n"), "n", &n)), 0);
 	CHECK_INT(n, 42);
 	free(msg);
@@ -289,7 +313,19 @@ static void test_scalars(void)
 		free(msg);
 	}
 
-	/* Lists of strings. */
+	yamltree_release(&t);
+	free(path);
+}
+
+/* Lists of strings; the bad item is pointed at. */
+static void test_string_lists(void)
+{
+	struct yamltree t;
+	char *path;
+	yaml_node_t *root = load_scalars(&t, &path);
+	struct strvec sv;
+	char *msg, *want;
+
 	strvec_init(&sv);
 	CHECK_INT(CAPTURED(&msg, yamltree_strings(&t, lookup(&t, root, "list"), "list", 1, &sv)), 0);
 	CHECK_INT(sv.nr, 3);
@@ -322,7 +358,22 @@ static void test_scalars(void)
 	free(msg);
 	strvec_release(&sv);
 
-	/* Control characters: refused, the value shown escaped on one line. */
+	yamltree_release(&t);
+	free(path);
+}
+
+/* Control characters: refused, the value shown escaped on one line; in keys too. */
+static void test_control_chars(void)
+{
+	struct yamltree t;
+	char *path;
+	yaml_node_t *root = load_scalars(&t, &path);
+	yaml_node_t *v;
+	const char *s;
+	char *dup = NULL;
+	struct strvec sv;
+	char *msg, *want;
+
 	CHECK_INT(CAPTURED(&msg, yamltree_string(&t, lookup(&t, root, "tab"), "tab", 0, &s)), -1);
 	want = xstrfmt("%s:20:6: 'tab' must not contain control characters: \"a\\tb\"\n", path);
 	CHECK_STR(msg, want);
@@ -356,7 +407,18 @@ static void test_scalars(void)
 	CHECK_STR(msg, "");
 	free(msg);
 
-	/* yamltree_error itself: position of the node, the formatted text. */
+	yamltree_release(&t);
+	free(path);
+}
+
+/* yamltree_error itself: position of the node, the formatted text. */
+static void test_error(void)
+{
+	struct yamltree t;
+	char *path;
+	yaml_node_t *root = load_scalars(&t, &path);
+	char *msg, *want;
+
 	CHECK_INT(CAPTURED(&msg, yamltree_error(&t, lookup(&t, root, "n"), "odd %d", 7)), -1);
 	want = xstrfmt("%s:6:4: odd 7\n", path);
 	CHECK_STR(msg, want);
@@ -456,14 +518,19 @@ static void test_mappings(void)
 	free(path);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+	check_init(argc, argv);
 	tmpdir = check_tmpdir("yamltree");
-	test_load_errors();
-	test_depth();
-	test_aliases();
-	test_scalars();
-	test_mappings();
+	TEST(test_load_errors(), "load_errors");
+	TEST(test_depth(), "depth");
+	TEST(test_aliases(), "aliases");
+	TEST(test_strings(), "strings");
+	TEST(test_integers(), "integers");
+	TEST(test_string_lists(), "string_lists");
+	TEST(test_control_chars(), "control_chars");
+	TEST(test_error(), "error");
+	TEST(test_mappings(), "mappings");
 	free(tmpdir);
 	return check_done();
 }
