@@ -148,6 +148,35 @@ CM
 	cd "$T"
 }
 
+# The ways the tests damage a cache entry file, one row each, "HOW|REASON":
+# REASON is what kwarm says of the entry after damage_entry HOW FILE [FROM]:
+# flip its first byte (the artifact's), cut that byte out, drop its last
+# byte (the length line's end), or copy the entry FROM over it. Scripts that
+# use them need python3.
+ENTRY_DAMAGE=(
+	"flip|artifact SHA-256 differs from its manifest"
+	"cut|artifact size differs from its manifest"
+	"end|no manifest at its end (truncated?)"
+	"other|manifest names another key"
+)
+damage_entry() {
+	if [ "$1" = other ]; then cp "$3" "$2"; return; fi
+	python3 - "$1" "$2" <<'PY'
+import sys
+how, p = sys.argv[1:]
+b = bytearray(open(p, "rb").read())
+if how == "flip":
+    b[0] ^= 1
+elif how == "cut":
+    del b[0]
+elif how == "end":
+    del b[-1]
+else:
+    sys.exit("damage_entry: no way '%s'" % how)
+open(p, "wb").write(b)
+PY
+}
+
 # unit_keys MAKEFILE [PATTERN]: the keys of the Makefile's unit rules in the
 # order of the rules (a unit's target is its entry, units/<k>/<key>.m; its
 # recipe holds its compile command), only those whose recipe matches PATTERN

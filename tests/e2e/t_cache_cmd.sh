@@ -85,21 +85,14 @@ pass "stats: entries, bytes, runs from the event log"
 "$KWARM" cache --cache "$C" verify > v.out 2> v.err || { cat v.err; fail "verify failed on a good cache"; }
 grep -q '^4 entries checked, 0 bad$' v.out || { cat v.out; fail "verify: wrong summary"; }
 [ ! -s v.err ] || { cat v.err; fail "verify: messages on a good cache"; }
-# A flipped artifact byte, a byte cut from the artifact, a truncated manifest.
-python3 - "$(man "${keys[0]}")" "$(man "${keys[1]}")" "$(man "${keys[2]}")" <<'PY'
-import sys
-def edit(p, f):
-    b = bytearray(open(p, "rb").read())
-    f(b)
-    open(p, "wb").write(b)
-edit(sys.argv[1], lambda b: b.__setitem__(0, b[0] ^ 1))
-edit(sys.argv[2], lambda b: b.__delitem__(0))
-edit(sys.argv[3], lambda b: b.__delitem__(slice(len(b) - 20, None)))
-PY
+# The first three ways of ENTRY_DAMAGE (flipped byte, cut byte, truncated),
+# one entry each: verify names each entry with its reason.
+for i in 0 1 2; do damage_entry "${ENTRY_DAMAGE[i]%%|*}" "$(man "${keys[i]}")"; done
 if "$KWARM" cache --cache "$C" verify > v.out 2> v.err; then fail "verify passed a corrupt cache"; fi
-grep -q "cache entry '$(man "${keys[0]}")' is corrupt: artifact SHA-256 differs" v.err || { cat v.err; fail "flipped byte not named"; }
-grep -q "cache entry '$(man "${keys[1]}")' is corrupt: artifact size differs" v.err || { cat v.err; fail "cut byte not named"; }
-grep -q "cache entry '$(man "${keys[2]}")' is corrupt: no manifest at its end" v.err || { cat v.err; fail "truncation not named"; }
+for i in 0 1 2; do
+	grep -qF "cache entry '$(man "${keys[i]}")' is corrupt: ${ENTRY_DAMAGE[i]#*|}" v.err ||
+		{ cat v.err; fail "${ENTRY_DAMAGE[i]%%|*}: the entry is not named with its reason"; }
+done
 [ "$(wc -l < v.err)" = 3 ] || { cat v.err; fail "verify: not exactly 3 messages"; }
 grep -q "${keys[3]}" v.err && fail "verify named a good entry"
 grep -q '^4 entries checked, 3 bad$' v.out || { cat v.out; fail "verify: wrong summary"; }

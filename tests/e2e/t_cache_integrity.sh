@@ -21,25 +21,12 @@ mapfile -t keys < <(unit_keys m.mk)
 entry_of() { echo "cache/units/${1:0:1}/$1.m"; }
 mkdir good
 for k in "${keys[@]}"; do cp "$(entry_of "$k")" "good/$k.m"; done
-# damage HOW KEY: rewrite the entry (flip: its first byte; cut: drop its
-# artifact's first byte; end: drop its last byte, half the length line;
-# other: another unit's entry copied over it).
+# damage HOW KEY: ENTRY_DAMAGE's HOW done to the entry of KEY (for "other",
+# another unit's good entry is copied over it).
 damage() {
 	local other=${keys[0]}
 	[ "$2" != "$other" ] || other=${keys[1]}
-	if [ "$1" = other ]; then cp "good/$other.m" "$(entry_of "$2")"; return; fi
-	python3 - "$1" "$(entry_of "$2")" <<'PY'
-import sys
-how, p = sys.argv[1:]
-b = bytearray(open(p, "rb").read())
-if how == "flip":
-    b[0] ^= 1
-elif how == "cut":
-    del b[0]
-else:
-    del b[-1]
-open(p, "wb").write(b)
-PY
+	damage_entry "$1" "$(entry_of "$2")" "good/$other.m"
 }
 # repaired N: one run after N entries were damaged succeeds with no error,
 # compiles exactly N units, warns once per damaged entry, and leaves the
@@ -57,28 +44,26 @@ repaired() {
 	make -f m.mk -j2 warmup > again.out 2>&1 || { cat again.out; fail "$what: the run after failed"; }
 	[ "$(compiles)" = 0 ] || fail "$what: the run after the repair compiled again"
 }
-# broken HOW REASON: one damaged entry (the first unit's), repaired by one run.
-broken() {
-	what=$1
-	damage "$1" "${keys[0]}"
+# Each way of ENTRY_DAMAGE in turn, on one entry (the first unit's): a miss,
+# repaired by one run that warns with the entry's name and the reason.
+for row in "${ENTRY_DAMAGE[@]}"; do
+	what=${row%%|*} reason=${row#*|}
+	damage "$what" "${keys[0]}"
 	repaired 1
-	grep -q "warning: cache entry '.*${keys[0]}.m' is corrupt: $2; compiling .* again" run.out ||
-		{ cat run.out; fail "$1: the warning does not name the entry with '$2'"; }
-}
-broken flip "artifact SHA-256 differs from its manifest"
-pass "flipped byte: a miss; one run compiles it again, byte-exact, one warning, no error"
-broken cut "artifact size differs from its manifest"
-pass "a byte cut from the artifact: a miss, repaired in the same run"
-broken end "no manifest at its end (truncated?)"
-pass "truncated entry (manifest cut short): a miss, repaired in the same run"
-broken other "manifest names another key"
-pass "another unit's entry copied over it: a miss, repaired in the same run"
+	grep -qF "$(entry_of "${keys[0]}")' is corrupt: $reason; compiling " run.out ||
+		{ cat run.out; fail "$what: the warning does not name the entry with '$reason'"; }
+	pass "$what ($reason): a miss; one run compiles it again, byte-exact, one warning, no error"
+done
+[ "${#ENTRY_DAMAGE[@]}" = 4 ] || fail "not the four ways of damage"
 
 # Every entry corrupt at once (each kind in turn): one run repairs them all.
 what=all
-kinds=(flip cut end other)
 i=0
-for k in "${keys[@]}"; do damage "${kinds[i % 4]}" "$k"; i=$((i + 1)); done
+for k in "${keys[@]}"; do
+	row=${ENTRY_DAMAGE[i % ${#ENTRY_DAMAGE[@]}]}
+	damage "${row%%|*}" "$k"
+	i=$((i + 1))
+done
 repaired "${#keys[@]}"
 for k in "${keys[@]}"; do
 	[ "$(grep -c "warning: cache entry '.*$k.m' is corrupt" run.out)" = 1 ] ||
