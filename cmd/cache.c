@@ -7,6 +7,7 @@
 #include "cachelog.h"
 #include "cachemaint.h"
 #include "json.h"
+#include "parseopt.h"
 #include "path.h"
 #include "spec.h"
 #include "util.h"
@@ -230,52 +231,54 @@ static int cache_prune_cmd(const struct cache *c, double days, uint64_t max_size
 	return ret ? 1 : 0;
 }
 
+static int days_option(const struct option *opt, const char *arg, char **bad)
+{
+	char *end;
+	double days;
+
+	errno = 0;
+	days = strtod(arg, &end);
+	if (errno || end == arg || *end || !isfinite(days) || days < 0) {
+		*bad = xstrfmt("bad number of days '%s'", arg);
+		return -1;
+	}
+	*(double *)opt->value = days;
+	return 0;
+}
+
+static int size_option(const struct option *opt, const char *arg, char **bad)
+{
+	if (cache_parse_size(arg, opt->value) || !*(uint64_t *)opt->value) {
+		*bad = xstrfmt("bad size '%s'", arg);
+		return -1;
+	}
+	return 0;
+}
+
 int cmd_cache(int argc, char **argv)
 {
-	const char *cache_opt = NULL, *spec_path = NULL, *sub = NULL, *max_size_text = NULL;
-	double days = 14;
+	const char *cache_opt = NULL, *spec_path = NULL, *sub;
+	double days = -1;	/* not given: 14 */
 	uint64_t max_size = 0;
-	int json = 0, repair = 0, have_age = 0, ret = 1, status;
+	int json = 0, repair = 0, ret = 1, status;
 	struct cache c = { NULL };
 	struct stat st;
+	struct option opts[] = {
+		OPT_STRING("--cache", &cache_opt),
+		OPT_STRING("--spec", &spec_path),
+		OPT_FLAG("--json", &json),
+		OPT_FLAG("--repair", &repair),
+		OPT_CALLBACK("--max-age", &days, days_option),
+		OPT_CALLBACK("--max-size", &max_size, size_option),
+		OPT_END(),
+	};
 
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-
-		if (!strcmp(a, "--cache") || !strcmp(a, "--spec") || !strcmp(a, "--max-age") ||
-		    !strcmp(a, "--max-size")) {
-			if (!v)
-				return usage_error(usage_cache, "option '%s' needs a value", a);
-			i++;
-			if (!strcmp(a, "--cache")) {
-				cache_opt = v;
-			} else if (!strcmp(a, "--spec")) {
-				spec_path = v;
-			} else if (!strcmp(a, "--max-size")) {
-				max_size_text = v;
-				if (cache_parse_size(v, &max_size) || !max_size)
-					return usage_error(usage_cache, "bad size '%s'", v);
-			} else {
-				char *end;
-
-				errno = 0;
-				days = strtod(v, &end);
-				if (errno || end == v || *end || !isfinite(days) || days < 0)
-					return usage_error(usage_cache, "bad number of days '%s'", v);
-				have_age = 1;
-			}
-		} else if (!strcmp(a, "--json")) {
-			json = 1;
-		} else if (!strcmp(a, "--repair")) {
-			repair = 1;
-		} else if (a[0] == '-') {
-			return usage_error(usage_cache, "unknown option '%s'", a);
-		} else if (sub) {
-			return usage_error(usage_cache, "more than one subcommand given");
-		} else {
-			sub = a;
-		}
-	}
+	argc = parse_command(argc, argv, opts, 0, usage_cache, &status);
+	if (argc < 0)
+		return status;
+	if (argc > 1)
+		return usage_error(usage_cache, "more than one subcommand given");
+	sub = argv[0];
 	if (!sub)
 		return usage_error(usage_cache, "no subcommand given");
 	if (strcmp(sub, "stats") && strcmp(sub, "verify") && strcmp(sub, "prune"))
@@ -284,8 +287,10 @@ int cmd_cache(int argc, char **argv)
 		return usage_error(usage_cache, "--json goes with stats");
 	if (repair && strcmp(sub, "verify"))
 		return usage_error(usage_cache, "--repair goes with verify");
-	if ((have_age || max_size_text) && strcmp(sub, "prune"))
+	if ((days >= 0 || max_size) && strcmp(sub, "prune"))
 		return usage_error(usage_cache, "--max-age and --max-size go with prune");
+	if (days < 0)
+		days = 14;
 	c.dir = choose_cache(cache_opt, spec_path, &status);
 	if (status)
 		return status;

@@ -23,4 +23,14 @@ extern const char usage_explain[];
 /* Print "kwarm: MSG" and the command's usage to stderr; returns 2. */
 int usage_error(const char *usage, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+struct option;
+/* Parse a command's words (argv[0] is its name) against opts (parseopt.h):
+ * the operands are then argv[0..n-1]. n, or -1 with *status set to the exit
+ * status once parse_failed has spoken. */
+int parse_command(int argc, char **argv, const struct option *opts, unsigned flags,
+		  const char *usage, int *status);
+/* After a parse that did not succeed: for PARSE_HELP the usage on stdout and
+ * 0, else "kwarm: BAD" and the usage on stderr and 2. Frees bad. */
+int parse_failed(const char *usage, int parsed, char *bad);
+
 #endif

@@ -6,8 +6,6 @@
 #include "unitcompile.h"
 #include "util.h"
 
-#include <stdlib.h>
-
 const char usage_compile[] =
 	"usage: kwarm compile --cache DIR --root DIR --platform P --key KEY\n"
 	"                     (--unit LABEL [--id ID] [--owners A,B] | --index FILE)\n"
@@ -40,9 +38,9 @@ int cmd_compile(int argc, char **argv)
 	int ret, cached;
 
 	compile_job_init(&o);
-	if (compile_job_parse(&o, argc - 1, argv + 1, &bad)) {
-		ret = usage_error(usage_compile, "%s", bad);
-		free(bad);
+	ret = compile_job_parse(&o, argc - 1, argv + 1, &bad);
+	if (ret) {
+		ret = parse_failed(usage_compile, ret, bad);
 		compile_job_release(&o);
 		return ret;
 	}

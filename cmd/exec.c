@@ -2,6 +2,7 @@
 #include "commands.h"
 #include "buf.h"
 #include "jobserver.h"
+#include "parseopt.h"
 #include "util.h"
 
 #include <errno.h>
@@ -96,15 +97,18 @@ int cmd_exec(int argc, char **argv)
 {
 	const char *makeflags = getenv("MAKEFLAGS");
 	struct jobserver js;
-	int i = 1, status = 1, sig;
+	struct option opts[] = { OPT_END() };
+	int status = 1, sig;
 
-	if (i < argc && !strcmp(argv[i], "--"))
-		i++;
-	else if (i < argc && argv[i][0] == '-')
-		return usage_error(usage_exec, "unknown option '%s'", argv[i]);
-	if (i >= argc)
+	argc = parse_command(argc, argv, opts, PARSE_STOP, usage_exec, &status);
+	if (argc < 0)
+		return status;
+	if (argc && !strcmp(argv[0], "--")) {
+		argv++;
+		argc--;
+	}
+	if (!argc)
 		return usage_error(usage_exec, "no command given");
-	argv += i;
 
 	if (jobserver_dry_run(makeflags)) {
 		print_command(argv);

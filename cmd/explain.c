@@ -1,6 +1,7 @@
 /* kwarm explain: why a unit of a generated Makefile would compile. */
 #include "commands.h"
 #include "explain.h"
+#include "parseopt.h"
 #include "path.h"
 #include "plan.h"
 #include "spec.h"
@@ -50,7 +51,7 @@ static int unit_matches(const struct plan_unit *u, const char *what)
 
 int cmd_explain(int argc, char **argv)
 {
-	const char *cache_opt = NULL, *makefile = NULL, *unit = NULL;
+	const char *cache_opt = NULL, *makefile, *unit;
 	char *text = NULL, *spec_path = NULL, *cache_dir = NULL, *out_dir = NULL;
 	struct closure_cache cc;
 	struct cache cache = { NULL };
@@ -59,21 +60,19 @@ int cmd_explain(int argc, char **argv)
 	struct buf out = BUF_INIT;
 	size_t len, found = 0;
 	int ret = 2, have_spec = 0, have_plan = 0;
+	struct option opts[] = {
+		OPT_STRING("--cache", &cache_opt),
+		OPT_END(),
+	};
 
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--cache") && i + 1 < argc)
-			cache_opt = argv[++i];
-		else if (argv[i][0] == '-')
-			return usage_error(usage_explain, "unknown option '%s'", argv[i]);
-		else if (!makefile)
-			makefile = argv[i];
-		else if (!unit)
-			unit = argv[i];
-		else
-			return usage_error(usage_explain, "too many arguments");
-	}
-	if (!makefile || !unit)
-		return usage_error(usage_explain, "MAKEFILE and UNIT are needed");
+	argc = parse_command(argc, argv, opts, 0, usage_explain, &ret);
+	if (argc < 0)
+		return ret;
+	if (argc != 2)
+		return usage_error(usage_explain, "%s", argc > 2 ? "too many arguments"
+							   : "MAKEFILE and UNIT are needed");
+	makefile = argv[0];
+	unit = argv[1];
 	if (read_file_all(makefile, &text, &len)) {
 		error("cannot read '%s': %m", makefile);
 		goto out;

@@ -1,9 +1,11 @@
 /* kwarm gen: spec -> plan -> Makefile (and the callable descriptions it names). */
 #include "commands.h"
+#include "annotate.h"
 #include "cache.h"
 #include "cachedir.h"
 #include "makefile.h"
 #include "pack.h"
+#include "parseopt.h"
 #include "path.h"
 #include "plan.h"
 #include "publish.h"
@@ -157,12 +159,6 @@ static int prefetch(const struct plan *plan, const struct cache *cache, const ch
 	return fetched;
 }
 
-static int gen_usage(struct strvec *launcher, const char *fmt, const char *arg)
-{
-	strvec_release(launcher);
-	return usage_error(usage_gen, fmt, arg);
-}
-
 /*
  * Plan the spec and write the Makefile's text (into text and inputs) over the
  * cache *cache_dir, when it can be written and locked; else over the private
@@ -237,9 +233,24 @@ static int write_outputs(const struct plan *plan, const char *self, const char *
 	return 0;
 }
 
+/* The usage errors found before the spec is read; 0 when none. */
+static int check_words(int nr_specs, const char *remote_opt)
+{
+	const char *problem;
+
+	if (nr_specs != 1)
+		return usage_error(usage_gen, "%s", nr_specs ? "more than one spec given"
+							    : "no spec given");
+	/* Not the URL itself in the message: it may hold a password. */
+	problem = remote_opt && *remote_opt ? remote_url_problem(remote_opt) : NULL;
+	if (problem)
+		return usage_error(usage_gen, "the --remote URL cannot be used: %s", problem);
+	return 0;
+}
+
 int cmd_gen(int argc, char **argv)
 {
-	const char *output = "warmup.mk", *cache_opt = NULL, *out_opt = NULL, *spec_path = NULL;
+	const char *output = "warmup.mk", *cache_opt = NULL, *out_opt = NULL, *spec_path;
 	const char *format = NULL, *remote_opt = NULL, *problem;
 	char *cache_dir = NULL, *out_dir = NULL, *self = NULL, *kwarm = NULL, *spec_abs = NULL;
 	char *descs = NULL;
@@ -247,47 +258,30 @@ int cmd_gen(int argc, char **argv)
 	struct spec spec;
 	struct plan plan;
 	struct buf text = BUF_INIT, inputs = BUF_INIT;
-	struct strvec launcher;
-	int ret = 1, have_plan = 0, have_launcher = 0;
+	struct strvec launcher, launcher_opts;
+	int ret, have_plan = 0, have_launcher;
+	struct option opts[] = {
+		OPT_STRING("-o", &output),
+		OPT_STRING("--cache", &cache_opt),
+		OPT_STRING("--out", &out_opt),
+		OPT_LIST("--launcher", &launcher_opts),
+		OPT_FORMAT(&format),
+		OPT_STRING("--remote", &remote_opt),
+		OPT_END(),
+	};
 
-	strvec_init(&launcher);
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-
-		if ((!strcmp(a, "-o") || !strcmp(a, "--cache") || !strcmp(a, "--out") ||
-		     !strcmp(a, "--launcher") || !strcmp(a, "--format") || !strcmp(a, "--remote"))) {
-			if (i + 1 >= argc)
-				return gen_usage(&launcher, "option '%s' needs a value", a);
-			if (!strcmp(a, "--launcher")) {
-				split_words(&launcher, argv[++i]);
-				have_launcher = 1;
-			} else if (!strcmp(a, "-o"))
-				output = argv[++i];
-			else if (!strcmp(a, "--cache"))
-				cache_opt = argv[++i];
-			else if (!strcmp(a, "--format"))
-				format = argv[++i];
-			else if (!strcmp(a, "--remote"))
-				remote_opt = argv[++i];
-			else
-				out_opt = argv[++i];
-		} else if (a[0] == '-' && a[1]) {
-			return gen_usage(&launcher, "unknown option '%s'", a);
-		} else if (spec_path) {
-			return gen_usage(&launcher, "more than one spec given%s", "");
-		} else {
-			spec_path = a;
-		}
+	strvec_init(&launcher_opts);
+	argc = parse_command(argc, argv, opts, 0, usage_gen, &ret);
+	if (argc < 0 || (ret = check_words(argc, remote_opt))) {
+		strvec_release(&launcher_opts);
+		return ret;
 	}
-	if (!spec_path)
-		return gen_usage(&launcher, "no spec given%s", "");
-	if (format && strcmp(format, "github") && strcmp(format, "text"))
-		return gen_usage(&launcher, "unknown format '%s' (text or github)", format);
-
-	/* Not the URL itself in the message: it may hold a password. */
-	problem = remote_opt && *remote_opt ? remote_url_problem(remote_opt) : NULL;
-	if (problem)
-		return gen_usage(&launcher, "the --remote URL cannot be used: %s", problem);
+	spec_path = argv[0];
+	have_launcher = launcher_opts.nr > 0;
+	strvec_init(&launcher);
+	for (size_t i = 0; i < launcher_opts.nr; i++)
+		split_words(&launcher, launcher_opts.v[i]);
+	strvec_release(&launcher_opts);
 
 	publish_install_signal_cleanup();
 	if (spec_load(&spec, spec_path)) {

@@ -1,9 +1,11 @@
 /* kwarm: the program entry and the command table. */
 #include "commands.h"
+#include "parseopt.h"
 #include "version.h"
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 struct command {
@@ -54,6 +56,32 @@ int usage_error(const char *usage, const char *fmt, ...)
 	return 2;
 }
 
+int parse_failed(const char *usage, int parsed, char *bad)
+{
+	int ret = 0;
+
+	if (parsed == PARSE_HELP)
+		fputs(usage, stdout);
+	else
+		ret = usage_error(usage, "%s", bad);
+	free(bad);
+	return ret;
+}
+
+int parse_command(int argc, char **argv, const struct option *opts, unsigned flags,
+		  const char *usage, int *status)
+{
+	char *bad;
+	int nr = parse_options(argc - 1, argv + 1, opts, flags, &bad);
+
+	if (nr < 0) {
+		*status = parse_failed(usage, nr, bad);
+		return -1;
+	}
+	memmove(argv, argv + 1, ((size_t)nr + 1) * sizeof(*argv));
+	return nr;
+}
+
 int main(int argc, char **argv)
 {
 	const struct command *cmd;
@@ -87,14 +115,6 @@ int main(int argc, char **argv)
 	if (!cmd) {
 		fprintf(stderr, "kwarm: unknown command '%s'; see 'kwarm --help'\n", argv[1]);
 		return 2;
-	}
-	/* Options come before operands: stop at the first word that is not one,
-	 * so that 'kwarm exec make -h' runs make -h. */
-	for (int i = 2; i < argc && argv[i][0] == '-' && strcmp(argv[i], "--"); i++) {
-		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-			fputs(cmd->usage, stdout);
-			return 0;
-		}
 	}
 	return cmd->fn(argc - 1, argv + 1);
 }

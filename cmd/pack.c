@@ -3,6 +3,7 @@
 #include "cache.h"
 #include "pack.h"
 #include "annotate.h"
+#include "parseopt.h"
 #include "path.h"
 #include "progress.h"
 #include "publish.h"
@@ -165,56 +166,34 @@ int cmd_pack(int argc, char **argv)
 	char *cls = NULL, *label = NULL;
 	struct cache cache = { NULL };
 	char *why = NULL;
-	int ret = 1;
+	int ret, github;
+	struct option opts[] = {
+		OPT_STRING("--cache", &cache_dir),
+		OPT_STRING("--private", &priv),
+		OPT_STRING("--descs", &desc.file),
+		OPT_U64("--at", &desc.offset),
+		OPT_U64("--len", &desc.len),
+		OPT_U64("--cmds", &desc.cmds_len),
+		OPT_STRING("--out", &out),
+		OPT_STRING("--stamp", &stamp),
+		OPT_STRING("--state", &state),
+		OPT_STRING("--units", &units),
+		OPT_STRING("--goals", &goals),
+		OPT_FORMAT(&format),
+		OPT_END(),
+	};
 
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-
-		if (!strcmp(a, "--cache") || !strcmp(a, "--out") || !strcmp(a, "--stamp") ||
-		    !strcmp(a, "--private") || !strcmp(a, "--state") || !strcmp(a, "--format") ||
-		    !strcmp(a, "--units") || !strcmp(a, "--descs") || !strcmp(a, "--at") ||
-		    !strcmp(a, "--len") || !strcmp(a, "--cmds") || !strcmp(a, "--goals")) {
-			if (i + 1 >= argc)
-				return usage_error(usage_pack, "option '%s' needs a value", a);
-			if (!strcmp(a, "--descs"))
-				desc.file = argv[++i];
-			else if (!strcmp(a, "--at") || !strcmp(a, "--len") || !strcmp(a, "--cmds")) {
-				char *end;
-				unsigned long long v = strtoull(argv[++i], &end, 10);
-
-				if (*end || !*argv[i])
-					return usage_error(usage_pack, "bad number '%s'", argv[i]);
-				*(!strcmp(a, "--at") ? &desc.offset : !strcmp(a, "--len") ? &desc.len
-								 : &desc.cmds_len) = v;
-			} else if (!strcmp(a, "--cache"))
-				cache_dir = argv[++i];
-			else if (!strcmp(a, "--private"))
-				priv = argv[++i];
-			else if (!strcmp(a, "--state"))
-				state = argv[++i];
-			else if (!strcmp(a, "--format"))
-				format = argv[++i];
-			else if (!strcmp(a, "--units"))
-				units = argv[++i];
-			else if (!strcmp(a, "--goals"))
-				goals = argv[++i];
-			else if (!strcmp(a, "--out"))
-				out = argv[++i];
-			else
-				stamp = argv[++i];
-		} else if (a[0] == '-') {
-			return usage_error(usage_pack, "unknown option '%s'", a);
-		} else if (ckey) {
-			return usage_error(usage_pack, "more than one callable key given");
-		} else {
-			ckey = a;
-		}
-	}
+	argc = parse_command(argc, argv, opts, 0, usage_pack, &ret);
+	if (argc < 0)
+		return ret;
+	if (argc > 1)
+		return usage_error(usage_pack, "more than one callable key given");
+	ckey = argv[0];
 	if (!cache_dir || !out || !stamp || !ckey || strlen(ckey) != 64 || !desc.file ||
 	    desc.offset == UINT64_MAX || desc.len == UINT64_MAX)
 		return usage_error(usage_pack, "missing options or callable key");
-	if (annotate_pick_format(format) < 0)
-		return usage_error(usage_pack, "unknown format '%s'", format);
+	github = annotate_pick_format(format) == 1;
+	ret = 1;
 	if (state) {
 		runstate_open(&rs, state, units);
 		runstate_claim_entries(&rs, cache_dir, goals);
@@ -236,7 +215,7 @@ int cmd_pack(int argc, char **argv)
 	r.desc = &desc;
 	r.rs = state ? &rs : NULL;
 	r.goals = goals;
-	r.github = annotate_pick_format(format) == 1;
+	r.github = github;
 	if (!pack_run(&cache, priv, ckey, &desc, out, stamp, desc.cmds_len ? &r.rc : NULL))
 		ret = 0;
 out:
@@ -248,7 +227,7 @@ out:
 		step.owners = cls;
 		step.status = ret ? "failed" : "packed";
 		step.t1 = now_wall();
-		step.github = annotate_pick_format(format) == 1;
+		step.github = github;
 		step.goals = goals;
 		progress_pack_done(&rs, &step);
 		runstate_release(&rs);

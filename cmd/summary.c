@@ -2,6 +2,7 @@
  * that had nothing to do, which starts no step), and print the class counts. */
 #include "commands.h"
 #include "annotate.h"
+#include "parseopt.h"
 #include "runstate.h"
 #include "summary.h"
 #include "util.h"
@@ -26,23 +27,21 @@ int cmd_summary(int argc, char **argv)
 	const char *state = NULL, *format = NULL, *units = NULL;
 	struct runstate rs;
 	int lock, github, ret = 0, counts[4];
+	struct option opts[] = {
+		OPT_STRING("--state", &state),
+		OPT_STRING("--units", &units),
+		OPT_FORMAT(&format),
+		OPT_END(),
+	};
 
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-
-		if (!strcmp(a, "--state") || !strcmp(a, "--format") || !strcmp(a, "--units")) {
-			if (i + 1 >= argc)
-				return usage_error(usage_summary, "option '%s' needs a value", a);
-			*(!strcmp(a, "--state") ? &state : !strcmp(a, "--units") ? &units : &format) =
-				argv[++i];
-		} else {
-			return usage_error(usage_summary, "unknown argument '%s'", a);
-		}
-	}
+	argc = parse_command(argc, argv, opts, 0, usage_summary, &ret);
+	if (argc < 0)
+		return ret;
+	if (argc)
+		return usage_error(usage_summary, "unknown argument '%s'", argv[0]);
+	if (!state || !units)
+		return usage_error(usage_summary, "--state and --units are needed");
 	github = annotate_pick_format(format);
-	if (!state || !units || github < 0)
-		return usage_error(usage_summary, "%s", github < 0 ? "unknown format"
-					: "--state and --units are needed");
 	runstate_open_last(&rs, state, units);
 	lock = runstate_lock(&rs);
 	/* A report: it never fails the warm-up that just succeeded. */

@@ -17,6 +17,16 @@ int annotate_pick_format(const char *opt)
 	return strcmp(opt, "text") ? -1 : 0;
 }
 
+int annotate_format_option(const struct option *opt, const char *arg, char **bad)
+{
+	if (strcmp(arg, "text") && strcmp(arg, "github")) {
+		*bad = xstrfmt("unknown format '%s' (text or github)", arg);
+		return -1;
+	}
+	*(const char **)opt->value = arg;
+	return 0;
+}
+
 /* The workflow command escapes: data escapes %, CR, LF; properties also : and ,. */
 static void add_escaped(struct buf *b, const char *s, size_t len, int property)
 {

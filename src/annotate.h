@@ -4,14 +4,20 @@
 #define KWARM_ANNOTATE_H
 
 #include "buf.h"
+#include "parseopt.h"
 
 /* At most this many annotations from one compiler output. */
 #define ANNOTATE_MAX 10
 
-/* The output format the steps use: "text" (default) or "github"; opt is the
- * --format value (NULL when not given): GITHUB_ACTIONS=true picks github. 1
- * for github, 0 for text, -1 for an unknown name. */
+/* The one decision on the output format of the steps: "text" (default) or
+ * "github"; opt is the --format value (NULL when not given), else
+ * GITHUB_ACTIONS=true picks github. 1 for github, 0 for text, -1 for an
+ * unknown name. */
 int annotate_pick_format(const char *opt);
+/* The --format option of every command: its value (const char *) is "text"
+ * or "github", else a usage error names the two. */
+int annotate_format_option(const struct option *opt, const char *arg, char **bad);
+#define OPT_FORMAT(v) OPT_CALLBACK("--format", (v), annotate_format_option)
 /* Append "::error file=F,line=L,col=C::MSG" lines for the compiler's
  * "FILE:LINE[:COL]: [fatal ]error: MSG" lines (paths relative to root are made
  * relative to $GITHUB_WORKSPACE when inside it), else one

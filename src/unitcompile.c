@@ -10,6 +10,7 @@
 #include "reads.h"
 #include "remote.h"
 #include "run.h"
+#include "parseopt.h"
 #include "util.h"
 
 #include <errno.h>
@@ -36,68 +37,10 @@ void compile_job_release(struct compile_job *j)
 	unitindex_entry_release(&j->found);
 }
 
-int compile_job_parse(struct compile_job *o, int argc, char **argv, char **bad)
+/* What the words leave to be worked out: the unit's label, id and owners from
+ * the index, and the output format. 0, or -1 with *bad set. */
+static int compile_job_complete(struct compile_job *o, char **bad)
 {
-	int i;
-
-	*bad = NULL;
-	for (i = 0; i < argc && strcmp(argv[i], "--"); i++) {
-		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-
-		if (!v) {
-			*bad = xstrfmt("option '%s' needs a value", a);
-			return -1;
-		}
-		i++;
-		if (!strcmp(a, "--cache"))
-			o->cache = v;
-		else if (!strcmp(a, "--root"))
-			o->root = v;
-		else if (!strcmp(a, "--platform"))
-			o->platform = v;
-		else if (!strcmp(a, "--key"))
-			o->key = v;
-		else if (!strcmp(a, "--unit"))
-			o->label = v;
-		else if (!strcmp(a, "--index"))
-			o->index = v;
-		else if (!strcmp(a, "--id"))
-			o->id = v;
-		else if (!strcmp(a, "--private"))
-			o->private_dir = v;
-		else if (!strcmp(a, "--owners"))
-			o->owners = v;
-		else if (!strcmp(a, "--state"))
-			o->state = v;
-		else if (!strcmp(a, "--units"))
-			o->units = v;
-		else if (!strcmp(a, "--goals"))
-			o->goals = v;
-		else if (!strcmp(a, "--remote"))
-			o->remote = v;
-		else if (!strcmp(a, "--format") && annotate_pick_format(v) >= 0)
-			o->format = v;
-		else if (!strcmp(a, "--launcher"))
-			strvec_push(&o->launcher, v);
-		else if (!strcmp(a, "--link"))
-			strvec_push(&o->uc.link, v);
-		else if (!strcmp(a, "--extract") && !strcmp(v, "text"))
-			o->uc.extract_text = 1;
-		else if (!strcmp(a, "--deps") && deps_family_parse(v) >= 0)
-			o->uc.deps = deps_family_parse(v);
-		else if (!strcmp(a, "--env"))
-			strvec_push(&o->uc.env, v);
-		else {
-			*bad = xstrfmt("unknown option '%s %s'", a, v);
-			return -1;
-		}
-	}
-	if (i >= argc - 1 || !o->cache || !o->root || !o->platform || !o->key ||
-	    (!o->label && !o->index) || strlen(o->key) != 64) {
-		*bad = xstrdup("missing options or command");
-		return -1;
-	}
-	/* The unit's label, id and owners, when the recipe leaves them to the index. */
 	if (!o->label) {
 		int found = unitindex_lookup(o->index, o->key, &o->found);
 
@@ -113,14 +56,78 @@ int compile_job_parse(struct compile_job *o, int argc, char **argv, char **bad)
 		if (!o->owners || !*o->owners)
 			o->owners = o->found.owners;
 	}
-	for (i++; i < argc; i++)
-		strvec_push(&o->uc.argv, argv[i]);
 	/* One decision: --format over $GITHUB_ACTIONS. */
 	o->github = annotate_pick_format(o->format) == 1;
 	o->uc.platform = o->platform;
 	o->uc.root = o->root;
 	o->uc.cache_dir = o->cache;
 	return 0;
+}
+
+/* --extract: "text" is the one way there is. */
+static int extract_option(const struct option *opt, const char *arg, char **bad)
+{
+	if (strcmp(arg, "text")) {
+		*bad = xstrfmt("unknown option '%s %s'", opt->name, arg);
+		return -1;
+	}
+	*(int *)opt->value = 1;
+	return 0;
+}
+
+static int deps_option(const struct option *opt, const char *arg, char **bad)
+{
+	int family = deps_family_parse(arg);
+
+	if (family < 0) {
+		*bad = xstrfmt("unknown option '%s %s'", opt->name, arg);
+		return -1;
+	}
+	*(int *)opt->value = family;
+	return 0;
+}
+
+int compile_job_parse(struct compile_job *o, int argc, char **argv, char **bad)
+{
+	struct option opts[] = {
+		OPT_STRING("--cache", &o->cache),
+		OPT_STRING("--root", &o->root),
+		OPT_STRING("--platform", &o->platform),
+		OPT_STRING("--key", &o->key),
+		OPT_STRING("--unit", &o->label),
+		OPT_STRING("--index", &o->index),
+		OPT_STRING("--id", &o->id),
+		OPT_STRING("--private", &o->private_dir),
+		OPT_STRING("--owners", &o->owners),
+		OPT_STRING("--state", &o->state),
+		OPT_STRING("--units", &o->units),
+		OPT_STRING("--goals", &o->goals),
+		OPT_STRING("--remote", &o->remote),
+		OPT_FORMAT(&o->format),
+		OPT_LIST("--launcher", &o->launcher),
+		OPT_LIST("--link", &o->uc.link),
+		OPT_CALLBACK("--extract", &o->uc.extract_text, extract_option),
+		OPT_CALLBACK("--deps", &o->uc.deps, deps_option),
+		OPT_LIST("--env", &o->uc.env),
+		OPT_END(),
+	};
+	/* parse_options moves words: the caller's array stays as it is. */
+	char **words = xcalloc((size_t)argc + 1, sizeof(*words));
+	int nr;
+
+	memcpy(words, argv, (size_t)argc * sizeof(*words));
+	nr = parse_options(argc, words, opts, PARSE_STOP, bad);
+	/* What is left is "-- COMMAND...". */
+	if (nr >= 0 && (nr < 2 || strcmp(words[0], "--") || !o->cache || !o->root ||
+			!o->platform || !o->key || (!o->label && !o->index) ||
+			strlen(o->key) != 64)) {
+		*bad = xstrdup("missing options or command");
+		nr = -1;
+	}
+	for (int i = 1; i < nr; i++)
+		strvec_push(&o->uc.argv, words[i]);
+	free(words);
+	return nr < 0 ? nr : compile_job_complete(o, bad);
 }
 
 /* The owners "A,B" as "A, B" for messages. */

@@ -42,8 +42,8 @@ struct compile_job {
 void compile_job_init(struct compile_job *j);
 void compile_job_release(struct compile_job *j);
 /* Read the words of `kwarm compile` after its name (options, "--", the
- * command; the job keeps pointers into argv). 0, or -1 with *bad set to what
- * is wrong (caller frees). */
+ * command; the job keeps pointers to argv's strings). 0; PARSE_HELP
+ * (parseopt.h) for -h; or -1 with *bad set to what is wrong (caller frees). */
 int compile_job_parse(struct compile_job *j, int argc, char **argv, char **bad);
 /* Make the unit's entry valid: wait for its lock, use it when valid (*cached
  * set), else remove a corrupt one and compile. 0, or -1 after reporting. */
