@@ -1,4 +1,4 @@
-/* cachelog: the event log, use times and the make run's start.
+/* cachelog: the event log and use times.
  *
  * CACHE/events.log, plain text, one event per line:
  *
@@ -15,11 +15,8 @@
  * its LF is not an event. Appenders hold a shared flock on CACHE/events.lock
  * and compaction an exclusive one, so no event lands in a log being replaced.
  *
- * <run> is "<pid>@<start>" of the make process the step runs under (its
- * nearest ancestor named make or gmake; the step itself when there is none),
- * the start in unix seconds with two decimals, from the boot time and the
- * start in clock ticks, so every step of one make run writes the same tag and
- * two concurrent runs write different ones. A line without a tag (written by
+ * <run> is the tag of the make run the step runs under (runid.h): every step
+ * of one make run writes the same tag, two concurrent runs different ones. A line without a tag (written by
  * hand, or by an older kwarm) belongs to the stretch of untagged lines around
  * it with no gap over CACHELOG_RUN_GAP seconds.
  */
@@ -59,7 +56,7 @@ void cachelog_event(const char *cache_dir, const char *event, const char *key, d
 void cachelog_event_bytes(const char *cache_dir, const char *event, const char *key,
 			  double seconds, uint64_t bytes)
 {
-	char *log, *lockpath, *line, run[48];
+	char *log, *lockpath, *line, run[RUNID_TAG_SIZE];
 	struct buf b = BUF_INIT;
 
 	if (!cache_dir || !valid_word(event, sizeof(((struct cachelog_event *)0)->event)) ||
@@ -67,7 +64,7 @@ void cachelog_event_bytes(const char *cache_dir, const char *event, const char *
 		return;
 	log = path_join(cache_dir, CACHELOG_FILE);
 	lockpath = path_join(cache_dir, CACHELOG_LOCK);
-	cachelog_run_tag(run, sizeof(run));
+	runid_tag(run, sizeof(run));
 	buf_addf(&b, "%lld %s %s", (long long)time(NULL), event, key);
 	if (isfinite(seconds) && seconds > 0)
 		buf_addf(&b, " %.3f", seconds);
@@ -112,154 +109,6 @@ void cachelog_note_use(const char *cache_dir, const char *key, double run_start)
 	touch_atime(path);
 	free(path);
 	cache_release(&c);
-}
-
-/* Parent pid, comm and start (clock ticks since boot) of pid from /proc/PID/stat. */
-static int read_proc_stat(int pid, int *ppid, char *comm, size_t comm_size,
-			  unsigned long long *start)
-{
-	char *path = xstrfmt("/proc/%d/stat", pid), *text = NULL, *open_paren, *close_paren, *p;
-	size_t len, n;
-	int ret = -1;
-
-	if (read_file_all(path, &text, &len))
-		goto out;
-	/* comm may hold spaces and parentheses: it ends at the last ')'. */
-	open_paren = strchr(text, '(');
-	close_paren = strrchr(text, ')');
-	if (!open_paren || !close_paren || close_paren < open_paren)
-		goto out;
-	n = (size_t)(close_paren - open_paren - 1);
-	if (n >= comm_size)
-		n = comm_size - 1;
-	memcpy(comm, open_paren + 1, n);
-	comm[n] = '\0';
-	/* Fields from 3 (state) on; ppid is field 4, starttime field 22. */
-	p = close_paren + 1;
-	for (int field = 3; field <= 22; field++) {
-		char *end;
-		unsigned long long v;
-
-		while (*p == ' ')
-			p++;
-		if (!*p)
-			goto out;
-		if (field == 3) {
-			p++;
-			continue;
-		}
-		errno = 0;
-		v = strtoull(p, &end, 10);
-		if (end == p)
-			v = 0;	/* a field we do not use (they are all numbers) */
-		p = end;
-		while (*p && *p != ' ')
-			p++;
-		if (field == 4)
-			*ppid = (int)v;
-		else if (field == 22)
-			*start = v;
-	}
-	ret = 0;
-out:
-	free(text);
-	free(path);
-	return ret;
-}
-
-/* Turn clock ticks since boot into unix seconds: boot time is now (realtime)
- * minus the time since boot, finer than /proc/stat's whole-second btime. */
-static double ticks_to_unix(unsigned long long ticks)
-{
-	struct timespec real, boot;
-	long hz = sysconf(_SC_CLK_TCK);
-
-	if (hz <= 0)
-		hz = 100;
-	clock_gettime(CLOCK_REALTIME, &real);
-	clock_gettime(CLOCK_BOOTTIME, &boot);
-	return ((double)real.tv_sec + (double)real.tv_nsec / 1e9) -
-	       ((double)boot.tv_sec + (double)boot.tv_nsec / 1e9) + (double)ticks / (double)hz;
-}
-
-double proc_start_time(int pid)
-{
-	char comm[64];
-	unsigned long long start;
-	int ppid;
-
-	if (read_proc_stat(pid, &ppid, comm, sizeof(comm), &start))
-		return -1;
-	return ticks_to_unix(start);
-}
-
-/* The pid and start (clock ticks since boot) of the nearest make ancestor,
- * else of this process; 0, or -1 when /proc cannot tell. */
-static int find_run(int *run_pid, unsigned long long *run_start)
-{
-	char comm[64];
-	int pid = (int)getppid(), ppid;
-
-	/* Bounded: a cycle cannot happen, but a garbled /proc must not loop. */
-	for (int depth = 0; pid > 1 && depth < 64; depth++) {
-		if (read_proc_stat(pid, &ppid, comm, sizeof(comm), run_start))
-			break;
-		if (!strcmp(comm, "make") || !strcmp(comm, "gmake")) {
-			*run_pid = pid;
-			return 0;
-		}
-		pid = ppid;
-	}
-	*run_pid = (int)getpid();
-	return read_proc_stat(*run_pid, &ppid, comm, sizeof(comm), run_start);
-}
-
-double make_run_start(void)
-{
-	unsigned long long start;
-	int pid;
-
-	return find_run(&pid, &start) ? -1 : ticks_to_unix(start);
-}
-
-/* The boot time in whole unix seconds (/proc/stat's btime), or 0. */
-static long long boot_time(void)
-{
-	char *text, *p;
-	size_t len;
-	long long v = 0;
-
-	if (read_file_all("/proc/stat", &text, &len))
-		return 0;
-	p = strstr(text, "\nbtime ");
-	if (p)
-		v = strtoll(p + 7, NULL, 10);
-	free(text);
-	return v;
-}
-
-void cachelog_run_tag(char *tag, size_t size)
-{
-	/* A process's make run never changes: look it up in /proc once (again
-	 * in a forked child, whose ancestry differs). */
-	static char memo[48];
-	static pid_t memo_pid;
-	unsigned long long start;
-	long hz = sysconf(_SC_CLK_TCK);
-	int pid;
-
-	if (memo_pid != getpid()) {
-		memo_pid = getpid();
-		if (hz <= 0)
-			hz = 100;
-		/* Whole-second btime, unlike ticks_to_unix: the same in every process. */
-		if (find_run(&pid, &start))
-			snprintf(memo, sizeof(memo), "%d@0", (int)getpid());
-		else
-			snprintf(memo, sizeof(memo), "%d@%.2f", pid,
-				 (double)boot_time() + (double)start / (double)hz);
-	}
-	snprintf(tag, size, "%s", memo);
 }
 
 int cachelog_parse_line(const char *line, size_t len, struct cachelog_event *ev)

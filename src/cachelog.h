@@ -1,6 +1,5 @@
 /* cachelog: the cache's event log (what each warm-up hit, waited for, compiled
- * or found corrupt), the "last use" time of entries that prune goes by, and the
- * start of the make run a step belongs to (what tells a hit from a fresh entry).
+ * or found corrupt) and the "last use" time of entries that prune goes by.
  *
  * All of it is an optimisation and a report: nothing here ever fails a build.
  */
@@ -11,6 +10,7 @@
 #include <stdint.h>
 
 #include "digest.h"
+#include "runid.h"
 
 /* The log's and its lock's file names inside the cache folder. */
 #define CACHELOG_FILE "events.log"
@@ -31,7 +31,7 @@ struct cachelog_event {
 	char key[DIGEST_HEX_SIZE];	/* the unit's key */
 	double seconds;			/* 0 when the line has none */
 	uint64_t bytes;			/* "<n>b": bytes a remote event moved; 0 when none */
-	char run[48];			/* "<make pid>@<its start>", "" when none */
+	char run[RUNID_TAG_SIZE];	/* runid_tag, "" when none */
 	size_t run_index;		/* runs numbered in order of first event (load) */
 };
 
@@ -52,7 +52,7 @@ struct cachelog_tally {
 
 /* Append "<unix seconds> <event> <key> [<seconds>] [<bytes>b] <run>" to CACHE/events.log
  * in one O_APPEND write; seconds <= 0 is left out; run names the make run
- * (cachelog_run_tag). Failures are ignored. */
+ * (runid_tag). Failures are ignored. */
 void cachelog_event(const char *cache_dir, const char *event, const char *key, double seconds);
 /* The same with " <bytes>b" after the seconds when bytes is not 0. */
 void cachelog_event_bytes(const char *cache_dir, const char *event, const char *key,
@@ -61,17 +61,9 @@ void cachelog_event_bytes(const char *cache_dir, const char *event, const char *
  * target's timestamp) alone: the entry's last use, for prune. Failures ignored. */
 void cache_touch_use(const char *cache_dir, const char *key);
 /* The pack step read entry key: log a "hit" when its manifest is older than
- * run_start (make_run_start(); it was there before this make run), then
+ * run_start (runid_start(); it was there before this make run), then
  * cache_touch_use. Failures ignored. */
 void cachelog_note_use(const char *cache_dir, const char *key, double run_start);
-/* Start time (unix seconds) of the nearest ancestor named make or gmake, else
- * of this process: entries older than this were there before the run began. */
-double make_run_start(void);
-/* Start time (unix seconds) of process pid from /proc, or -1. */
-double proc_start_time(int pid);
-/* The tag of this process's make run, "<pid>@<start, 2 decimals>" of the make
- * ancestor (else of this process): the same in every step of one make run. */
-void cachelog_run_tag(char *tag, size_t size);
 
 /* Parse one line (without its LF); 0, or -1 when it is not an event. */
 int cachelog_parse_line(const char *line, size_t len, struct cachelog_event *ev);

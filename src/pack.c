@@ -1,5 +1,6 @@
 #include "pack.h"
 #include "cachelog.h"
+#include "runid.h"
 #include "layout.h"
 #include "path.h"
 #include "plan.h"
@@ -289,7 +290,7 @@ int pack_run(const struct cache *cache, const char *private_dir, const char *cke
 	     struct pack_recompile *rc)
 {
 	struct cache priv = { NULL };
-	double run_start = make_run_start();
+	double run_start = runid_start();
 	char *text = NULL, *out_dir = NULL;
 	char hex[DIGEST_HEX_SIZE];
 	struct pack_job job;

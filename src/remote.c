@@ -25,6 +25,7 @@
 #include "version.h"
 #include "buf.h"
 #include "cachelog.h"
+#include "runid.h"
 #include "path.h"
 #include "publish.h"
 #include "util.h"
@@ -128,9 +129,9 @@ void remote_init(struct remote *r, const char *url, const char *mark_dir)
 
 char *remote_marker_dir(const char *private_dir)
 {
-	char run[64];
+	char run[RUNID_TAG_SIZE];
 
-	cachelog_run_tag(run, sizeof(run));
+	runid_tag(run, sizeof(run));
 	return xstrfmt("%s/remote.%s", private_dir, run);
 }
 

@@ -1,16 +1,15 @@
 #include "runstate.h"
 #include "buf.h"
 #include "cache.h"
-#include "cachelog.h"
 #include "json.h"
 #include "path.h"
+#include "runid.h"
 #include "unitlist.h"
 #include "util.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,23 +58,6 @@ static void remove_run_dir(const char *dir)
 	rmdir(dir);
 }
 
-/* Whether the make of run tag "<pid>@<start>" still runs: its pid is alive
- * and, when the tag has a start, it is that process's (not a reused pid). */
-static int run_alive(const char *tag)
-{
-	long pid = strtol(tag, NULL, 10);
-	const char *at = strchr(tag, '@');
-	double start = at ? strtod(at + 1, NULL) : 0, now_start;
-
-	if (!pid_alive(pid))
-		return 0;
-	if (start <= 0)
-		return 1;
-	now_start = proc_start_time((int)pid);
-	/* The tag's btime is whole seconds, /proc's start a little finer. */
-	return now_start < 0 || (now_start - start < 2 && start - now_start < 2);
-}
-
 /* Remove the folders of runs whose make has ended. */
 static void remove_ended_runs(const struct runstate *rs)
 {
@@ -86,7 +68,7 @@ static void remove_ended_runs(const struct runstate *rs)
 	while (d && (de = readdir(d))) {
 		char *p;
 
-		if (de->d_name[0] == '.' || !strcmp(de->d_name, rs->tag) || run_alive(de->d_name))
+		if (de->d_name[0] == '.' || !strcmp(de->d_name, rs->tag) || runid_alive(de->d_name))
 			continue;
 		p = path_join(runs, de->d_name);
 		remove_run_dir(p);
@@ -219,7 +201,7 @@ void runstate_open(struct runstate *rs, const char *kw_dir, const char *units)
 	rs->slot = rs->slot_fd = -1;
 	rs->kw_dir = xstrdup(kw_dir);
 	rs->units = xstrdup(units);
-	cachelog_run_tag(rs->tag, sizeof(rs->tag));
+	runid_tag(rs->tag, sizeof(rs->tag));
 	rs->pid = atoi(rs->tag);
 	rs->dir = xstrfmt("%s/run/%s", kw_dir, rs->tag);
 	start = path_join(rs->dir, "start");
@@ -232,7 +214,7 @@ void runstate_open(struct runstate *rs, const char *kw_dir, const char *units)
 		char *line;
 		int fd;
 
-		rs->start = make_run_start();
+		rs->start = runid_start();
 		remove_ended_runs(rs);
 		start_trace(rs);
 		line = xstrfmt("%.6f %.6f\n", rs->start, rs->zero);

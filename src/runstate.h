@@ -3,7 +3,7 @@
  * generator writes next to the Makefile:
  *
  *   state.lock           flock'd exclusively around every change below
- *   run/<tag>/           one folder per make run (tag: cachelog_run_tag);
+ *   run/<tag>/           one folder per make run (tag: runid_tag);
  *                        created by the run's first step, which also removes
  *                        the folders of ended runs (so the folders there are
  *                        this run's and those of runs that overlapped it, e.g.
@@ -36,6 +36,7 @@
 #ifndef KWARM_RUNSTATE_H
 #define KWARM_RUNSTATE_H
 
+#include "runid.h"
 #include "strvec.h"
 
 #define RUNSTATE_CACHE_UNUSABLE "cache_unusable"
@@ -44,7 +45,7 @@ struct runstate {
 	char *kw_dir;		/* OUT/.kwarm */
 	char *dir;		/* KW_DIR/run/<tag> */
 	char *units;		/* the unit list file */
-	char tag[48];
+	char tag[RUNID_TAG_SIZE];
 	int pid;		/* the make run's pid (the trace's pid) */
 	double start;		/* its start in unix seconds */
 	double zero;		/* the trace's zero: start, or that of the run whose

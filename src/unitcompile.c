@@ -3,6 +3,7 @@
 #include "annotate.h"
 #include "cache.h"
 #include "cachelog.h"
+#include "runid.h"
 #include "durations.h"
 #include "extract.h"
 #include "path.h"
@@ -247,7 +248,7 @@ static int check_output(const char *path, const char *step, struct compile_job *
  * run's reports (summary.json). */
 static void warn_uncached_once(const struct compile_job *o, const char *why)
 {
-	char run[64], *marker;
+	char run[RUNID_TAG_SIZE], *marker;
 	int fd;
 
 	if (o->rs) {
@@ -257,7 +258,7 @@ static void warn_uncached_once(const struct compile_job *o, const char *why)
 			(void)runstate_note(o->rs, RUNSTATE_CACHE_UNUSABLE, why);
 		runstate_unlock(lock);
 	}
-	cachelog_run_tag(run, sizeof(run));
+	runid_tag(run, sizeof(run));
 	marker = xstrfmt("%s/warned.%s", o->private_dir, run);
 
 	mkdir_p(o->private_dir);

@@ -1,6 +1,6 @@
 /* Unit tests of cachelog: the event line format (written, parsed back, garbled
- * and torn lines), runs and tallies, compaction, use times that leave the
- * mtime alone, and the start of the nearest make ancestor. */
+ * and torn lines), runs and tallies, compaction, and use times that leave the
+ * mtime alone. */
 #include "check.h"
 #include "buf.h"
 #include "cachelog.h"
@@ -9,11 +9,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <math.h>
 #include <stdlib.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -46,7 +43,7 @@ static void test_write_and_load(void)
 	cachelog_event(dir, "hit", "a b", 0);		/* refused: a space */
 	cachelog_event(dir, "hit", "", 0);		/* refused: empty */
 	t1 = (long long)time(NULL);
-	cachelog_run_tag(tag, sizeof(tag));
+	runid_tag(tag, sizeof(tag));
 	CHECK(strchr(tag, '@') && !strchr(tag, ' '));
 	text = check_must_read(log);
 	/* Exactly these two lines, stamped within [t0, t1]. */
@@ -269,100 +266,6 @@ static void test_touch_use(void)
 	free(dir);
 }
 
-/* Read a double from fd; NAN on failure. */
-static double read_double(int fd)
-{
-	double v;
-
-	return read(fd, &v, sizeof(v)) == (ssize_t)sizeof(v) ? v : NAN;
-}
-
-static void test_make_run_start(void)
-{
-	int fds[2];
-	pid_t child;
-	double t0 = now_wall(), got, want, own, t1;
-	int status;
-
-	if (pipe(fds))
-		die("pipe: %s", strerror(errno));
-	child = fork();
-	if (child < 0)
-		die("fork: %s", strerror(errno));
-	if (!child) {
-		/* A fake make: named so, and started clearly before its child. */
-		double mine, v[3];
-		pid_t gc;
-
-		prctl(PR_SET_NAME, "make");
-		mine = proc_start_time(getpid());
-		while (now_wall() < mine + 0.1) {
-			struct timespec ts = { 0, 10000000 };
-
-			nanosleep(&ts, NULL);
-		}
-		gc = fork();
-		if (!gc) {
-			v[0] = make_run_start();
-			v[1] = proc_start_time(getppid());
-			v[2] = proc_start_time(getpid());
-			_exit(write(fds[1], v, sizeof(v)) == (ssize_t)sizeof(v) ? 0 : 1);
-		}
-		_exit(gc > 0 && waitpid(gc, &status, 0) == gc && WIFEXITED(status) &&
-		      !WEXITSTATUS(status) ? 0 : 1);
-	}
-	close(fds[1]);
-	got = read_double(fds[0]);
-	want = read_double(fds[0]);
-	own = read_double(fds[0]);
-	close(fds[0]);
-	CHECK(waitpid(child, &status, 0) == child && WIFEXITED(status) && !WEXITSTATUS(status));
-	t1 = now_wall();
-	CHECK(!isnan(got) && fabs(got - want) < 1e-6);		/* the "make", ... */
-	CHECK(own - got > 0.05);				/* ... not itself */
-	/* Clock ticks are 1/100 s or finer; the kernel truncates. */
-	CHECK(got >= t0 - 0.02 && got <= t1);
-}
-
-/* With no make among its ancestors (an orphan, adopted by init), the process's
- * own start is the run's start. */
-static void test_no_make(void)
-{
-	int fds[2], go[2], status;
-	pid_t child;
-	double got, own;
-
-	if (pipe(fds) || pipe(go))
-		die("pipe: %s", strerror(errno));
-	child = fork();
-	if (!child) {
-		pid_t gc = fork();
-
-		if (!gc) {
-			double v[2];
-			char c;
-
-			close(go[1]);
-			/* Wait until the parent is gone and we are adopted. */
-			if (read(go[0], &c, 1) != 0)
-				_exit(1);
-			v[0] = make_run_start();
-			v[1] = proc_start_time(getpid());
-			_exit(write(fds[1], v, sizeof(v)) == (ssize_t)sizeof(v) ? 0 : 1);
-		}
-		_exit(0);	/* closes its end of go: the orphan proceeds */
-	}
-	close(fds[1]);
-	close(go[1]);
-	close(go[0]);
-	CHECK(waitpid(child, &status, 0) == child);
-	got = read_double(fds[0]);
-	own = read_double(fds[0]);
-	close(fds[0]);
-	CHECK(!isnan(got) && fabs(got - own) < 1e-6);
-	CHECK(proc_start_time(-5) < 0);
-}
-
 /* The remote tier's events: each line counts, with its bytes. */
 static void test_remote_tally(void)
 {
@@ -410,8 +313,6 @@ int main(void)
 	test_runs_and_tally();
 	test_compact();
 	test_touch_use();
-	test_make_run_start();
-	test_no_make();
 	free(tmpdir);
 	return check_done();
 }

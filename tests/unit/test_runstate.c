@@ -4,9 +4,9 @@
  * the lock from concurrent processes, events, and the total from the unit
  * list, the cache's manifests and the goals. */
 #include "buf.h"
-#include "cachelog.h"
 #include "check.h"
 #include "path.h"
+#include "runid.h"
 #include "runstate.h"
 #include "util.h"
 
@@ -162,7 +162,7 @@ static void test_join_trace(void)
 	struct runstate_slice sl;
 
 	/* The other run: our parent, which runs, with its real start. */
-	other = xstrfmt("%s/run/%d@%.2f", kw, (int)getppid(), proc_start_time((int)getppid()));
+	other = xstrfmt("%s/run/%d@%.2f", kw, (int)getppid(), runid_proc_start((int)getppid()));
 	check_write_text(other, "start", "1000.000000 900.000000\n", 0644);
 	check_write_text(NULL, trace, old, 0644);
 	runstate_open(&rs, kw, "/no/units");
