@@ -3,6 +3,7 @@
 #include "buf.h"
 #include "jobserver.h"
 #include "summary.h"
+#include "trace.h"
 #include "util.h"
 
 #include <stdio.h>
@@ -73,7 +74,7 @@ static int closing_step(struct runstate *rs, const struct progress_step *st, int
 static void record(struct runstate *rs, const struct progress_step *st, int is_unit,
 		   struct buf *line, struct buf *closing)
 {
-	struct runstate_slice sl;
+	struct trace_slice sl;
 	struct strvec before;
 	char *event;
 	int failed = !strcmp(st->status, "failed");
@@ -99,7 +100,8 @@ static void record(struct runstate *rs, const struct progress_step *st, int is_u
 	sl.status = st->status;
 	if (lock >= 0) {
 		runstate_add_event(rs, event);
-		runstate_trace(rs, &sl);
+		trace_add_slice(rs->kw_dir, rs->zero, rs->pid,
+				rs->slot < 0 ? RUNSTATE_MAX_SLOTS : rs->slot, &sl);
 		if (is_unit) {
 			int done = runstate_bump_done(rs), total = runstate_total(rs, "", "");
 

@@ -1,9 +1,9 @@
 #include "runstate.h"
 #include "buf.h"
 #include "cache.h"
-#include "json.h"
 #include "path.h"
 #include "runid.h"
+#include "trace.h"
 #include "unitlist.h"
 #include "util.h"
 
@@ -17,9 +17,6 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-
-/* Slots past this are not looked for: make -j beyond it is not a warm-up. */
-#define RUNSTATE_MAX_SLOTS 4096
 
 int runstate_lock(const struct runstate *rs)
 {
@@ -121,74 +118,14 @@ static double live_run_zero(const struct runstate *rs)
 	return zero;
 }
 
-/* Under the lock: add text (",\n{...}" items) to the trace, keeping it one
- * valid JSON array: the closing "\n]\n" is written over and written again
- * after the text, in one write. A trace without it (an older kwarm's) gets
- * the text appended; a missing trace stays missing. */
-static void trace_add(const char *kw_dir, const char *text, size_t len)
-{
-	char *path = path_join(kw_dir, "trace.json"), tail[3];
-	int fd = open(path, O_RDWR | O_CLOEXEC);
-	struct stat st;
-	struct buf b = BUF_INIT;
-
-	free(path);
-	if (fd < 0)
-		return;
-	if (!fstat(fd, &st)) {
-		off_t at = st.st_size;
-
-		if (at >= 3 && pread(fd, tail, 3, at - 3) == 3 && !memcmp(tail, "\n]\n", 3)) {
-			at -= 3;
-			buf_add(&b, text, len);
-			buf_adds(&b, "\n]\n");
-		} else {
-			buf_add(&b, text, len);
-		}
-		if (pwrite(fd, b.s, b.len, at) != (ssize_t)b.len)
-			(void)ftruncate(fd, st.st_size);	/* as it was */
-	}
-	close(fd);
-	buf_release(&b);
-}
-
-static char *process_name(const struct runstate *rs)
-{
-	return xstrfmt("{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":0,"
-		       "\"args\":{\"name\":\"kwarm warm-up (make %d)\"}}", rs->pid, rs->pid);
-}
-
 /* The run's first step, under the lock: join the trace of a run that is still
- * going on this folder (its zero, this run as one more process), else keep the
- * last trace and start a new one. */
+ * going on this folder (its zero), else start a new one. */
 static void start_trace(struct runstate *rs)
 {
-	char *trace = path_join(rs->kw_dir, "trace.json");
-	char *prev = path_join(rs->kw_dir, "trace.prev.json");
-	char *name = process_name(rs), *head;
 	double zero = live_run_zero(rs);
-	int fd;
 
-	if (zero > 0) {
-		rs->zero = zero;
-		head = xstrfmt(",\n%s", name);
-		trace_add(rs->kw_dir, head, strlen(head));
-		goto out;
-	}
-	rs->zero = rs->start;
-	head = xstrfmt("[\n%s\n]\n", name);
-	if (rename(trace, prev) && errno != ENOENT)
-		unlink(trace);
-	fd = open(trace, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-	if (fd >= 0) {
-		(void)write_all(fd, head, strlen(head));
-		close(fd);
-	}
-out:
-	free(head);
-	free(name);
-	free(prev);
-	free(trace);
+	rs->zero = zero > 0 ? zero : rs->start;
+	trace_begin(rs->kw_dir, rs->pid, zero > 0);
 }
 
 void runstate_open(struct runstate *rs, const char *kw_dir, const char *units)
@@ -525,36 +462,4 @@ void runstate_add_event(const struct runstate *rs, const char *line)
 
 	append(path, line, strlen(line));
 	free(path);
-}
-
-void runstate_trace(const struct runstate *rs, const struct runstate_slice *s)
-{
-	struct buf b = BUF_INIT;
-	long long ts = (long long)((s->t0 - rs->zero) * 1e6);
-	long long end = (long long)((s->t1 - rs->zero) * 1e6);
-	const char *o;
-
-	buf_adds(&b, ",\n{\"name\":");
-	json_add_string(&b, s->name);
-	buf_addf(&b, ",\"cat\":\"%s\",\"ph\":\"X\",\"ts\":%lld,\"dur\":%lld,\"pid\":%d,\"tid\":%d,"
-		 "\"args\":{\"unit\":", s->cat, ts, end > ts ? end - ts : 0, rs->pid,
-		 rs->slot < 0 ? RUNSTATE_MAX_SLOTS : rs->slot);
-	json_add_string(&b, s->name);
-	buf_adds(&b, ",\"classes\":[");
-	for (o = s->owners; *o;) {
-		size_t n = strcspn(o, ",");
-		char *one = xstrndup(o, n);
-
-		buf_adds(&b, o == s->owners ? "" : ",");
-		json_add_string(&b, one);
-		free(one);
-		o += n + (o[n] == ',');
-	}
-	buf_adds(&b, "],\"key\":");
-	json_add_string(&b, s->key);
-	if (s->cache)
-		buf_addf(&b, ",\"cache\":\"%s\"", s->cache);
-	buf_addf(&b, ",\"status\":\"%s\"}}", s->status);
-	trace_add(rs->kw_dir, b.s, b.len);
-	buf_release(&b);
 }

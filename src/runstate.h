@@ -24,10 +24,8 @@
  *     slot.N             job slots: a step holds the lowest N whose lock it
  *                        can take (flock LOCK_NB) while it runs; under
  *                        make -jN, N < the -j value
- *   trace.json           Chrome trace-event JSON array, always closed ("\n]\n"
- *                        written over and again by each slice, under the lock);
- *                        a run that starts while another runs joins its trace
- *                        (its zero, one more process); else it starts a new one
+ *   trace.json           the timeline (trace.h); a run that starts while
+ *                        another runs joins its trace, else it starts a new one
  *   trace.prev.json      the previous trace
  *
  * All of it is a report: nothing here ever fails a build. Failures leave the
@@ -40,6 +38,8 @@
 #include "strvec.h"
 
 #define RUNSTATE_CACHE_UNUSABLE "cache_unusable"
+/* Slots past this are not looked for: make -j beyond it is not a warm-up. */
+#define RUNSTATE_MAX_SLOTS 4096
 
 struct runstate {
 	char *kw_dir;		/* OUT/.kwarm */
@@ -53,17 +53,6 @@ struct runstate {
 	int slot;		/* the job slot held, -1 when none */
 	int slot_fd;
 	int first;		/* this step started the run */
-};
-
-/* One slice of the trace: a unit's compile or a callable's pack. */
-struct runstate_slice {
-	const char *name;	/* the unit's label, or "pack CLASS" */
-	const char *cat;	/* "compile" or "pack" */
-	double t0, t1;		/* unix seconds (now_wall) */
-	const char *key;	/* the unit's or callable's key */
-	const char *owners;	/* "A,B" */
-	const char *cache;	/* "hit", "miss" or NULL */
-	const char *status;	/* "built", "cached", "packed" or "failed" */
 };
 
 /* Join the run of this process in kw_dir (a new run starts a new trace);
@@ -108,7 +97,5 @@ int runstate_marked(const struct runstate *rs, const char *name);
 int runstate_goals_pick_all(const char *goals, struct strvec *picked);
 /* Under the lock: append one line (with its LF) to the run's events. */
 void runstate_add_event(const struct runstate *rs, const char *line);
-/* Under the lock: append a slice on the held slot to the trace. */
-void runstate_trace(const struct runstate *rs, const struct runstate_slice *s);
 
 #endif

@@ -8,6 +8,7 @@
 #include "path.h"
 #include "runid.h"
 #include "runstate.h"
+#include "trace.h"
 #include "util.h"
 
 #include <errno.h>
@@ -20,6 +21,13 @@
 #include <unistd.h>
 
 static char *tmpdir;
+
+/* The slice on rs's slot, as a step of the run adds it. */
+static void add_slice(const struct runstate *rs, const struct trace_slice *sl)
+{
+	trace_add_slice(rs->kw_dir, rs->zero, rs->pid,
+			rs->slot < 0 ? RUNSTATE_MAX_SLOTS : rs->slot, sl);
+}
 
 static int exists(const char *path)
 {
@@ -43,7 +51,7 @@ static void test_open_and_trace(void)
 	char *kw = path_join(tmpdir, "kw/.kwarm"), *trace = path_join(kw, "trace.json");
 	char *prev = path_join(kw, "trace.prev.json"), *text, *want, *start, *dead_run, *live_run;
 	struct runstate rs, rs2;
-	struct runstate_slice sl;
+	struct trace_slice sl;
 
 	/* Leftovers of earlier runs: one whose make is gone, one whose pid is
 	 * alive but another process's (pid 1 did not start at 100.00). */
@@ -94,7 +102,7 @@ static void test_open_and_trace(void)
 	sl.owners = "TestA,TestB";
 	sl.cache = "miss";
 	sl.status = "built";
-	runstate_trace(&rs, &sl);
+	add_slice(&rs, &sl);
 	{
 		char *slice = xstrfmt(",\n{\"name\":\"incore \\\"q\\\" (aiv)\",\"cat\":\"compile\",\"ph\":\"X\","
 				      "\"ts\":1250000,\"dur\":500000,\"pid\":%d,\"tid\":4096,"
@@ -124,7 +132,7 @@ static void test_open_and_trace(void)
 	sl.status = "packed";
 	sl.t0 = rs.start + 2;
 	sl.t1 = rs.start + 1;
-	runstate_trace(&rs2, &sl);
+	add_slice(&rs2, &sl);
 	text = check_read_file(trace);
 	CHECK(text && strstr(text, "\"cat\":\"compile\"") != NULL);
 	want = xstrfmt(",\n{\"name\":\"pack TestA\",\"cat\":\"pack\",\"ph\":\"X\",\"ts\":2000000,\"dur\":0,"
@@ -159,7 +167,7 @@ static void test_join_trace(void)
 	char *prev = path_join(kw, "trace.prev.json"), *other, *text, *want;
 	static const char old[] = "[\n{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":7,\"tid\":0}\n]\n";
 	struct runstate rs;
-	struct runstate_slice sl;
+	struct trace_slice sl;
 
 	/* The other run: our parent, which runs, with its real start. */
 	other = xstrfmt("%s/run/%d@%.2f", kw, (int)getppid(), runid_proc_start((int)getppid()));
@@ -179,7 +187,7 @@ static void test_join_trace(void)
 	sl.key = "k";
 	sl.owners = "A";
 	sl.status = "built";
-	runstate_trace(&rs, &sl);
+	add_slice(&rs, &sl);
 	text = check_read_file(trace);
 	want = xstrfmt("[\n{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":7,\"tid\":0},\n"
 		       "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":0,"

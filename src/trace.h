@@ -1,0 +1,46 @@
+/* trace: OUT/.kwarm/trace.json, the warm-up's timeline in Chrome trace-event
+ * JSON, and trace.prev.json, the one before:
+ *
+ *   [
+ *   {"name":"process_name","ph":"M","pid":PID,"tid":0,
+ *    "args":{"name":"kwarm warm-up (make PID)"}},
+ *   {"name":LABEL,"cat":"compile"|"pack","ph":"X","ts":US,"dur":US,"pid":PID,
+ *    "tid":SLOT,"args":{"unit":LABEL,"classes":[CLASS,...],"key":KEY,
+ *    ["cache":"hit"|"miss",]"status":STATUS}},
+ *   ...
+ *   ]
+ *
+ * One process per make run (pid: the make's), one row per job slot (tid), ts
+ * in microseconds from the zero of the run that began the trace. The array is
+ * always closed: each addition writes over the closing "\n]\n" and writes it
+ * again after itself, in one write, under the run state's lock. A trace
+ * without it (an older kwarm's) gets the text appended; a missing trace stays
+ * missing. Nothing here ever fails a build; failures are not reported.
+ */
+#ifndef KWARM_TRACE_H
+#define KWARM_TRACE_H
+
+#define TRACE_FILE "trace.json"
+#define TRACE_PREV_FILE "trace.prev.json"
+
+/* One slice of the trace: a unit's compile or a callable's pack. */
+struct trace_slice {
+	const char *name;	/* the unit's label, or "pack CLASS" */
+	const char *cat;	/* "compile" or "pack" */
+	double t0, t1;		/* unix seconds (now_wall) */
+	const char *key;	/* the unit's or callable's key */
+	const char *owners;	/* "A,B" */
+	const char *cache;	/* "hit", "miss" or NULL */
+	const char *status;	/* "built", "cached", "packed" or "failed" */
+};
+
+/* A run's first step, under the lock: with join, add the make run pid as one
+ * more process to the trace in kw_dir; else keep the trace as the previous
+ * one and start a new one with that process. */
+void trace_begin(const char *kw_dir, int pid, int join);
+/* Under the lock: add slice s of make run pid on row tid, its times from
+ * zero (unix seconds), to the trace in kw_dir. */
+void trace_add_slice(const char *kw_dir, double zero, int pid, int tid,
+		     const struct trace_slice *s);
+
+#endif
