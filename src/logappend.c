@@ -18,7 +18,7 @@ int logappend_line(const char *lockpath, const char *log, const char *line, int 
 		   off_t *end)
 {
 	/* Without a lock file (a read-only cache) the append fails as well. */
-	int lockfd = open(lockpath, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+	int lockfd = lockpath ? open(lockpath, O_RDWR | O_CREAT | O_CLOEXEC, 0666) : -1;
 	int fd, ret = -1, saved = 0;
 
 	logappend_lock(lockfd, LOCK_SH);

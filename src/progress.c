@@ -1,6 +1,7 @@
 #include "progress.h"
 #include "annotate.h"
 #include "buf.h"
+#include "events.h"
 #include "jobserver.h"
 #include "summary.h"
 #include "trace.h"
@@ -76,19 +77,20 @@ static void record(struct runstate *rs, const struct progress_step *st, int is_u
 {
 	struct trace_slice sl;
 	struct strvec before;
-	char *event;
+	struct event ev;
 	int failed = !strcmp(st->status, "failed");
 	int lock = runstate_lock(rs);
 
 	strvec_init(&before);
 	if (failed && st->github && lock >= 0)
 		summary_failed_classes(rs, &before);
-	if (is_unit)
-		event = xstrfmt("unit %s %s %.3f %s %s\n", st->key, st->status, st->t1 - st->t0,
-				st->owners, st->label);
-	else
-		event = xstrfmt("pack %s %s %.3f %s\n", st->key, st->status, st->t1 - st->t0,
-				st->owners);
+	memset(&ev, 0, sizeof(ev));
+	ev.kind = is_unit ? EVENT_UNIT : EVENT_PACK;
+	ev.key = st->key;
+	ev.status = st->status;
+	ev.seconds = st->t1 - st->t0;
+	ev.owners = st->owners;
+	ev.label = st->label;
 	memset(&sl, 0, sizeof(sl));
 	sl.name = st->label;
 	sl.cat = is_unit ? "compile" : "pack";
@@ -99,7 +101,7 @@ static void record(struct runstate *rs, const struct progress_step *st, int is_u
 	sl.cache = !is_unit ? NULL : !strcmp(st->status, "cached") ? "hit" : "miss";
 	sl.status = st->status;
 	if (lock >= 0) {
-		runstate_add_event(rs, event);
+		events_append(rs->dir, &ev);
 		trace_add_slice(rs->kw_dir, rs->zero, rs->pid,
 				rs->slot < 0 ? RUNSTATE_MAX_SLOTS : rs->slot, &sl);
 		if (is_unit) {
@@ -119,7 +121,6 @@ static void record(struct runstate *rs, const struct progress_step *st, int is_u
 	}
 	runstate_unlock(lock);
 	strvec_release(&before);
-	free(event);
 }
 
 static void step_done(struct runstate *rs, const struct progress_step *st, int is_unit)

@@ -446,20 +446,3 @@ char *runstate_read_note(const struct runstate *rs, const char *name)
 	return text;
 }
 
-static void append(const char *path, const char *text, size_t len)
-{
-	int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0666);
-
-	if (fd >= 0) {
-		(void)write_all(fd, text, len);
-		close(fd);
-	}
-}
-
-void runstate_add_event(const struct runstate *rs, const char *line)
-{
-	char *path = path_join(rs->dir, "events");
-
-	append(path, line, strlen(line));
-	free(path);
-}

@@ -13,10 +13,7 @@
  *     total              units this run compiles: those of its goals that were
  *                        missing from the cache when its first compile began
  *     done               units finished so far (built, cached or failed)
- *     events             "unit KEY built|cached|failed SECONDS OWNERS LABEL" and
- *                        "pack CKEY packed|failed SECONDS CLASS" lines, and
- *                        "remote HITS MISSES ERRORS UPLOADS BYTES_IN BYTES_OUT"
- *                        (what a compile step asked of the remote cache)
+ *     events             what each step did (events.h)
  *     failed             present once a step of the run has failed
  *     final              present once a step printed the run's closing lines
  *     cache_unusable     why the cache could not take a result of this run
@@ -95,7 +92,5 @@ int runstate_marked(const struct runstate *rs, const char *name);
 /* True when goals (MAKECMDGOALS) pick every class; otherwise the picked
  * classes are pushed onto picked. */
 int runstate_goals_pick_all(const char *goals, struct strvec *picked);
-/* Under the lock: append one line (with its LF) to the run's events. */
-void runstate_add_event(const struct runstate *rs, const char *line);
 
 #endif

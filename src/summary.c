@@ -1,5 +1,6 @@
 #include "summary.h"
 #include "buf.h"
+#include "events.h"
 #include "hashmap.h"
 #include "json.h"
 #include "path.h"
@@ -32,7 +33,7 @@ struct tally {
 	size_t nr_others;
 	int built, cached, failed;
 	double compile_seconds;
-	unsigned long long remote[6];	/* hits, misses, errors, uploads, bytes in, out */
+	unsigned long long remote[EVENT_NR_REMOTE];
 	struct hashmap by_name;		/* class name -> index + 1 in classes */
 };
 
@@ -53,45 +54,35 @@ static struct class_tally *find_class(struct tally *t, const char *name, size_t 
 	return at ? &t->classes[at - 1] : NULL;
 }
 
-/* Split line at spaces into at most n fields (the last one takes the rest). */
-static size_t split(char *line, char **f, size_t n)
+static int unit_status(const char *word)
 {
-	size_t k = 0;
-
-	while (k < n && line) {
-		f[k++] = line;
-		line = k < n ? strchr(line, ' ') : NULL;
-		if (line)
-			*line++ = '\0';
-	}
-	return k;
+	return !strcmp(word, "built") ? ST_BUILT : !strcmp(word, "cached") ? ST_CACHED : ST_FAILED;
 }
 
-static void tally_unit(struct tally *t, char **f)
+static void tally_unit(struct tally *t, const struct event *ev)
 {
-	double s = strtod(f[3], NULL);
-	int st = !strcmp(f[2], "built") ? ST_BUILT : !strcmp(f[2], "cached") ? ST_CACHED : ST_FAILED;
+	int st = unit_status(ev->status);
 
 	if (st == ST_BUILT) {
 		t->built++;
-		t->compile_seconds += s;
+		t->compile_seconds += ev->seconds;
 	} else {
 		*(st == ST_CACHED ? &t->cached : &t->failed) += 1;
 	}
-	for (const char *o = f[4]; *o;) {
+	for (const char *o = ev->owners; *o;) {
 		size_t n = strcspn(o, ",");
 		struct class_tally *c = find_class(t, o, n);
 
 		if (c && st == ST_BUILT) {
 			c->built++;
-			c->compile_seconds += s;
+			c->compile_seconds += ev->seconds;
 		} else if (c && st == ST_CACHED) {
 			c->cached++;
 		} else if (c) {
 			c->failed++;
 			/* One label once, however often the unit failed. */
-			if (strvec_find(&c->failed_units, f[5]) < 0)
-				strvec_push(&c->failed_units, f[5]);
+			if (strvec_find(&c->failed_units, ev->label) < 0)
+				strvec_push(&c->failed_units, ev->label);
 		}
 		o += n + (o[n] == ',');
 	}
@@ -107,11 +98,6 @@ struct seen_units {
 	int *counted;
 	size_t alloc_best, alloc_counted;
 };
-
-static int unit_status(const char *word)
-{
-	return !strcmp(word, "built") ? ST_BUILT : !strcmp(word, "cached") ? ST_CACHED : ST_FAILED;
-}
 
 /* Whether to count unit event key/status: always for one run alone (seen
  * NULL); with seen, while collecting, note its best outcome and count nothing;
@@ -143,44 +129,38 @@ static int count_unit(struct seen_units *seen, int collect, const char *key, int
 	return 1;
 }
 
+struct tally_pass {
+	struct tally *t;
+	struct seen_units *seen;
+	int collect;
+};
+
+static void tally_event(const struct event *ev, void *data)
+{
+	struct tally_pass *p = data;
+	struct tally *t = p->t;
+	struct class_tally *c;
+
+	if (ev->kind == EVENT_UNIT) {
+		if (count_unit(p->seen, p->collect, ev->key, unit_status(ev->status)))
+			tally_unit(t, ev);
+	} else if (p->collect) {
+		return;
+	} else if (ev->kind == EVENT_REMOTE) {
+		for (int i = 0; i < EVENT_NR_REMOTE; i++)
+			t->remote[i] += ev->remote[i];
+	} else if ((c = find_class(t, ev->owners, strlen(ev->owners)))) {
+		*(strcmp(ev->status, "packed") ? &c->pack_failed : &c->packed) += 1;
+		c->pack_seconds += ev->seconds;
+	}
+}
+
 static void tally_events(struct tally *t, const char *run_dir, struct seen_units *seen,
 			 int collect)
 {
-	char *path = path_join(run_dir, "events"), *text, *line, *nl;
-	size_t len;
+	struct tally_pass p = { t, seen, collect };
 
-	if (read_file_all(path, &text, &len)) {
-		free(path);
-		return;
-	}
-	for (line = text; (nl = strchr(line, '\n')); line = nl + 1) {
-		char *f[6];
-		size_t k;
-
-		*nl = '\0';
-		k = split(line, f, 6);
-		if (k == 6 && !strcmp(f[0], "unit")) {
-			if (count_unit(seen, collect, f[1], unit_status(f[2])))
-				tally_unit(t, f);
-		} else if (k == 6 && !strcmp(f[0], "remote") && !collect) {
-			/* "remote HITS MISSES ERRORS UPLOADS BYTES_IN BYTES_OUT" */
-			char *end = f[5];
-
-			for (int i = 0; i < 4; i++)
-				t->remote[i] += strtoull(f[i + 1], NULL, 10);
-			t->remote[4] += strtoull(end, &end, 10);
-			t->remote[5] += strtoull(end, NULL, 10);
-		} else if (k == 5 && !strcmp(f[0], "pack") && !collect) {
-			struct class_tally *c = find_class(t, f[4], strlen(f[4]));
-
-			if (c) {
-				*(strcmp(f[2], "packed") ? &c->pack_failed : &c->packed) += 1;
-				c->pack_seconds += strtod(f[3], NULL);
-			}
-		}
-	}
-	free(text);
-	free(path);
+	events_each(run_dir, tally_event, &p);
 }
 
 static int by_string(const void *a, const void *b)

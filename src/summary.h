@@ -1,6 +1,6 @@
 /* summary: OUT/.kwarm/summary.json, the machine-readable account of the last
  * warm-up that did something, rewritten (atomically) by every pack and every
- * failed compile, from the run's events (runstate.h) and the unit list, so it
+ * failed compile, from the run's events (events.h) and the unit list, so it
  * is complete whenever make stops (make -k included):
  *
  *   {"version": 1, "run": "<make pid>@<start>", "runs": ["<tag>", ...],

@@ -3,6 +3,7 @@
 #include "annotate.h"
 #include "cache.h"
 #include "cachelog.h"
+#include "events.h"
 #include "runid.h"
 #include "durations.h"
 #include "extract.h"
@@ -660,18 +661,21 @@ static int remote_get(struct compile_job *o, struct remote *r, const struct cach
 static void remote_report(const struct compile_job *o, const struct remote *r)
 {
 	const struct remote_tally *t = &r->tally;
-	char *event;
+	struct event ev = { .kind = EVENT_REMOTE };
 	int lock;
 
 	if (!o->rs || !(t->hits || t->misses || t->errors || t->uploads))
 		return;
-	event = xstrfmt("remote %lu %lu %lu %lu %llu %llu\n", t->hits, t->misses, t->errors,
-			t->uploads, t->bytes_in, t->bytes_out);
+	ev.remote[EVENT_HITS] = t->hits;
+	ev.remote[EVENT_MISSES] = t->misses;
+	ev.remote[EVENT_ERRORS] = t->errors;
+	ev.remote[EVENT_UPLOADS] = t->uploads;
+	ev.remote[EVENT_BYTES_IN] = t->bytes_in;
+	ev.remote[EVENT_BYTES_OUT] = t->bytes_out;
 	lock = runstate_lock(o->rs);
 	if (lock >= 0)
-		runstate_add_event(o->rs, event);
+		events_append(o->rs->dir, &ev);
 	runstate_unlock(lock);
-	free(event);
 }
 
 /* --- end of the remote tier --- */

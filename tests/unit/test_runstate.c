@@ -5,6 +5,7 @@
  * list, the cache's manifests and the goals. */
 #include "buf.h"
 #include "check.h"
+#include "events.h"
 #include "path.h"
 #include "runid.h"
 #include "runstate.h"
@@ -27,6 +28,15 @@ static void add_slice(const struct runstate *rs, const struct trace_slice *sl)
 {
 	trace_add_slice(rs->kw_dir, rs->zero, rs->pid,
 			rs->slot < 0 ? RUNSTATE_MAX_SLOTS : rs->slot, sl);
+}
+
+/* A unit's event, "unit KEY built SECONDS A l". */
+static void add_event(const struct runstate *rs, const char *key, int seconds)
+{
+	struct event ev = { .kind = EVENT_UNIT, .key = key, .status = "built",
+			    .seconds = seconds, .owners = "A", .label = "l" };
+
+	events_append(rs->dir, &ev);
 }
 
 static int exists(const char *path)
@@ -281,7 +291,7 @@ static void test_counters(void)
 	}
 	CHECK_INT(runstate_bump_done(&rs), 1);
 	CHECK_INT(runstate_bump_done(&rs), 2);
-	runstate_add_event(&rs, "unit a built 1.000 A l\n");
+	add_event(&rs, "a", 1);
 	runstate_unlock(lock);
 
 	/* Processes bumping at once under the lock lose no count. */
@@ -292,13 +302,13 @@ static void test_counters(void)
 		if (!pids[i]) {
 			for (int j = 0; j < BUMPS; j++) {
 				int l = runstate_lock(&rs);
-				char line[64];
+				char key[16];
 
 				if (l < 0)
 					_exit(2);
 				runstate_bump_done(&rs);
-				snprintf(line, sizeof(line), "unit c%d built %d.000 A l\n", i, j);
-				runstate_add_event(&rs, line);
+				snprintf(key, sizeof(key), "c%d", i);
+				add_event(&rs, key, j);
 				runstate_unlock(l);
 			}
 			_exit(0);

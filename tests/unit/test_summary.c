@@ -4,6 +4,8 @@
  * unit list. */
 #include "buf.h"
 #include "check.h"
+#include "events.h"
+#include "logappend.h"
 #include "path.h"
 #include "runstate.h"
 #include "summary.h"
@@ -17,18 +19,20 @@
 
 static char *tmpdir;
 
-/* runstate_add_event of a formatted line. */
+/* A formatted line appended to the run's events, as a step appends it. */
 __attribute__((format(printf, 2, 3)))
 static void event(const struct runstate *rs, const char *fmt, ...)
 {
 	va_list ap;
-	char *text = NULL;
+	char *text = NULL, *path;
 
 	va_start(ap, fmt);
 	if (vasprintf(&text, fmt, ap) < 0)
 		die("out of memory");
 	va_end(ap);
-	runstate_add_event(rs, text);
+	path = path_join(rs->dir, EVENTS_FILE);
+	CHECK_INT(logappend_line(NULL, path, text, NULL, NULL), 0);
+	free(path);
 	free(text);
 }
 
