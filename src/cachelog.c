@@ -10,10 +10,9 @@
  * was found corrupt and removed), and the remote tier's (remote.h):
  * remote-hit (fetched, verified and published), remote-miss (the remote had
  * none), remote-error (a fault, or an object that failed the checks), upload.
- * The remote's lines carry "<bytes>b" after the seconds: what was transferred. Writers append a whole line in one write() on
- * an O_APPEND descriptor, so concurrent steps never interleave; a line without
- * its LF is not an event. Appenders hold a shared flock on CACHE/events.lock
- * and compaction an exclusive one, so no event lands in a log being replaced.
+ * The remote's lines carry "<bytes>b" after the seconds: what was transferred.
+ * Appended and compacted through logappend.h (lock file CACHE/events.lock): a
+ * line without its LF is not an event.
  *
  * <run> is the tag of the make run the step runs under (runid.h): every step
  * of one make run writes the same tag, two concurrent runs different ones. A line without a tag (written by
@@ -26,7 +25,6 @@
 #include "hashmap.h"
 #include "logappend.h"
 #include "path.h"
-#include "publish.h"
 #include "util.h"
 
 #include <errno.h>
@@ -36,7 +34,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -73,7 +70,7 @@ void cachelog_event_bytes(const char *cache_dir, const char *event, const char *
 	buf_addf(&b, " %s\n", run);
 	line = buf_detach(&b);
 	/* An optimisation: a lost event only makes the figures less exact. */
-	(void)logappend_line(lockpath, log, line, NULL, NULL);
+	(void)logappend_line(lockpath, log, line, NULL);
 	free(line);
 	free(lockpath);
 	free(log);
@@ -326,53 +323,54 @@ void cachelog_tally(const struct cachelog *log, size_t run, struct cachelog_tall
 	hashmap_release(&runs);
 }
 
-int cachelog_compact(const char *cache_dir, size_t max_bytes, size_t keep_runs)
-{
-	char *path = path_join(cache_dir, CACHELOG_FILE), *lockpath = NULL, *text = NULL;
-	struct cachelog log;
-	struct buf b = BUF_INIT;
-	struct stat st;
-	size_t len, first;
-	int lockfd = -1, ret = 0;
+struct compaction {
+	size_t max_bytes, keep_runs;
+};
 
+/* The compaction (logappend_rewrite_fn): past max_bytes, the last keep_runs
+ * runs (another process may have compacted the log meanwhile). */
+static int compact(const char *text, size_t len, struct buf *out, void *data)
+{
+	const struct compaction *c = data;
+	struct cachelog log;
+	size_t first;
+
+	if (len <= c->max_bytes)
+		return 0;
 	cachelog_init(&log);
-	if (stat(path, &st) || (size_t)st.st_size <= max_bytes)
-		goto out;
-	lockpath = path_join(cache_dir, CACHELOG_LOCK);
-	lockfd = open(lockpath, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
-	/* Someone else compacting, or appenders busy: another time. */
-	if (lockfd < 0 || flock(lockfd, LOCK_EX | LOCK_NB))
-		goto out;
-	if (read_file_all(path, &text, &len)) {
-		ret = error_errno("cannot read '%s'", path);
-		goto out;
-	}
-	if (len <= max_bytes)
-		goto out;
 	parse_text(&log, text, len);
-	first = log.nr_runs > keep_runs ? log.nr_runs - keep_runs : 0;
+	first = log.nr_runs > c->keep_runs ? log.nr_runs - c->keep_runs : 0;
 	for (size_t i = 0; i < log.nr; i++) {
 		const struct cachelog_event *ev = &log.v[i];
 
 		if (ev->run_index < first)
 			continue;
-		buf_addf(&b, "%lld %s %s", (long long)ev->when, ev->event, ev->key);
+		buf_addf(out, "%lld %s %s", (long long)ev->when, ev->event, ev->key);
 		if (ev->seconds > 0)
-			buf_addf(&b, " %.3f", ev->seconds);
+			buf_addf(out, " %.3f", ev->seconds);
 		if (ev->bytes)
-			buf_addf(&b, " %" PRIu64 "b", ev->bytes);
+			buf_addf(out, " %" PRIu64 "b", ev->bytes);
 		if (ev->run[0])
-			buf_addf(&b, " %s", ev->run);
-		buf_addch(&b, '\n');
+			buf_addf(out, " %s", ev->run);
+		buf_addch(out, '\n');
 	}
-	ret = publish_bytes(path, buf_str(&b), b.len);
-out:
-	if (lockfd >= 0)
-		close(lockfd);
-	buf_release(&b);
 	cachelog_release(&log);
-	free(text);
-	free(lockpath);
+	return 1;
+}
+
+int cachelog_compact(const char *cache_dir, size_t max_bytes, size_t keep_runs)
+{
+	char *path = path_join(cache_dir, CACHELOG_FILE), *lockpath;
+	struct compaction c = { max_bytes, keep_runs };
+	struct stat st;
+	int ret = 0;
+
+	/* The size first: most calls have nothing to do. */
+	if (!stat(path, &st) && (size_t)st.st_size > max_bytes) {
+		lockpath = path_join(cache_dir, CACHELOG_LOCK);
+		ret = logappend_compact(lockpath, path, 0, compact, &c);
+		free(lockpath);
+	}
 	free(path);
 	return ret;
 }

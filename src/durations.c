@@ -5,26 +5,19 @@
  *     SECONDS TAB ID LF          e.g. "8.412\tTestQwen3Decode/incore 'x' (aiv)\n"
  *
  * SECONDS is a non-negative decimal; ID is any bytes but TAB, LF and NUL.
- * Writers append a whole line in one write() on an O_APPEND descriptor, so
- * concurrent compiles never interleave; a line without its LF (a writer that
- * died mid-write, a full disk) is not a record. Readers keep the last line of
- * each id. Appenders hold a shared flock on CACHE/durations.lock; compaction
- * holds it exclusively, so that no record is appended to a log being replaced.
+ * Appended and compacted through logappend.h (lock file CACHE/durations.lock):
+ * a line without its LF is not a record. Readers keep the last line of each id.
  */
 #include "durations.h"
 #include "buf.h"
 #include "logappend.h"
 #include "path.h"
-#include "publish.h"
 #include "util.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
-#include <unistd.h>
 
 /* Compaction: considered each time the log crosses a power of two in size (at
  * least this many bytes), so a record costs O(1) amortized; done when the log
@@ -102,29 +95,19 @@ void durations_release(struct durations *d)
 	durations_init(d);
 }
 
-/* Load path into d; *lines gets the number of records read. */
-static int load_path(struct durations *d, const char *path, size_t *lines)
-{
-	char *text;
-	size_t len;
-
-	*lines = 0;
-	if (read_file_all(path, &text, &len)) {
-		if (errno == ENOENT)
-			return 0;
-		return error_errno("cannot read '%s'", path);
-	}
-	*lines = parse(d, text, len);
-	free(text);
-	return 0;
-}
-
 int durations_load(struct durations *d, const char *cache_dir)
 {
-	char *path = path_join(cache_dir, DURATIONS_LOG);
-	size_t lines;
-	int ret = load_path(d, path, &lines);
+	char *path = path_join(cache_dir, DURATIONS_LOG), *text;
+	size_t len;
+	int ret = 0;
 
+	if (read_file_all(path, &text, &len)) {
+		if (errno != ENOENT)
+			ret = error_errno("cannot read '%s'", path);
+	} else {
+		(void)parse(d, text, len);
+		free(text);
+	}
 	free(path);
 	return ret;
 }
@@ -136,25 +119,23 @@ double durations_get(const struct durations *d, const char *id)
 	return v ? *v : -1;
 }
 
-/* With the lock held exclusively: rewrite the log with one line per id when it
- * is still worth it (another process may have compacted it meanwhile). */
-static int compact(const char *log)
+/* The compaction (logappend_rewrite_fn): one line per id, when it is still
+ * worth it (another process may have compacted the log meanwhile). */
+static int compact(const char *text, size_t len, struct buf *out, void *data)
 {
 	struct durations d;
-	struct buf b = BUF_INIT;
-	size_t lines, i;
+	size_t lines;
 	int ret = 0;
 
+	(void)data;
 	durations_init(&d);
-	if (load_path(&d, log, &lines))
-		ret = -1;
-	else if (lines > COMPACT_MIN_LINES && lines > COMPACT_RATIO * d.known) {
-		for (i = 0; i < d.map.nr; i++)
-			buf_addf(&b, "%.3f\t%s\n", *(double *)d.map.entries[i].value,
+	lines = parse(&d, text, len);
+	if (lines > COMPACT_MIN_LINES && lines > COMPACT_RATIO * d.known) {
+		for (size_t i = 0; i < d.map.nr; i++)
+			buf_addf(out, "%.3f\t%s\n", *(double *)d.map.entries[i].value,
 				 d.map.entries[i].key);
-		ret = publish_bytes(log, b.s ? b.s : "", b.len);
+		ret = 1;
 	}
-	buf_release(&b);
 	durations_release(&d);
 	return ret;
 }
@@ -174,21 +155,17 @@ static int crossed_check_point(off_t start, off_t end)
 int durations_record(const char *cache_dir, const char *id, double seconds)
 {
 	char *log, *lockpath, *line;
-	int lockfd = -1, ret;
 	off_t end = -1;
+	int ret;
 
 	if (!valid_id(id) || !isfinite(seconds) || seconds < 0)
 		return -1;
 	log = path_join(cache_dir, DURATIONS_LOG);
 	lockpath = path_join(cache_dir, DURATIONS_LOCK);
 	line = xstrfmt("%.3f\t%s\n", seconds, id);
-	ret = logappend_line(lockpath, log, line, &lockfd, &end);
-	if (!ret && end > 0 && crossed_check_point(end - (off_t)strlen(line), end)) {
-		logappend_lock(lockfd, LOCK_EX);
-		ret = compact(log);
-	}
-	if (lockfd >= 0)
-		close(lockfd);	/* drops the flock */
+	ret = logappend_line(lockpath, log, line, &end);
+	if (!ret && end > 0 && crossed_check_point(end - (off_t)strlen(line), end))
+		ret = logappend_compact(lockpath, log, 1, compact, NULL);
 	free(line);
 	free(lockpath);
 	free(log);

@@ -22,7 +22,7 @@ void events_append(const char *run_dir, const struct event *ev)
 			 ev->remote[2], ev->remote[3], ev->remote[4], ev->remote[5]);
 	path = path_join(run_dir, EVENTS_FILE);
 	/* The caller holds the run state's lock: no lock file of its own. */
-	(void)logappend_line(NULL, path, b.s, NULL, NULL);
+	(void)logappend_line(NULL, path, b.s, NULL);
 	free(path);
 	buf_release(&b);
 }

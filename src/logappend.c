@@ -1,27 +1,33 @@
 #include "logappend.h"
+#include "buf.h"
+#include "publish.h"
 #include "util.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
 #include <unistd.h>
 
-void logappend_lock(int fd, int how)
+/* flock(fd, how), again after EINTR: 0, or -1. */
+static int lock_file(int fd, int how)
 {
-	if (fd >= 0)
-		while (flock(fd, how) && errno == EINTR)
-			;
+	int ret;
+
+	while ((ret = flock(fd, how)) && errno == EINTR)
+		;
+	return ret;
 }
 
-int logappend_line(const char *lockpath, const char *log, const char *line, int *keep_lock,
-		   off_t *end)
+int logappend_line(const char *lockpath, const char *log, const char *line, off_t *end)
 {
 	/* Without a lock file (a read-only cache) the append fails as well. */
 	int lockfd = lockpath ? open(lockpath, O_RDWR | O_CREAT | O_CLOEXEC, 0666) : -1;
 	int fd, ret = -1, saved = 0;
 
-	logappend_lock(lockfd, LOCK_SH);
+	if (lockfd >= 0)
+		(void)lock_file(lockfd, LOCK_SH);
 	fd = open(log, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0666);
 	if (fd >= 0 && !write_all(fd, line, strlen(line))) {
 		ret = 0;
@@ -32,10 +38,35 @@ int logappend_line(const char *lockpath, const char *log, const char *line, int 
 	saved = errno;
 	if (fd >= 0)
 		close(fd);
-	if (keep_lock)
-		*keep_lock = lockfd;
-	else if (lockfd >= 0)
+	if (lockfd >= 0)
 		close(lockfd);	/* drops the flock */
 	errno = saved;
+	return ret;
+}
+
+int logappend_compact(const char *lockpath, const char *log, int wait,
+		      logappend_rewrite_fn rewrite, void *data)
+{
+	int lockfd = open(lockpath, O_RDWR | O_CREAT | O_CLOEXEC, 0666), ret = 0;
+	struct buf out = BUF_INIT;
+	char *text = NULL;
+	size_t len;
+
+	/* No lock file, or someone else compacting or appending: another time. */
+	if (lockfd < 0 || lock_file(lockfd, wait ? LOCK_EX : LOCK_EX | LOCK_NB))
+		goto out;
+	if (read_file_all(log, &text, &len)) {
+		if (errno != ENOENT)
+			ret = error_errno("cannot read '%s'", log);
+		goto out;
+	}
+	ret = rewrite(text, len, &out, data);
+	if (ret > 0)
+		ret = publish_bytes(log, out.s ? out.s : "", out.len);
+out:
+	if (lockfd >= 0)
+		close(lockfd);	/* drops the flock */
+	buf_release(&out);
+	free(text);
 	return ret;
 }

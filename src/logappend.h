@@ -1,23 +1,34 @@
-/* logappend: one-line appends to every append-only log: those of the cache
+/* logappend: every append-only log goes through here: those of the cache
  * folder that a compaction may rewrite (CACHE/durations.log, CACHE/events.log)
- * and the run's events (events.h). An appender holds a shared flock on the
- * log's lock file while it writes; a compaction holds it exclusively, so that
- * no line goes into a log being replaced. A line is one write() on an
- * O_APPEND descriptor: concurrent appenders never interleave. */
+ * and the run's events (events.h). A line is one write() on an O_APPEND
+ * descriptor: concurrent appenders never interleave, and a line without its
+ * LF (a writer that died, a full disk) is no line. An appender holds a shared
+ * flock on the log's lock file while it writes; a compaction holds it
+ * exclusively, so that no line goes into a log being replaced. Each log's
+ * line format is its own module's.
+ */
 #ifndef KWARM_LOGAPPEND_H
 #define KWARM_LOGAPPEND_H
 
+#include <stddef.h>
 #include <sys/types.h>
 
-/* flock(fd, how), again after EINTR; nothing when fd < 0. */
-void logappend_lock(int fd, int how);
+struct buf;
+
 /* Append line to log under a shared flock on lockpath (none when lockpath is
- * NULL: the caller serialises the appends). 0, or -1 (errno set)
- * when the line could not be written. With keep_lock, *keep_lock gets the
- * lock fd, still locked, for the caller to upgrade and close (-1 when there
- * is none), and *end the log's size just after the line. Without, the lock is
- * let go before the return. */
-int logappend_line(const char *lockpath, const char *log, const char *line, int *keep_lock,
-		   off_t *end);
+ * NULL: the caller serialises the appends). 0, or -1 (errno set) when the
+ * line could not be written. With end, *end gets the log's size just after
+ * the line. */
+int logappend_line(const char *lockpath, const char *log, const char *line, off_t *end);
+
+/* Decides a compaction from the log's text: 1 with the new text in out, 0 to
+ * leave the log as it is, or -1 after reporting. */
+typedef int (*logappend_rewrite_fn)(const char *text, size_t len, struct buf *out, void *data);
+
+/* Rewrite log as rewrite says, holding lockpath's flock exclusively: waiting
+ * for the appenders with wait, else not at all when another process holds it
+ * (another time). A missing log is left missing. 0, or -1 after reporting. */
+int logappend_compact(const char *lockpath, const char *log, int wait,
+		      logappend_rewrite_fn rewrite, void *data);
 
 #endif

@@ -1,6 +1,8 @@
-/* Unit tests of logappend: lines appended whole and in order, the shared lock
- * held while writing (and kept on request, with the log's end), and a log
- * that cannot be written. */
+/* Unit tests of logappend: lines appended whole and in order, the log's end,
+ * the lock let go, a log that cannot be written, and compaction: rewritten as
+ * asked, left alone, skipped while an appender holds the lock, a missing log
+ * left missing. */
+#include "buf.h"
 #include "check.h"
 #include "logappend.h"
 #include "path.h"
@@ -9,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -28,41 +31,73 @@ static int free_for_exclusive(const char *lockpath)
 static void test_append(const char *dir)
 {
 	char *log = path_join(dir, "a.log"), *lockpath = path_join(dir, "a.lock"), *text;
-	int lockfd = -2;
 	off_t end = -1;
 
-	CHECK_INT(logappend_line(lockpath, log, "one\n", NULL, NULL), 0);
+	CHECK_INT(logappend_line(lockpath, log, "one\n", NULL), 0);
 	CHECK(free_for_exclusive(lockpath));	/* let go before the return */
-	CHECK_INT(logappend_line(lockpath, log, "two 2\n", &lockfd, &end), 0);
-	CHECK(lockfd >= 0);
+	CHECK_INT(logappend_line(lockpath, log, "two 2\n", &end), 0);
 	CHECK_INT(end, 10);			/* "one\ntwo 2\n" */
-	CHECK(!free_for_exclusive(lockpath));	/* kept, shared */
-	logappend_lock(lockfd, LOCK_EX);	/* the caller may upgrade it */
-	CHECK(!free_for_exclusive(lockpath));
-	close(lockfd);
 	CHECK(free_for_exclusive(lockpath));
+	CHECK_INT(logappend_line(NULL, log, "three\n", NULL), 0);
 	text = check_must_read(log);
-	CHECK_STR(text, "one\ntwo 2\n");
+	CHECK_STR(text, "one\ntwo 2\nthree\n");
 	free(text);
 	free(log);
 	free(lockpath);
 }
 
-/* A log that is a folder cannot take a line: -1, and the kept lock still
- * comes back for the caller to close. */
+/* A log that is a folder cannot take a line: -1. */
 static void test_unwritable(const char *dir)
 {
 	char *log = path_join(dir, "b.log"), *lockpath = path_join(dir, "b.lock");
-	int lockfd = -2;
 	off_t end = -1;
 
 	CHECK_INT(mkdir(log, 0777), 0);
-	CHECK_INT(logappend_line(lockpath, log, "x\n", NULL, NULL), -1);
-	CHECK_INT(logappend_line(lockpath, log, "x\n", &lockfd, &end), -1);
-	CHECK(lockfd >= 0);
+	CHECK_INT(logappend_line(lockpath, log, "x\n", NULL), -1);
+	CHECK_INT(logappend_line(lockpath, log, "x\n", &end), -1);
 	CHECK_INT(end, -1);
-	if (lockfd >= 0)
-		close(lockfd);
+	free(log);
+	free(lockpath);
+}
+
+/* Keeps the lines that start with 'k' when data points at a true int. */
+static int keep_k(const char *text, size_t len, struct buf *out, void *data)
+{
+	const char *end = text + len;
+
+	if (!*(int *)data)
+		return 0;
+	for (const char *p = text, *nl; p < end && (nl = memchr(p, '\n', (size_t)(end - p))); p = nl + 1)
+		if (*p == 'k')
+			buf_add(out, p, (size_t)(nl + 1 - p));
+	return 1;
+}
+
+static void test_compact(const char *dir)
+{
+	char *log = path_join(dir, "c.log"), *lockpath = path_join(dir, "c.lock"), *text;
+	int yes = 1, no = 0, fd;
+
+	CHECK_INT(logappend_compact(lockpath, log, 1, keep_k, &yes), 0);
+	CHECK(access(log, F_OK) && errno == ENOENT);	/* missing stays missing */
+	check_write_text(NULL, log, "k1\ndrop\nk2\n", 0644);
+	CHECK_INT(logappend_compact(lockpath, log, 0, keep_k, &no), 0);
+	text = check_must_read(log);
+	CHECK_STR(text, "k1\ndrop\nk2\n");		/* left alone */
+	free(text);
+	/* An appender holds the lock: without wait, another time. */
+	fd = open(lockpath, O_RDWR | O_CLOEXEC);
+	CHECK(fd >= 0 && !flock(fd, LOCK_SH));
+	CHECK_INT(logappend_compact(lockpath, log, 0, keep_k, &yes), 0);
+	text = check_must_read(log);
+	CHECK_STR(text, "k1\ndrop\nk2\n");
+	free(text);
+	close(fd);
+	CHECK_INT(logappend_compact(lockpath, log, 0, keep_k, &yes), 0);
+	text = check_must_read(log);
+	CHECK_STR(text, "k1\nk2\n");
+	free(text);
+	CHECK(free_for_exclusive(lockpath));
 	free(log);
 	free(lockpath);
 }
@@ -74,6 +109,7 @@ int main(int argc, char **argv)
 	check_init(argc, argv);
 	TEST(test_append(dir), "append");
 	TEST(test_unwritable(dir), "unwritable");
+	TEST(test_compact(dir), "compact");
 	free(dir);
 	return check_done();
 }

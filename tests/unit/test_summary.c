@@ -31,7 +31,7 @@ static void event(const struct runstate *rs, const char *fmt, ...)
 		die("out of memory");
 	va_end(ap);
 	path = path_join(rs->dir, EVENTS_FILE);
-	CHECK_INT(logappend_line(NULL, path, text, NULL, NULL), 0);
+	CHECK_INT(logappend_line(NULL, path, text, NULL), 0);
 	free(path);
 	free(text);
 }
