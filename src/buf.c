@@ -55,7 +55,10 @@ void buf_adds(struct buf *b, const char *s)
 
 void buf_addch(struct buf *b, char c)
 {
-	buf_add(b, &c, 1);
+	if (b->len + 2 > b->alloc)
+		buf_grow(b, 1);
+	b->s[b->len++] = c;
+	b->s[b->len] = '\0';
 }
 
 void buf_addf(struct buf *b, const char *fmt, ...)
@@ -63,15 +66,20 @@ void buf_addf(struct buf *b, const char *fmt, ...)
 	va_list ap;
 	int n;
 
+	/* Straight into the spare room, as git's strbuf_addf does: a second
+	 * pass only when it did not fit (formatting is most of gen's cost). */
+	buf_grow(b, 64);
 	va_start(ap, fmt);
-	n = vsnprintf(NULL, 0, fmt, ap);
+	n = vsnprintf(b->s + b->len, b->alloc - b->len, fmt, ap);
 	va_end(ap);
 	if (n < 0)
 		BUG("bad format '%s'", fmt);
-	buf_grow(b, (size_t)n);
-	va_start(ap, fmt);
-	vsnprintf(b->s + b->len, (size_t)n + 1, fmt, ap);
-	va_end(ap);
+	if ((size_t)n >= b->alloc - b->len) {
+		buf_grow(b, (size_t)n);
+		va_start(ap, fmt);
+		vsnprintf(b->s + b->len, (size_t)n + 1, fmt, ap);
+		va_end(ap);
+	}
 	b->len += (size_t)n;
 }
 

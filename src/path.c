@@ -10,22 +10,54 @@
 
 char *path_join(const char *base, const char *rel)
 {
-	size_t n = strlen(base);
+	size_t n = strlen(base), m;
+	char *p;
 
 	if (rel[0] == '/' || !n)
 		return xstrdup(rel);
-	if (base[n - 1] == '/')
-		return xstrfmt("%s%s", base, rel);
-	return xstrfmt("%s/%s", base, rel);
+	/* By hand, not xstrfmt: gen joins a few paths per unit. */
+	m = strlen(rel);
+	p = xmalloc(n + 1 + m + 1);
+	memcpy(p, base, n);
+	if (base[n - 1] != '/')
+		p[n++] = '/';
+	memcpy(p + n, rel, m + 1);
+	return p;
+}
+
+/* Is path already in normal form: no empty, "." or ".." component, no
+ * trailing '/' (but "/" itself)? Most paths gen sees are. */
+static int is_normal(const char *path)
+{
+	const char *p = path;
+
+	if (!*p)
+		return 0;
+	if (*p == '/' && !p[1])
+		return 1;
+	if (*p == '/')
+		p++;
+	for (;;) {
+		size_t len = strcspn(p, "/");
+
+		if (!len || (len == 1 && p[0] == '.') || (len == 2 && p[0] == '.' && p[1] == '.'))
+			return 0;
+		if (!p[len])
+			return 1;
+		p += len + 1;
+	}
 }
 
 char *path_normalize(const char *path)
 {
 	int absolute = path[0] == '/';
-	size_t n = strlen(path), top = 0, *starts = xmalloc((n + 1) * sizeof(size_t));
+	size_t n = strlen(path), top = 0, *starts;
 	struct buf out = BUF_INIT;
 	const char *p = path;
 
+	if (is_normal(path))
+		return xstrndup(path, n);
+	starts = xmalloc((n + 1) * sizeof(size_t));
 	if (absolute)
 		buf_addch(&out, '/');
 	/* starts[] remembers where each kept component begins, to undo it on "..". */

@@ -139,17 +139,22 @@ char *xstrndup(const char *s, size_t n)
 
 char *xstrvfmt(const char *fmt, va_list ap)
 {
+	char small[256];
 	va_list copy;
 	int n;
 	char *p;
 
+	/* Most strings fit the stack buffer: one formatting pass, not two. */
 	va_copy(copy, ap);
-	n = vsnprintf(NULL, 0, fmt, copy);
+	n = vsnprintf(small, sizeof(small), fmt, copy);
 	va_end(copy);
 	if (n < 0)
 		BUG("bad format '%s'", fmt);
 	p = xmalloc((size_t)n + 1);
-	vsnprintf(p, (size_t)n + 1, fmt, ap);
+	if ((size_t)n < sizeof(small))
+		memcpy(p, small, (size_t)n + 1);
+	else
+		vsnprintf(p, (size_t)n + 1, fmt, ap);
 	return p;
 }
 

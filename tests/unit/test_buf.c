@@ -66,6 +66,29 @@ static void test_addf_long(void)
 	buf_release(&b);
 }
 
+/* Every length around the spare room's edge: formatted in place when it
+ * fits, formatted again after growing when it does not. */
+static void test_addf_edges(void)
+{
+	char text[301];
+
+	memset(text, 'e', 300);
+	text[300] = '\0';
+	for (int start = 0; start < 140; start += 7)
+		for (int n = 0; n <= 300; n += 3) {
+			struct buf b = BUF_INIT;
+
+			for (int i = 0; i < start; i++)
+				buf_addch(&b, 's');
+			buf_addf(&b, "%.*s", n, text);
+			CHECK_INT(b.len, (size_t)(start + n));
+			CHECK_INT(b.s[b.len], 0);
+			CHECK(!strncmp(b.s + start, text, (size_t)n));
+			CHECK(start == 0 || b.s[start - 1] == 's');
+			buf_release(&b);
+		}
+}
+
 static void test_detach_reset(void)
 {
 	struct buf b = BUF_INIT;
@@ -136,5 +159,6 @@ int main(int argc, char **argv)
 	TEST(test_addf_long(), "addf_long");
 	TEST(test_detach_reset(), "detach_reset");
 	TEST(test_growth(), "growth");
+	TEST(test_addf_edges(), "addf_edges");
 	return check_done();
 }

@@ -43,6 +43,12 @@ static void test_join(void)
 static void test_normalize(void)
 {
 	CHECK_OWNED(path_normalize("a/b/c"), "a/b/c");
+	CHECK_OWNED(path_normalize("/a/b.c/.d/..e/e.."), "/a/b.c/.d/..e/e..");
+	CHECK_OWNED(path_normalize("a/b/"), "a/b");
+	CHECK_OWNED(path_normalize("/a/b/."), "/a/b");
+	CHECK_OWNED(path_normalize("/a/../b"), "/b");
+	CHECK_OWNED(path_normalize("a"), "a");
+	CHECK_OWNED(path_normalize(".."), "..");
 	CHECK_OWNED(path_normalize("./a/./b/."), "a/b");
 	CHECK_OWNED(path_normalize("a//b///c/"), "a/b/c");
 	CHECK_OWNED(path_normalize("a/b/../c"), "a/c");
