@@ -32,7 +32,7 @@ const char usage_compile[] =
 int cmd_compile(int argc, char **argv)
 {
 	struct compile_job o;
-	struct progress_step step = { NULL, NULL, NULL, NULL, 0, 0, 0, NULL };
+	struct progress_step step = PROGRESS_STEP_INIT;
 	struct runstate rs;
 	char *bad;
 	int ret, cached;

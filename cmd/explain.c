@@ -74,7 +74,7 @@ int cmd_explain(int argc, char **argv)
 	makefile = argv[0];
 	unit = argv[1];
 	if (read_file_all(makefile, &text, &len)) {
-		error("cannot read '%s': %m", makefile);
+		error_errno("cannot read '%s'", makefile);
 		goto out;
 	}
 	spec_path = header_field(text, " from ", "; do not edit.");

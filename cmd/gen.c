@@ -39,20 +39,6 @@ const char usage_gen[] =
 	"                 else the spec's 'remote'; an empty URL turns it off)\n"
 	"Exit status: 0 written, 1 failure, 2 bad usage or bad input (nothing written).\n";
 
-static void split_words(struct strvec *sv, const char *s)
-{
-	while (*s) {
-		size_t n;
-
-		while (*s == ' ' || *s == '\t')
-			s++;
-		n = strcspn(s, " \t");
-		if (n)
-			strvec_push_nodup(sv, xstrndup(s, n));
-		s += n;
-	}
-}
-
 /* The folder the cache lives in, by precedence. Caller frees. */
 static char *choose_cache(const char *opt, const struct spec *spec)
 {
@@ -73,7 +59,7 @@ static char *self_path(void)
 	char *p = realpath("/proc/self/exe", NULL);
 
 	if (!p)
-		die("cannot find the kwarm program: %s", strerror(errno));
+		die_errno("cannot find the kwarm program");
 	return p;
 }
 
@@ -280,7 +266,7 @@ int cmd_gen(int argc, char **argv)
 	have_launcher = launcher_opts.nr > 0;
 	strvec_init(&launcher);
 	for (size_t i = 0; i < launcher_opts.nr; i++)
-		split_words(&launcher, launcher_opts.v[i]);
+		strvec_split(&launcher, launcher_opts.v[i], 0);
 	strvec_release(&launcher_opts);
 
 	publish_install_signal_cleanup();

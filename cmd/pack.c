@@ -40,17 +40,14 @@ const char usage_pack[] =
 static char *pack_class(const char *list, const char *ckey)
 {
 	char *cls = NULL;
-	struct buf sink = BUF_INIT, *old = error_sink(&sink);
 	struct unitlist ul;
 
-	if (!unitlist_load(&ul, list)) {
+	if (!unitlist_load_gently(&ul, list)) {
 		for (size_t i = 0; i < ul.nr_callables && !cls; i++)
 			if (!strcmp(ul.callables[i].ckey, ckey))
 				cls = xstrdup(ul.callables[i].cls);
 		unitlist_release(&ul);
 	}
-	error_sink(old);
-	buf_release(&sink);
 	return cls ? cls : xstrdup("?");
 }
 
@@ -102,7 +99,7 @@ static int recompile(struct pack_recompile *rc, const char *key)
 {
 	struct recompiler *r = (struct recompiler *)rc;
 	const struct pack_desc_ref *d = r->desc;
-	struct progress_step step = { NULL, NULL, NULL, NULL, 0, 0, 0, NULL };
+	struct progress_step step = PROGRESS_STEP_INIT;
 	struct compile_job job;
 	struct strvec words;
 	char *text = NULL, *bad = NULL;
@@ -159,9 +156,9 @@ int cmd_pack(int argc, char **argv)
 {
 	const char *cache_dir = NULL, *out = NULL, *stamp = NULL, *ckey = NULL, *priv = NULL;
 	const char *state = NULL, *format = NULL, *units = "", *goals = NULL;
-	struct pack_desc_ref desc = { NULL, UINT64_MAX, UINT64_MAX, 0 };
+	struct pack_desc_ref desc = { .offset = UINT64_MAX, .len = UINT64_MAX };	/* unset */
 	struct recompiler r;
-	struct progress_step step = { NULL, NULL, NULL, NULL, 0, 0, 0, NULL };
+	struct progress_step step = PROGRESS_STEP_INIT;
 	struct runstate rs;
 	char *cls = NULL, *label = NULL;
 	struct cache cache = { NULL };

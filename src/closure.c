@@ -408,11 +408,6 @@ static int visit(struct walk *w, const char *abs, const char *source)
 	return ret;
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 int closure_compute(struct closure_cache *cc, const char *root, const struct strvec *sources,
 		    const struct strvec *include_dirs, struct closure *out)
 {
@@ -448,7 +443,7 @@ int closure_compute(struct closure_cache *cc, const char *root, const struct str
 	if (!ret) {
 		for (size_t i = 0; i < w.searched.nr; i++)
 			strvec_push_nodup(&out->dirs, path_visible(abs_root, w.searched.entries[i].key));
-		qsort(out->dirs.v, out->dirs.nr, sizeof(char *), cmp_str);
+		qsort(out->dirs.v, out->dirs.nr, sizeof(char *), strvec_cmp);
 	} else {
 		closure_release(out);
 	}

@@ -17,11 +17,6 @@ struct listing {
 	struct strvec folders;	/* absolute, the folder itself first */
 };
 
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 static void list_into(struct listing *l, const char *abs, const char *rel, int depth)
 {
 	DIR *dir = opendir(abs);
@@ -79,7 +74,7 @@ static struct listing *get_listing(struct closure_cache *cc, const char *abs)
 	strvec_init(&l->files);
 	strvec_init(&l->folders);
 	list_into(l, abs, "", 0);
-	qsort(l->files.v, l->files.nr, sizeof(char *), cmp_str);
+	qsort(l->files.v, l->files.nr, sizeof(char *), strvec_cmp);
 	hashmap_put(&cc->listings, abs, l);
 	return l;
 }
@@ -166,13 +161,13 @@ static int resolve(struct closure_cache *cc, const char *root, const struct strv
 	}
 	/* What decides every lookup: which folders are searched (in any order)
 	 * and, for a name more than one holds, their order. */
-	qsort(set.v, set.nr, sizeof(char *), cmp_str);
+	qsort(set.v, set.nr, sizeof(char *), strvec_cmp);
 	for (size_t i = 0; i < set.nr; i++)
 		strvec_pushf(lines, "folder\t%s", set.v[i]);
 	for (size_t i = 0; i < holders.nr; i++)
 		if (strchr(strchr(holders.v[i], '\t') + 1, '\t'))
 			strvec_pushf(lines, "shared\t%s", holders.v[i]);
-	qsort(lines->v + start, lines->nr - start, sizeof(char *), cmp_str);
+	qsort(lines->v + start, lines->nr - start, sizeof(char *), strvec_cmp);
 	strvec_release(&holders);
 	strvec_release(&set);
 	hashmap_release(&seen_dirs);

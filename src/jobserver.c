@@ -1,5 +1,5 @@
 #include "jobserver.h"
-#include "buf.h"
+#include "strvec.h"
 #include "util.h"
 
 #include <ctype.h>
@@ -24,27 +24,6 @@ static int wake_fd = -1;
 static const int caught_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGCHLD };
 static struct sigaction saved_actions[ARRAY_SIZE(caught_signals)];
 
-/* Copy the next word of *p into w, unescaping "\X" to X; 0 at the end. */
-static int next_word(const char **p, struct buf *w)
-{
-	const char *s = *p;
-
-	buf_reset(w);
-	while (*s == ' ' || *s == '\t')
-		s++;
-	if (!*s) {
-		*p = s;
-		return 0;
-	}
-	while (*s && *s != ' ' && *s != '\t') {
-		if (*s == '\\' && s[1])
-			s++;
-		buf_addch(w, *s++);
-	}
-	*p = s;
-	return 1;
-}
-
 /* Parse a decimal int from s into *v; the end pointer in *end; 0 or -1. */
 static int parse_int(const char *s, const char **end, int *v)
 {
@@ -62,34 +41,26 @@ static int parse_int(const char *s, const char **end, int *v)
 
 void jobserver_parse(const char *makeflags, struct jobserver_auth *auth)
 {
-	struct buf w = BUF_INIT;
-	const char *p = makeflags ? makeflags : "";
-	char *last_auth = NULL, *last_fds = NULL;
+	struct strvec words;
+	const char *last_auth = NULL, *last_fds = NULL;
 	const char *s;
 
 	auth->kind = JOBSERVER_NONE;
 	auth->rfd = auth->wfd = -1;
 	auth->value = NULL;
 	auth->path = NULL;
-	while (next_word(&p, &w)) {
-		/* After "--" come variable assignments, which may hold a fake. */
-		if (!strcmp(w.s, "--"))
-			break;
-		if (starts_with(w.s, "--jobserver-auth=")) {
-			free(last_auth);
-			last_auth = xstrdup(w.s + strlen("--jobserver-auth="));
-		} else if (starts_with(w.s, "--jobserver-fds=")) {
-			free(last_fds);
-			last_fds = xstrdup(w.s + strlen("--jobserver-fds="));
-		}
+	strvec_init(&words);
+	strvec_split(&words, makeflags ? makeflags : "", 1);
+	/* After "--" come variable assignments, which may hold a fake. */
+	for (size_t i = 0; i < words.nr && strcmp(words.v[i], "--"); i++) {
+		if (starts_with(words.v[i], "--jobserver-auth="))
+			last_auth = words.v[i] + strlen("--jobserver-auth=");
+		else if (starts_with(words.v[i], "--jobserver-fds="))
+			last_fds = words.v[i] + strlen("--jobserver-fds=");
 	}
-	buf_release(&w);
-	if (last_auth) {
-		free(last_fds);
-		auth->value = last_auth;
-	} else {
-		auth->value = last_fds;
-	}
+	if (last_auth || last_fds)
+		auth->value = xstrdup(last_auth ? last_auth : last_fds);
+	strvec_release(&words);
 	if (!auth->value)
 		return;
 
@@ -122,18 +93,19 @@ void jobserver_auth_release(struct jobserver_auth *auth)
  * no leading '-' and only letters, hold one of letters. */
 static int first_word_has(const char *makeflags, const char *letters)
 {
-	struct buf w = BUF_INIT;
-	const char *p = makeflags ? makeflags : "";
+	struct strvec words;
 	int has = 0;
 
-	if (next_word(&p, &w) && w.s[0] != '-') {
+	strvec_init(&words);
+	strvec_split(&words, makeflags ? makeflags : "", 1);
+	if (words.nr && words.v[0][0] != '-') {
 		has = 1;
-		for (const char *c = w.s; *c; c++)
+		for (const char *c = words.v[0]; *c; c++)
 			if (!isalpha((unsigned char)*c))
 				has = 0;
-		has = has && strpbrk(w.s, letters);
+		has = has && strpbrk(words.v[0], letters);
 	}
-	buf_release(&w);
+	strvec_release(&words);
 	return has;
 }
 
@@ -214,12 +186,12 @@ static int open_fds(struct jobserver *js, int rfd, int wfd)
 			js->rfd = fcntl(rfd, F_DUPFD_CLOEXEC, 0);
 	}
 	if (js->rfd < 0) {
-		warning("jobserver unavailable: cannot reopen '%s': %s; " FALLBACK, path, strerror(errno));
+		warning_errno("jobserver unavailable, " FALLBACK ": cannot reopen '%s'", path);
 		return 1;
 	}
 	js->wfd = fcntl(wfd, F_DUPFD_CLOEXEC, 0);
 	if (js->wfd < 0) {
-		warning("jobserver unavailable: cannot duplicate fd %d: %s; " FALLBACK, wfd, strerror(errno));
+		warning_errno("jobserver unavailable, " FALLBACK ": cannot duplicate fd %d", wfd);
 		close(js->rfd);
 		js->rfd = -1;
 		return 1;
@@ -234,7 +206,7 @@ static int open_fifo(struct jobserver *js, const char *path)
 
 	js->rfd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (js->rfd < 0) {
-		warning("jobserver unavailable: cannot open fifo '%s': %s; " FALLBACK, path, strerror(errno));
+		warning_errno("jobserver unavailable, " FALLBACK ": cannot open fifo '%s'", path);
 		return 1;
 	}
 	if (fstat(js->rfd, &st) < 0 || !(S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode))) {
@@ -244,8 +216,8 @@ static int open_fifo(struct jobserver *js, const char *path)
 	/* Non-blocking, so that a strange node can never hang the open; we read it, so a FIFO has a reader. */
 	js->wfd = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
 	if (js->wfd < 0) {
-		warning("jobserver unavailable: cannot open fifo '%s' for writing: %s; " FALLBACK,
-			path, strerror(errno));
+		warning_errno("jobserver unavailable, " FALLBACK ": cannot open fifo '%s' for writing",
+			      path);
 		goto fail;
 	}
 	/* This description is private (we opened it), so it is ours to change. */
@@ -328,7 +300,7 @@ int jobserver_acquire(struct jobserver *js)
 		if (errno == EINTR)
 			continue;
 		if (errno != EAGAIN && errno != EWOULDBLOCK) {
-			warning("cannot read the jobserver pool: %s; " FALLBACK, strerror(errno));
+			warning_errno("cannot read the jobserver pool, " FALLBACK);
 			js->gone = 1;
 			return 1;
 		}
@@ -339,7 +311,7 @@ int jobserver_acquire(struct jobserver *js)
 		pfd[1].events = POLLIN;
 		pfd[0].revents = pfd[1].revents = 0;
 		if (poll(pfd, 2, -1) < 0 && errno != EINTR) {
-			warning("cannot poll the jobserver pool: %s; " FALLBACK, strerror(errno));
+			warning_errno("cannot poll the jobserver pool, " FALLBACK);
 			js->gone = 1;
 			return 1;
 		}
@@ -357,7 +329,7 @@ void jobserver_release(struct jobserver *js)
 	c = (char)js->held;
 	js->held = -1;
 	if (write_all(js->wfd, &c, 1) < 0)
-		warning("cannot give a token back to the jobserver: %s", strerror(errno));
+		warning_errno("cannot give a token back to the jobserver");
 }
 
 void jobserver_disconnect(struct jobserver *js)

@@ -99,7 +99,7 @@ char *path_absolute(const char *path)
 		return path_normalize(path);
 	cwd = getcwd(NULL, 0);
 	if (!cwd)
-		die("cannot get the current folder: %s", strerror(errno));
+		die_errno("cannot get the current folder");
 	joined = path_join(cwd, path);
 	norm = path_normalize(joined);
 	free(cwd);

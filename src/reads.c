@@ -180,11 +180,6 @@ void reads_point(const char *cache_dir, const char *base, const char *key)
 	free(path);
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 int reads_manifest_lines(struct closure_cache *cc, const char *root, const char *family,
 			 const struct strvec *listed, const struct closure *closure,
 			 struct buf *out)
@@ -208,7 +203,7 @@ int reads_manifest_lines(struct closure_cache *cc, const char *root, const char 
 		else
 			strvec_push_nodup(&vis, v);
 	}
-	qsort(vis.v, vis.nr, sizeof(char *), cmp_str);
+	qsort(vis.v, vis.nr, sizeof(char *), strvec_cmp);
 	buf_addf(out, "deps %s\n", family);
 	for (size_t i = 0; i < vis.nr && !ret; i++) {
 		char *abs = path_join(root, vis.v[i]), hex[DIGEST_HEX_SIZE];

@@ -277,15 +277,7 @@ int runstate_goals_pick_all(const char *goals, struct strvec *picked)
 	int all = 0;
 
 	strvec_init(&words);
-	for (const char *s = goals ? goals : ""; *s;) {
-		size_t n;
-
-		s += strspn(s, " \t");
-		n = strcspn(s, " \t");
-		if (n)
-			strvec_push_nodup(&words, xstrndup(s, n));
-		s += n;
-	}
+	strvec_split(&words, goals ? goals : "", 0);
 	for (size_t i = 0; i < words.nr; i++) {
 		if (starts_with(words.v[i], "warmup-") && words.v[i][7])
 			strvec_push(picked, words.v[i] + 7);
@@ -302,14 +294,14 @@ int runstate_goals_pick_all(const char *goals, struct strvec *picked)
 static void each_goal_entry(const struct runstate *rs, const char *cache_dir, const char *goals,
 			    void (*fn)(const char *path, void *data), void *data)
 {
-	struct buf sink = BUF_INIT, *old = error_sink(&sink), m = BUF_INIT;
+	struct buf m = BUF_INIT;
 	struct unitlist ul;
 	struct strvec picked;
 	int all;
 
 	strvec_init(&picked);
 	all = runstate_goals_pick_all(goals, &picked);
-	if (!unitlist_load(&ul, rs->units)) {
+	if (!unitlist_load_gently(&ul, rs->units)) {
 		for (size_t i = 0; i < ul.nr_units; i++) {
 			const struct unitlist_unit *u = &ul.units[i];
 			int pick = all;
@@ -325,8 +317,6 @@ static void each_goal_entry(const struct runstate *rs, const char *cache_dir, co
 		unitlist_release(&ul);
 	}
 	buf_release(&m);
-	error_sink(old);
-	buf_release(&sink);
 	strvec_release(&picked);
 }
 

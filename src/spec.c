@@ -372,11 +372,6 @@ static int load_class_toolchains(struct loader *ld, yaml_node_t *node)
 	return 0;
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 /* The role of core type name for the class being loaded, or an error. */
 static int resolve_core_type(struct loader *ld, yaml_node_t *node, const char *name,
 			     const struct spec_toolchain **out)
@@ -400,7 +395,7 @@ static int resolve_core_type(struct loader *ld, yaml_node_t *node, const char *n
 	for (size_t i = 0; i < spec->nr_incore; i++)
 		if (strvec_find(&known, spec->incore[i].role) < 0)
 			strvec_push(&known, spec->incore[i].role);
-	qsort(known.v, known.nr, sizeof(*known.v), cmp_str);
+	qsort(known.v, known.nr, sizeof(*known.v), strvec_cmp);
 	for (size_t i = 0; i < known.nr; i++)
 		buf_addf(&list, "%s%s", i ? ", " : "", known.v[i]);
 	fail(ld, node, "unknown core type '%s' (known: %s)", name, known.nr ? list.s : "none");
@@ -716,7 +711,7 @@ static void sort_unique(struct strvec *sv)
 {
 	size_t kept = 0;
 
-	qsort(sv->v, sv->nr, sizeof(*sv->v), cmp_str);
+	qsort(sv->v, sv->nr, sizeof(*sv->v), strvec_cmp);
 	for (size_t i = 0; i < sv->nr; i++) {
 		if (kept && !strcmp(sv->v[kept - 1], sv->v[i]))
 			free(sv->v[i]);

@@ -1,4 +1,5 @@
 #include "strvec.h"
+#include "buf.h"
 #include "util.h"
 
 #include <stdarg.h>
@@ -65,4 +66,25 @@ int strvec_find(const struct strvec *sv, const char *s)
 		if (!strcmp(sv->v[i], s))
 			return (int)i;
 	return -1;
+}
+
+void strvec_split(struct strvec *sv, const char *s, int unescape)
+{
+	struct buf w = BUF_INIT;
+
+	for (s += strspn(s, " \t"); *s; s += strspn(s, " \t")) {
+		buf_reset(&w);
+		while (*s && *s != ' ' && *s != '\t') {
+			if (unescape && *s == '\\' && s[1])
+				s++;
+			buf_addch(&w, *s++);
+		}
+		strvec_push(sv, buf_str(&w));
+	}
+	buf_release(&w);
+}
+
+int strvec_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
 }

@@ -23,5 +23,10 @@ void strvec_pushv(struct strvec *sv, const struct strvec *other);
 void strvec_copy(struct strvec *dst, const struct strvec *src);
 /* Index of s in sv, or -1. */
 int strvec_find(const struct strvec *sv, const char *s);
+/* Push the words of s, separated by spaces and tabs; with unescape, "\X" is
+ * X and does not end a word (as make writes MAKEFLAGS). */
+void strvec_split(struct strvec *sv, const char *s, int unescape);
+/* qsort's comparison of two elements of a strvec's v (char *), by strcmp. */
+int strvec_cmp(const void *a, const void *b);
 
 #endif

@@ -163,11 +163,6 @@ static void tally_events(struct tally *t, const char *run_dir, struct seen_units
 	events_each(run_dir, tally_event, &p);
 }
 
-static int by_string(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 /* Tally the events of rs's run and of every other run whose folder is there:
  * those that overlapped it (a run's first step removes the folders of runs
  * that had ended), such as a warm-up of other goals into the same OUT. Their
@@ -203,7 +198,7 @@ static void tally_overlapping(struct tally *t, const struct runstate *rs, struct
 	}
 	if (d)
 		closedir(d);
-	qsort(tags.v, tags.nr, sizeof(*tags.v), by_string);
+	qsort(tags.v, tags.nr, sizeof(*tags.v), strvec_cmp);
 	memset(&seen, 0, sizeof(seen));
 	strvec_init(&seen.keys);
 	hashmap_init(&seen.at);
@@ -284,10 +279,10 @@ static void load_other_lists(struct tally *t, const struct runstate *rs)
 	if (d)
 		closedir(d);
 	/* Sorted: the same order whichever run writes. */
-	qsort(paths.v + 1, paths.nr - 1, sizeof(*paths.v), by_string);
+	qsort(paths.v + 1, paths.nr - 1, sizeof(*paths.v), strvec_cmp);
 	t->others = xcalloc(paths.nr, sizeof(*t->others));
 	for (size_t i = 1; i < paths.nr; i++)
-		if (!unitlist_load(&t->others[t->nr_others], paths.v[i]))
+		if (!unitlist_load_gently(&t->others[t->nr_others], paths.v[i]))
 			t->nr_others++;
 	strvec_release(&paths);
 	free(dir);
@@ -299,8 +294,7 @@ static void load_other_lists(struct tally *t, const struct runstate *rs)
 static int tally_load(struct tally *t, struct unitlist *ul, const struct runstate *rs,
 		      int overlapping, struct strvec *runs, double *started)
 {
-	struct buf sink = BUF_INIT, *old = error_sink(&sink);
-	int ret = unitlist_load(ul, rs->units);
+	int ret = unitlist_load_gently(ul, rs->units);
 
 	memset(t, 0, sizeof(*t));
 	hashmap_init(&t->by_name);
@@ -312,8 +306,6 @@ static int tally_load(struct tally *t, struct unitlist *ul, const struct runstat
 				add_classes(t, &t->others[i]);
 		}
 	}
-	error_sink(old);
-	buf_release(&sink);
 	if (ret)
 		return -1;
 	if (overlapping)

@@ -509,8 +509,8 @@ static int compile_unit(struct compile_job *o, const struct cache *cache, const 
 	struct buf output = BUF_INIT, lines = BUF_INIT;
 	struct cache priv = { NULL };
 	const struct cache *home = cache;
-	struct attempt a = { NULL, NULL, NULL, NULL, { -1, -1, -1, -1 } };
-	struct cache_adoption ad = { NULL, NULL, -1, 0 };
+	struct attempt a = { .slots = { -1, -1, -1, -1 } };
+	struct cache_adoption ad = { .fd = -1 };
 	struct held h;
 	char *tools = NULL, *cannot = NULL;
 	const char *final = NULL;

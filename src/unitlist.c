@@ -100,7 +100,7 @@ static int parse_line(struct unitlist *ul, char *line)
 	return 0;
 }
 
-int unitlist_load(struct unitlist *ul, const char *path)
+static int load(struct unitlist *ul, const char *path, int gently)
 {
 	char *text, *line, *nl;
 	size_t len, n = 0;
@@ -108,7 +108,7 @@ int unitlist_load(struct unitlist *ul, const char *path)
 
 	unitlist_init(ul);
 	if (read_file_all(path, &text, &len)) {
-		ret = error_errno("cannot read '%s'", path);
+		ret = gently ? -1 : error_errno("cannot read '%s'", path);
 		unitlist_release(ul);
 		return ret;
 	}
@@ -116,7 +116,7 @@ int unitlist_load(struct unitlist *ul, const char *path)
 		nl = strchr(line, '\n');
 		/* The header line must be there and whole; a torn last line is not. */
 		if (!nl && (n == 0 || *line)) {
-			ret = error("'%s' line %zu is not a unit list line; run 'kwarm gen' again",
+			ret = gently ? -1 : error("'%s' line %zu is not a unit list line; run 'kwarm gen' again",
 				    path, n + 1);
 			break;
 		}
@@ -124,13 +124,23 @@ int unitlist_load(struct unitlist *ul, const char *path)
 			break;
 		*nl = '\0';
 		if (n == 0 ? strcmp(line, "kwarm-units 1") : parse_line(ul, line))
-			ret = error("'%s' line %zu is not a unit list line; run 'kwarm gen' again",
+			ret = gently ? -1 : error("'%s' line %zu is not a unit list line; run 'kwarm gen' again",
 				    path, n + 1);
 	}
 	free(text);
 	if (ret)
 		unitlist_release(ul);
 	return ret;
+}
+
+int unitlist_load(struct unitlist *ul, const char *path)
+{
+	return load(ul, path, 0);
+}
+
+int unitlist_load_gently(struct unitlist *ul, const char *path)
+{
+	return load(ul, path, 1);
 }
 
 int unitlist_unit_owned_by(const struct unitlist_unit *u, const char *cls)

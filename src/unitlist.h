@@ -48,6 +48,9 @@ void unitlist_init(struct unitlist *ul);
 void unitlist_release(struct unitlist *ul);
 /* Read path into ul (initialised here); 0, or -1 after reporting. */
 int unitlist_load(struct unitlist *ul, const char *path);
+/* unitlist_load with no message: for the run's reports, which go on without a
+ * list that is missing or bad. */
+int unitlist_load_gently(struct unitlist *ul, const char *path);
 /* True when the unit belongs to class cls. */
 int unitlist_unit_owned_by(const struct unitlist_unit *u, const char *cls);
 

@@ -12,13 +12,17 @@
 #include <time.h>
 #include <unistd.h>
 
-static void report(const char *prefix, const char *fmt, va_list ap)
+/* "kwarm: PREFIX MSG" on stderr, with ": <strerror(err)>" when err is not 0. */
+static void report(const char *prefix, int err, const char *fmt, va_list ap)
 {
 	char msg[4096];
 
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	/* One write per message, so that parallel jobs never interleave a line. */
-	fprintf(stderr, "kwarm: %s%s\n", prefix, msg);
+	if (err)
+		fprintf(stderr, "kwarm: %s%s: %s\n", prefix, msg, strerror(err));
+	else
+		fprintf(stderr, "kwarm: %s%s\n", prefix, msg);
 }
 
 /* The one place errors may be diverted to; see error_sink(). */
@@ -32,21 +36,29 @@ struct buf *error_sink(struct buf *sink)
 	return old;
 }
 
+static int verror(int err, const char *fmt, va_list ap)
+{
+	char msg[4096];
+
+	if (!error_sink_buf) {
+		report("error: ", err, fmt, ap);
+		return -1;
+	}
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	if (error_sink_buf->len)
+		buf_adds(error_sink_buf, "; ");
+	buf_adds(error_sink_buf, msg);
+	if (err)
+		buf_addf(error_sink_buf, ": %s", strerror(err));
+	return -1;
+}
+
 int error(const char *fmt, ...)
 {
 	va_list ap;
 
 	va_start(ap, fmt);
-	if (error_sink_buf) {
-		char msg[4096];
-
-		vsnprintf(msg, sizeof(msg), fmt, ap);
-		if (error_sink_buf->len)
-			buf_adds(error_sink_buf, "; ");
-		buf_adds(error_sink_buf, msg);
-	} else {
-		report("error: ", fmt, ap);
-	}
+	verror(0, fmt, ap);
 	va_end(ap);
 	return -1;
 }
@@ -54,13 +66,11 @@ int error(const char *fmt, ...)
 int error_errno(const char *fmt, ...)
 {
 	int saved = errno;
-	char msg[4096];
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	verror(saved, fmt, ap);
 	va_end(ap);
-	error("%s: %s", msg, strerror(saved));
 	errno = saved;
 	return -1;
 }
@@ -70,8 +80,19 @@ void warning(const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	report("warning: ", fmt, ap);
+	report("warning: ", 0, fmt, ap);
 	va_end(ap);
+}
+
+void warning_errno(const char *fmt, ...)
+{
+	int saved = errno;
+	va_list ap;
+
+	va_start(ap, fmt);
+	report("warning: ", saved, fmt, ap);
+	va_end(ap);
+	errno = saved;
 }
 
 void die(const char *fmt, ...)
@@ -79,7 +100,18 @@ void die(const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	report("", fmt, ap);
+	report("", 0, fmt, ap);
+	va_end(ap);
+	exit(1);
+}
+
+void die_errno(const char *fmt, ...)
+{
+	int saved = errno;
+	va_list ap;
+
+	va_start(ap, fmt);
+	report("", saved, fmt, ap);
 	va_end(ap);
 	exit(1);
 }

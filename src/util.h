@@ -18,8 +18,12 @@ struct buf;
 struct buf *error_sink(struct buf *sink);
 /* Print "kwarm: warning: MSG" to stderr. */
 void warning(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* warning() with ": <strerror(errno)>" appended; errno is kept. */
+void warning_errno(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Print "kwarm: MSG" to stderr and exit(1). Only main and commands call it. */
 void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+/* die() with ": <strerror(errno)>" appended. */
+void die_errno(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 /* A broken invariant: print where and abort. */
 #define BUG(...) bug_at(__FILE__, __LINE__, __VA_ARGS__)
 void bug_at(const char *file, int line, const char *fmt, ...)

@@ -49,7 +49,7 @@ static int parse(char *line, struct opts *o, unsigned flags, char **bad, char **
  * the options set. Caller frees. */
 static char *outcome(const char *line, unsigned flags)
 {
-	struct opts o = { NULL, NULL, 0, 0, { NULL, 0, 0 } };
+	struct opts o = { .name = NULL };
 	char *copy = xstrdup(line), *bad, *left, *out;
 	int nr;
 
@@ -114,10 +114,11 @@ static void test_stop(void)
 	check_outcome("--nope cc", PARSE_STOP, "unknown option '--nope'");
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
-	test_options();
-	test_errors();
-	test_stop();
+	check_init(argc, argv);
+	TEST(test_options(), "options");
+	TEST(test_errors(), "errors");
+	TEST(test_stop(), "stop");
 	return check_done();
 }

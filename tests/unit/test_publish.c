@@ -2,6 +2,7 @@
  * files, real child processes and real signals. */
 #include "check.h"
 #include "publish.h"
+#include "strvec.h"
 #include "util.h"
 
 #include <dirent.h>
@@ -26,11 +27,6 @@ static char *fresh_dir(const char *name)
 	return dir;
 }
 
-static int by_name(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 /* The entries of dir, sorted and joined by spaces ("" when empty). Caller frees. */
 static char *listing(const char *dir)
 {
@@ -50,7 +46,7 @@ static char *listing(const char *dir)
 	}
 	closedir(d);
 	if (nr)
-		qsort(names, nr, sizeof(*names), by_name);
+		qsort(names, nr, sizeof(*names), strvec_cmp);
 	out = xcalloc(1, len);
 	for (i = 0; i < nr; i++) {
 		size_t used = strlen(out);

@@ -13,11 +13,6 @@
 #include <time.h>
 #include <unistd.h>
 
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 static int has_suffix(const char *s, const char *suffix)
 {
 	size_t n = strlen(s), m = strlen(suffix);
@@ -121,7 +116,7 @@ int main(int argc, char **argv)
 		if (has_suffix(de->d_name, ".yaml") || has_suffix(de->d_name, ".expected"))
 			strvec_push(&names, de->d_name);
 	closedir(d);
-	qsort(names.v, names.nr, sizeof(*names.v), cmp_str);
+	qsort(names.v, names.nr, sizeof(*names.v), strvec_cmp);
 
 	TEST(test_corpus(&names), "corpus");
 	for (size_t i = 0; i < names.nr; i++) {

@@ -1,4 +1,5 @@
 #include "check.h"
+#include "buf.h"
 #include "strvec.h"
 #include "util.h"
 
@@ -111,6 +112,45 @@ static void test_pushv_copy(void)
 	strvec_release(&empty);
 }
 
+static char *split_joined(const char *s, int unescape)
+{
+	struct strvec sv;
+	struct buf b = BUF_INIT;
+
+	strvec_init(&sv);
+	strvec_split(&sv, s, unescape);
+	for (size_t i = 0; i < sv.nr; i++)
+		buf_addf(&b, "[%s]", sv.v[i]);
+	CHECK(sv.v[sv.nr] == NULL);
+	strvec_release(&sv);
+	return buf_detach(&b);
+}
+
+static void test_split(void)
+{
+	static const struct {
+		const char *in;
+		int unescape;
+		const char *want;
+	} cases[] = {
+		{ "", 0, "" },
+		{ " \t ", 0, "" },
+		{ "a", 0, "[a]" },
+		{ "  distcc\tccache  -x ", 0, "[distcc][ccache][-x]" },
+		{ "a\\ b c\\", 0, "[a\\][b][c\\]" },
+		{ "a\\ b c\\", 1, "[a b][c\\]" },
+		{ "-j2 --jobserver-auth=fifo:/t/a\\ b --", 1, "[-j2][--jobserver-auth=fifo:/t/a b][--]" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *got = split_joined(cases[i].in, cases[i].unescape);
+
+		if (!CHECK_STR(got, cases[i].want))
+			fprintf(stderr, "  splitting '%s'\n", cases[i].in);
+		free(got);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	check_init(argc, argv);
@@ -118,5 +158,6 @@ int main(int argc, char **argv)
 	TEST(test_push(), "push");
 	TEST(test_find_first(), "find_first");
 	TEST(test_pushv_copy(), "pushv_copy");
+	TEST(test_split(), "split");
 	return check_done();
 }

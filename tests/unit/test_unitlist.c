@@ -136,6 +136,13 @@ static void check_bad(const char *text, size_t lineno)
 	struct unitlist ul;
 
 	check_write_file(path, text, strlen(text), 0644);
+	/* Gently: the same answer, no message. */
+	check_capture_begin(2);
+	if (!CHECK_INT(unitlist_load_gently(&ul, path), -1))
+		unitlist_release(&ul);
+	msg = check_capture_end(2);
+	CHECK_STR(msg, "");
+	free(msg);
 	if (!CHECK_INT(load_quiet(&ul, path, &msg), -1))
 		unitlist_release(&ul);
 	want = xstrfmt("kwarm: error: '%s' line %zu is not a unit list line; run 'kwarm gen' again\n",

@@ -61,6 +61,21 @@ static void test_error_errno(void)
 	buf_release(&sink);
 }
 
+/* warning_errno() likewise, on stderr with the warning prefix. */
+static void test_warning_errno(void)
+{
+	char *want = xstrfmt("kwarm: warning: cannot poll 'x': %s\n", strerror(EINTR)), *got;
+
+	check_capture_begin(2);
+	errno = EINTR;
+	warning_errno("cannot poll '%s'", "x");
+	CHECK_INT(errno, EINTR);
+	got = check_capture_end(2);
+	CHECK_STR(got, want);
+	free(got);
+	free(want);
+}
+
 static void test_write_read(const char *tmp)
 {
 	char *path = path_join(tmp, "data"), *data = NULL, *big, *pipe_in;
@@ -189,6 +204,7 @@ int main(int argc, char **argv)
 	TEST(test_xstrfmt(), "xstrfmt");
 	TEST(test_starts_with(), "starts_with");
 	TEST(test_error_errno(), "error_errno");
+	TEST(test_warning_errno(), "warning_errno");
 	TEST(test_write_read(tmp), "write_read");
 	TEST(test_alloc_grow(), "alloc_grow");
 	free(tmp);
