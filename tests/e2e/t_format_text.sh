@@ -2,8 +2,9 @@
 # labels: e2e
 # --format text wins over GITHUB_ACTIONS=true in each step that reports a
 # failure: kwarm compile (a unit that fails) and kwarm pack (a callable whose
-# unit left the cache), each run by hand as its recipe says. The same steps
-# without --format print ::error lines there, so the check can fail.
+# unit left the cache), each run by hand as its recipe says; and in kwarm
+# summary. The same steps without --format print ::error (summary: ::notice)
+# lines there, so the check can fail.
 . "$(dirname "$0")/lib.sh"
 
 R=$T/k
@@ -46,3 +47,10 @@ run pack_auto "${pack_good/ --format text/}"
 grep -q '^::error title=kwarm::class TestGood failed at the pack step' pack_auto.out ||
 	{ cat pack_auto.out pack_auto.err; fail "pack without --format: no annotation"; }
 pass "pack: --format text over GITHUB_ACTIONS=true (without it: annotations)"
+
+# kwarm summary, the third step that speaks in either form.
+GITHUB_ACTIONS=true "$KWARM" summary --state out/.kwarm --units w.mk.units --format text > sum_text.out
+grep -q '^kwarm: warm-up: ' sum_text.out || { cat sum_text.out; fail "summary --format text: not the plain line"; }
+GITHUB_ACTIONS=true "$KWARM" summary --state out/.kwarm --units w.mk.units > sum_auto.out
+grep -q '^::notice title=kwarm::warm-up: ' sum_auto.out || { cat sum_auto.out; fail "summary without --format: no notice"; }
+pass "summary: --format text over GITHUB_ACTIONS=true (without it: a notice)"
