@@ -304,15 +304,16 @@ static void test_remote_tally(void)
 	free(dir);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+	check_init(argc, argv);
 	tmpdir = check_tmpdir("cachelog");
-	test_remote_tally();
-	test_write_and_load();
-	test_parse_line();
-	test_runs_and_tally();
-	test_compact();
-	test_touch_use();
+	TEST(test_remote_tally(), "remote_tally");
+	TEST(test_write_and_load(), "write_and_load");
+	TEST(test_parse_line(), "parse_line");
+	TEST(test_runs_and_tally(), "runs_and_tally");
+	TEST(test_compact(), "compact");
+	TEST(test_touch_use(), "touch_use");
 	free(tmpdir);
 	return check_done();
 }

@@ -186,48 +186,88 @@ static int file_size(const char *path)
 	return stat(path, &st) ? -1 : (int)st.st_size;
 }
 
-int main(void)
+/* What every case packs from: three units in the cache (an orchestration and
+ * two incores), the folder the outputs go to, and the expected image of the
+ * worked example for a config name. */
+static struct cache c;
+static char *abs_dir;
+static unsigned char orch[100], bin_a[10], bin_b[1] = { 0xab };
+static char korch[DIGEST_HEX_SIZE], ka[DIGEST_HEX_SIZE], kb[DIGEST_HEX_SIZE];
+
+static unsigned char *worked_image(const char *config_name, size_t *len)
 {
-	char *tmp = check_tmpdir("pack"), *abs = realpath(tmp, NULL);
-	unsigned char orch[100], bin_a[10], bin_b[1] = { 0xab }, *want, *want2;
-	char korch[DIGEST_HEX_SIZE], ka[DIGEST_HEX_SIZE], kb[DIGEST_HEX_SIZE];
-	char kbad[DIGEST_HEX_SIZE], ckey[DIGEST_HEX_SIZE], ckey2[DIGEST_HEX_SIZE];
-	char ckey3[DIGEST_HEX_SIZE], cwrong[DIGEST_HEX_SIZE];
-	const int sig[] = { 1, 2 };
-	struct want_child ch[2] = {
+	static const int sig[] = { 1, 2 };
+	const struct want_child ch[2] = {
 		{ 7, { 1 }, 1, bin_a, sizeof(bin_a) },
 		{ 3, { 0 }, 0, bin_b, sizeof(bin_b) },
 	};
-	char *text, *out, *stamp, *stamp2, *stamp_other, *msg, *want_msg, *bad_out, *bad_stamp;
-	char *rec_out, *rec_stamp;
-	char *cache_dir;
-	struct cache c;
-	size_t want_len, want2_len;
 
-	if (!abs)
-		die("cannot resolve '%s'", tmp);
-	cache_dir = path_join(abs, "cache");
-	descs_path = path_join(abs, "warmup.mk.packs");
-	if (cache_init(&c, cache_dir))
-		die("cannot set up the cache");
-	for (size_t i = 0; i < sizeof(orch); i++)
-		orch[i] = (unsigned char)(i * 3 + 1);
-	for (size_t i = 0; i < sizeof(bin_a); i++)
-		bin_a[i] = (unsigned char)(0xf0 + i);
-	store_unit(&c, orch, sizeof(orch), korch);
-	store_unit(&c, bin_a, sizeof(bin_a), ka);
-	store_unit(&c, bin_b, sizeof(bin_b), kb);
+	return expected_image(sig, 2, "entry", config_name, orch, sizeof(orch), ch, 2, len);
+}
 
-	/* The worked example of CALLABLE_LAYOUT.md, end to end. */
-	text = desc_text("cfg", korch, ka, kb);
+/* The description of the worked example for a config name, saved; ckey gets its key. */
+static void worked_desc(const char *config_name, const char *b, char ckey[DIGEST_HEX_SIZE])
+{
+	char *text = desc_text(config_name, korch, ka, b);
+
 	save_desc(&c, text, ckey);
 	free(text);
-	out = xstrfmt("%s/out/y.callable", abs);
-	stamp = xstrfmt("%s/out/.kwarm/y.callable.%s", abs, ckey);
-	stamp_other = xstrfmt("%s/out/.kwarm/z.callable.%s", abs, ckey);
-	/* Another output's stamp: never touched. */
+}
+
+/* OUT/name.callable and, for ckey, its stamp (caller frees both). */
+static void out_paths(const char *name, const char *ckey, char **out, char **stamp)
+{
+	*out = xstrfmt("%s/out/%s.callable", abs_dir, name);
+	*stamp = xstrfmt("%s/out/.kwarm/%s.callable.%s", abs_dir, name, ckey);
+}
+
+/* pack_run with stdout captured (and stderr when err is not NULL: *err gets it). */
+static int pack_quiet(const char *ckey, const char *out, const char *stamp,
+		      struct pack_recompile *rc, char **err)
+{
+	int ret;
+
+	check_capture_begin(1);
+	if (err)
+		check_capture_begin(2);
+	ret = pack_run(&c, NULL, ckey, ref(ckey), out, stamp, rc);
+	if (err)
+		*err = check_capture_end(2);
+	free(check_capture_end(1));
+	return ret;
+}
+
+/* A unit whose entry has a byte of its artifact flipped; kbad gets its key. */
+static void store_corrupt_unit(char kbad[DIGEST_HEX_SIZE])
+{
+	static const unsigned char bad_bin[] = "will be corrupted";
+	char *mpath, *bytes;
+	size_t len;
+
+	store_unit(&c, bad_bin, sizeof(bad_bin), kbad);
+	mpath = cache_unit_path(&c, kbad, ".m");
+	if (read_file_all(mpath, &bytes, &len) || len <= sizeof(bad_bin))
+		die("cannot read '%s'", mpath);
+	bytes[sizeof(bad_bin) - 2] ^= 0x20;	/* the final 'd' */
+	check_write_file(mpath, bytes, len, 0644);
+	free(bytes);
+	free(mpath);
+}
+
+/* The worked example of CALLABLE_LAYOUT.md, end to end; packing the same key
+ * again gives the same bytes and stamp; another output's stamp is never touched. */
+static void test_worked_example(void)
+{
+	char ckey[DIGEST_HEX_SIZE];
+	char *out, *stamp, *stamp_other, *msg, *want_msg;
+	unsigned char *want;
+	size_t want_len;
+
+	worked_desc("cfg", kb, ckey);
+	out_paths("y", ckey, &out, &stamp);
+	stamp_other = xstrfmt("%s/out/.kwarm/z.callable.%s", abs_dir, ckey);
 	check_write_file(stamp_other, "", 0, 0644);
-	want = expected_image(sig, 2, "entry", "cfg", orch, sizeof(orch), ch, 2, &want_len);
+	want = worked_image("cfg", &want_len);
 	CHECK_INT(want_len, 9953);
 	check_capture_begin(1);
 	CHECK_INT(pack_run(&c, NULL, ckey, ref(ckey), out, stamp, NULL), 0);
@@ -243,163 +283,200 @@ int main(void)
 	CHECK_INT(want[5200], 384 & 0xff);
 	CHECK_INT(want[5201], 384 >> 8);
 
-	/* Packing the same key again: same bytes, same stamp. */
-	check_capture_begin(1);
-	CHECK_INT(pack_run(&c, NULL, ckey, ref(ckey), out, stamp, NULL), 0);
-	free(check_capture_end(1));
+	CHECK_INT(pack_quiet(ckey, out, stamp, NULL, NULL), 0);
 	CHECK(same_file(out, want, want_len));
 	CHECK(exists(stamp));
+	CHECK(exists(stamp_other));
+	free(want);
+	free(out);
+	free(stamp);
+	free(stamp_other);
+}
 
-	/* Another key for the same output: the first stamp goes, other outputs' stay. */
-	text = desc_text("", korch, ka, kb);
-	save_desc(&c, text, ckey2);
-	free(text);
-	stamp2 = xstrfmt("%s/out/.kwarm/y.callable.%s", abs, ckey2);
-	check_capture_begin(1);
-	CHECK_INT(pack_run(&c, NULL, ckey2, ref(ckey2), out, stamp2, NULL), 0);
-	free(check_capture_end(1));
+/* Another key for the same output: the first stamp goes, other outputs' stay. */
+static void test_new_key(void)
+{
+	char ckey[DIGEST_HEX_SIZE], ckey2[DIGEST_HEX_SIZE];
+	char *out, *stamp, *stamp2, *stamp_other;
+	unsigned char *want2;
+	size_t want2_len;
+
+	worked_desc("cfg", kb, ckey);
+	worked_desc("", kb, ckey2);
+	out_paths("new", ckey, &out, &stamp);
+	free(out);
+	out_paths("new", ckey2, &out, &stamp2);
+	stamp_other = xstrfmt("%s/out/.kwarm/z.callable.%s", abs_dir, ckey);
+	check_write_file(stamp_other, "", 0, 0644);
+	CHECK_INT(pack_quiet(ckey, out, stamp, NULL, NULL), 0);
+	CHECK(exists(stamp));
+	CHECK_INT(pack_quiet(ckey2, out, stamp2, NULL, NULL), 0);
 	CHECK(!exists(stamp));
 	CHECK(exists(stamp2));
 	CHECK(exists(stamp_other));
-	want2 = expected_image(sig, 2, "entry", "", orch, sizeof(orch), ch, 2, &want2_len);
+	want2 = worked_image("", &want2_len);
 	CHECK(same_file(out, want2, want2_len));
+	free(want2);
+	free(out);
+	free(stamp);
+	free(stamp2);
+	free(stamp_other);
+}
 
-	/* A corrupt unit (a byte of its artifact flipped in its entry file):
-	 * pack fails, names the incore, and publishes nothing. */
-	{
-		static const unsigned char bad_bin[] = "will be corrupted";
-		char *mpath, *bytes;
-		size_t len;
+/* A corrupt unit (a byte of its artifact flipped in its entry file): pack
+ * fails, names the incore, and publishes nothing, nor over an existing
+ * output: its bytes and stamp stay. */
+static void test_corrupt_unit(void)
+{
+	char ckey[DIGEST_HEX_SIZE], kbad[DIGEST_HEX_SIZE], cbad[DIGEST_HEX_SIZE];
+	char *out, *stamp, *bad_out, *bad_stamp, *msg;
+	unsigned char *want;
+	size_t want_len;
 
-		store_unit(&c, bad_bin, sizeof(bad_bin), kbad);
-		mpath = cache_unit_path(&c, kbad, ".m");
-		if (read_file_all(mpath, &bytes, &len) || len <= sizeof(bad_bin))
-			die("cannot read '%s'", mpath);
-		bytes[sizeof(bad_bin) - 2] ^= 0x20;	/* the final 'd' */
-		check_write_file(mpath, bytes, len, 0644);
-		free(bytes);
-		free(mpath);
-	}
-	text = desc_text("cfg", korch, ka, kbad);
-	save_desc(&c, text, ckey3);
-	free(text);
-	bad_out = xstrfmt("%s/out/bad.callable", abs);
-	bad_stamp = xstrfmt("%s/out/.kwarm/bad.callable.%s", abs, ckey3);
-	check_capture_begin(1);
-	check_capture_begin(2);
-	CHECK_INT(pack_run(&c, NULL, ckey3, ref(ckey3), bad_out, bad_stamp, NULL), -1);
-	msg = check_capture_end(2);
-	free(check_capture_end(1));
+	store_corrupt_unit(kbad);
+	worked_desc("cfg", kbad, cbad);
+	out_paths("bad", cbad, &bad_out, &bad_stamp);
+	CHECK_INT(pack_quiet(cbad, bad_out, bad_stamp, NULL, &msg), -1);
 	CHECK(strstr(msg, "is corrupt") != NULL);
 	CHECK(strstr(msg, "kwarm: error: cannot pack class TestX, callable y: incore 'second' ")
 	      != NULL);
 	free(msg);
 	CHECK(!exists(bad_out));
 	CHECK(!exists(bad_stamp));
-	/* Nor over an existing output: its bytes and stamp stay. */
+	free(bad_out);
 	free(bad_stamp);
-	bad_stamp = xstrfmt("%s/out/.kwarm/y.callable.%s", abs, ckey3);
-	check_capture_begin(1);
-	check_capture_begin(2);
-	CHECK_INT(pack_run(&c, NULL, ckey3, ref(ckey3), out, bad_stamp, NULL), -1);
-	free(check_capture_end(2));
-	free(check_capture_end(1));
-	CHECK(same_file(out, want2, want2_len));
-	CHECK(exists(stamp2));
-	CHECK(!exists(bad_stamp));
 
-	/* With a recompiler, a corrupt or missing unit is compiled again, now,
-	 * and the pack goes on (the entry above was removed: it is missing). */
-	rec_out = xstrfmt("%s/out/rec.callable", abs);
-	rec_stamp = xstrfmt("%s/out/.kwarm/rec.callable.%s", abs, ckey3);
+	worked_desc("cfg", kb, ckey);
+	out_paths("kept", ckey, &out, &stamp);
+	CHECK_INT(pack_quiet(ckey, out, stamp, NULL, NULL), 0);
+	store_corrupt_unit(kbad);
+	free(out);
+	out_paths("kept", cbad, &out, &bad_stamp);
+	CHECK_INT(pack_quiet(cbad, out, bad_stamp, NULL, &msg), -1);
+	free(msg);
+	want = worked_image("cfg", &want_len);
+	CHECK(same_file(out, want, want_len));
+	CHECK(exists(stamp));
+	CHECK(!exists(bad_stamp));
+	free(want);
+	free(out);
+	free(stamp);
+	free(bad_stamp);
+}
+
+/* With a recompiler, a corrupt or missing unit is compiled again, now, and
+ * the pack goes on; once whole, nothing is compiled again. */
+static void test_recompile(void)
+{
+	char kbad[DIGEST_HEX_SIZE], cbad[DIGEST_HEX_SIZE];
+	char *out, *stamp, *msg;
+
+	store_corrupt_unit(kbad);
+	worked_desc("cfg", kbad, cbad);
+	out_paths("rec", cbad, &out, &stamp);
 	recompiled.rc.compile = fake_compile;
 	recompiled.c = &c;
 	recompiled.calls = 0;
 	recompiled.fail = 1;
-	check_capture_begin(1);
-	check_capture_begin(2);
-	CHECK_INT(pack_run(&c, NULL, ckey3, ref(ckey3), rec_out, rec_stamp, &recompiled.rc), -1);
-	msg = check_capture_end(2);
-	free(check_capture_end(1));
+	CHECK_INT(pack_quiet(cbad, out, stamp, &recompiled.rc, &msg), -1);
 	CHECK(strstr(msg, "cannot pack class TestX, callable y: incore 'second' did not compile")
 	      != NULL);
 	free(msg);
 	CHECK_INT(recompiled.calls, 1);
-	CHECK(!exists(rec_stamp));
+	CHECK(!exists(stamp));
 	recompiled.fail = 0;
-	check_capture_begin(1);
-	CHECK_INT(pack_run(&c, NULL, ckey3, ref(ckey3), rec_out, rec_stamp, &recompiled.rc), 0);
-	free(check_capture_end(1));
+	CHECK_INT(pack_quiet(cbad, out, stamp, &recompiled.rc, NULL), 0);
 	CHECK_INT(recompiled.calls, 2);
 	CHECK_STR(recompiled.key, kbad);
-	CHECK(exists(rec_stamp));
-	/* Once whole, nothing is compiled again. */
-	check_capture_begin(1);
-	CHECK_INT(pack_run(&c, NULL, ckey3, ref(ckey3), rec_out, rec_stamp, &recompiled.rc), 0);
-	free(check_capture_end(1));
+	CHECK(exists(stamp));
+	CHECK_INT(pack_quiet(cbad, out, stamp, &recompiled.rc, NULL), 0);
 	CHECK_INT(recompiled.calls, 2);
+	CHECK(exists(out));
+	free(out);
+	free(stamp);
+}
 
-	CHECK(exists(rec_out));
-	free(rec_out);
-	free(rec_stamp);
+/* A missing orchestration is named as such. */
+static void test_missing_orchestration(void)
+{
+	char kgone[DIGEST_HEX_SIZE], ckey[DIGEST_HEX_SIZE];
+	char *text, *out, *stamp, *msg;
 
-	/* A missing orchestration is named as such. */
-	{
-		char kgone[DIGEST_HEX_SIZE];
+	digest_bytes_hex("never stored", 12, kgone);
+	text = desc_text("cfg", kgone, ka, kb);
+	save_desc(&c, text, ckey);
+	free(text);
+	out_paths("gone", ckey, &out, &stamp);
+	CHECK_INT(pack_quiet(ckey, out, stamp, NULL, &msg), -1);
+	CHECK(strstr(msg, "orchestration 'kernels/orch.cpp' is no longer in the cache") != NULL);
+	free(msg);
+	CHECK(!exists(out));
+	free(out);
+	free(stamp);
+}
 
-		digest_bytes_hex("never stored", 12, kgone);
-		text = desc_text("cfg", kgone, ka, kb);
-		save_desc(&c, text, ckey3);
-		free(text);
-		check_capture_begin(2);
-		CHECK_INT(pack_run(&c, NULL, ckey3, ref(ckey3), bad_out, bad_stamp, NULL), -1);
-		msg = check_capture_end(2);
-		CHECK(strstr(msg, "orchestration 'kernels/orch.cpp' is no longer in the cache") != NULL);
-		free(msg);
-		CHECK(!exists(bad_out));
-	}
+/* A description whose content does not match its name is refused, and so is
+ * a well-named one that does not parse, and a missing one; nothing is published. */
+static void test_bad_description(void)
+{
+	char cwrong[DIGEST_HEX_SIZE];
+	char *text, *out, *stamp, *msg;
 
-	/* A description whose content does not match its name is refused. */
 	text = desc_text("cfg", korch, ka, kb);
 	digest_bytes_hex("something else", 14, cwrong);
 	save_desc_as(text, cwrong);
 	free(text);
-	check_capture_begin(2);
-	CHECK_INT(pack_run(&c, NULL, cwrong, ref(cwrong), bad_out, bad_stamp, NULL), -1);
-	msg = check_capture_end(2);
+	out_paths("wrong", cwrong, &out, &stamp);
+	CHECK_INT(pack_quiet(cwrong, out, stamp, NULL, &msg), -1);
 	CHECK(strstr(msg, "does not match it; run make again") != NULL);
 	free(msg);
-	CHECK(!exists(bad_out));
 
-	/* A well-named description that does not parse is refused too. */
 	save_desc(&c, "kwarm-pack 1\nlayout 1\nwhat class T\nbogus line\n", cwrong);
-	check_capture_begin(2);
-	CHECK_INT(pack_run(&c, NULL, cwrong, ref(cwrong), bad_out, bad_stamp, NULL), -1);
-	msg = check_capture_end(2);
+	CHECK_INT(pack_quiet(cwrong, out, stamp, NULL, &msg), -1);
 	CHECK(strstr(msg, "does not match it") != NULL);
 	free(msg);
 
-	/* No description at all. */
 	digest_bytes_hex("no description", 14, cwrong);
-	check_capture_begin(2);
-	CHECK_INT(pack_run(&c, NULL, cwrong, ref(cwrong), bad_out, bad_stamp, NULL), -1);
-	msg = check_capture_end(2);
+	CHECK_INT(pack_quiet(cwrong, out, stamp, NULL, &msg), -1);
 	CHECK(strstr(msg, "cannot read callable description") != NULL);
 	free(msg);
-	CHECK(!exists(bad_out));
-	CHECK(exists(stamp2));
-
-	free(want);
-	free(want2);
+	CHECK(!exists(out));
 	free(out);
 	free(stamp);
-	free(stamp2);
-	free(stamp_other);
-	free(bad_out);
-	free(bad_stamp);
+}
+
+int main(int argc, char **argv)
+{
+	char *tmp = check_tmpdir("pack"), *cache_dir;
+
+	check_init(argc, argv);
+	abs_dir = realpath(tmp, NULL);
+	if (!abs_dir)
+		die("cannot resolve '%s'", tmp);
+	cache_dir = path_join(abs_dir, "cache");
+	descs_path = path_join(abs_dir, "warmup.mk.packs");
+	if (cache_init(&c, cache_dir))
+		die("cannot set up the cache");
+	for (size_t i = 0; i < sizeof(orch); i++)
+		orch[i] = (unsigned char)(i * 3 + 1);
+	for (size_t i = 0; i < sizeof(bin_a); i++)
+		bin_a[i] = (unsigned char)(0xf0 + i);
+	store_unit(&c, orch, sizeof(orch), korch);
+	store_unit(&c, bin_a, sizeof(bin_a), ka);
+	store_unit(&c, bin_b, sizeof(bin_b), kb);
+
+	TEST(test_worked_example(), "worked_example");
+	TEST(test_new_key(), "new_key");
+	TEST(test_corrupt_unit(), "corrupt_unit");
+	TEST(test_recompile(), "recompile");
+	TEST(test_missing_orchestration(), "missing_orchestration");
+	TEST(test_bad_description(), "bad_description");
+
 	cache_release(&c);
+	buf_release(&descs);
+	free(descs_path);
 	free(cache_dir);
-	free(abs);
+	free(abs_dir);
 	free(tmp);
 	return check_done();
 }

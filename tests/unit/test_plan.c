@@ -121,23 +121,33 @@ static int build(struct plan *plan, const struct spec *spec, const char *cache,
 	return ret;
 }
 
-static void test_plan(struct spec *spec, const char *cache)
+/* The plan of the spec without a launcher override: its four distinct units
+ * and two callables; -1 (reported, nothing to release) when it is not. */
+static int plan_of(struct plan *plan, const struct spec *spec, const char *cache)
 {
-	struct plan plan, again;
-	struct plan_unit *u;
-	struct strvec launcher;
-	char *msg, *want, *kcc = path_join(root, "bin/kcc");
-	char hex[DIGEST_HEX_SIZE];
+	char *msg;
 
-	CHECK_INT(build(&plan, spec, cache, NULL, &msg), 0);
+	CHECK_INT(build(plan, spec, cache, NULL, &msg), 0);
 	CHECK_STR(msg, "");
 	free(msg);
+	CHECK_INT(plan->nr_units, 4);
+	CHECK_INT(plan->nr_callables, 2);
+	if (plan->nr_units == 4 && plan->nr_callables == 2)
+		return 0;
+	plan_release(plan);
+	return -1;
+}
 
-	/* Four distinct units, first-seen order; shared ones have both owners. */
-	CHECK_INT(plan.nr_units, 4);
-	CHECK_INT(plan.nr_callables, 2);
-	if (plan.nr_units != 4 || plan.nr_callables != 2)
-		goto out;
+/* Four distinct units, first-seen order; shared ones have both owners. */
+static void test_units(struct spec *spec, const char *cache)
+{
+	struct plan plan;
+	struct plan_unit *u;
+	char *want, *kcc;
+
+	if (plan_of(&plan, spec, cache))
+		return;
+	kcc = path_join(root, "bin/kcc");
 	u = plan.units[0];
 	CHECK_STR(u->label, "orchestration 'k/orch.cpp'");
 	CHECK_STR(u->id, "TestA/orchestration 'k/orch.cpp'");
@@ -182,8 +192,19 @@ static void test_plan(struct spec *spec, const char *cache)
 			CHECK(strcmp(plan.units[i]->key, plan.units[j]->key) != 0);
 	for (size_t i = 0; i < 4; i++)
 		CHECK_INT(strlen(plan.units[i]->key), 64);
+	free(kcc);
+	plan_release(&plan);
+}
 
-	/* Callables: their units, descriptions end to end, ckey = SHA-256(desc). */
+/* Callables: their units, descriptions end to end, ckey = SHA-256(desc). */
+static void test_callables(struct spec *spec, const char *cache)
+{
+	struct plan plan;
+	char *want;
+	char hex[DIGEST_HEX_SIZE];
+
+	if (plan_of(&plan, spec, cache))
+		return;
 	CHECK(plan.callables[0].orchestration == plan.units[0]);
 	CHECK(plan.callables[1].orchestration == plan.units[0]);
 	CHECK(plan.callables[0].children[0] == plan.units[1]);
@@ -229,8 +250,17 @@ static void test_plan(struct spec *spec, const char *cache)
 	want = xstrfmt("%s/out/.kwarm/TestB/one.callable.%s", root, plan.callables[1].ckey);
 	CHECK_STR(plan.callables[1].stamp_path, want);
 	free(want);
+	plan_release(&plan);
+}
 
-	/* Inputs: the spec first, then what the units read, each once. */
+/* Inputs: the spec first, then what the units read, each once. */
+static void test_inputs(struct spec *spec, const char *cache)
+{
+	struct plan plan;
+	char *want;
+
+	if (plan_of(&plan, spec, cache))
+		return;
 	want = path_join(root, "spec.yaml");
 	CHECK(plan.inputs.nr > 0 && !strcmp(plan.inputs.v[0], want));
 	free(want);
@@ -250,8 +280,18 @@ static void test_plan(struct spec *spec, const char *cache)
 		for (size_t j = i + 1; j < plan.inputs.nr; j++)
 			CHECK(strcmp(plan.inputs.v[i], plan.inputs.v[j]) != 0);
 	}
+	plan_release(&plan);
+}
 
-	/* A launcher override: on every unit, and no key changes. */
+/* A launcher override: on every unit, and no key changes. */
+static void test_launcher(struct spec *spec, const char *cache)
+{
+	struct plan plan, again;
+	struct strvec launcher;
+	char *msg;
+
+	if (plan_of(&plan, spec, cache))
+		return;
 	strvec_init(&launcher);
 	strvec_push(&launcher, "wrap");
 	strvec_push(&launcher, "-x");
@@ -266,17 +306,23 @@ static void test_plan(struct spec *spec, const char *cache)
 		CHECK_STR(again.callables[i].ckey, plan.callables[i].ckey);
 	plan_release(&again);
 	strvec_release(&launcher);
+	plan_release(&plan);
+}
 
-	/* Nothing recorded: every unit counts the same, plan order kept. */
+/* Nothing recorded: every unit counts the same, plan order kept; release clears. */
+static void test_no_record(struct spec *spec, const char *cache)
+{
+	struct plan plan;
+
+	if (plan_of(&plan, spec, cache))
+		return;
 	for (size_t i = 0; i < 4; i++) {
 		CHECK_INT(plan.lpt[i], i);
 		CHECK_INT(plan.units[i]->rank, i);
 		CHECK(plan.units[i]->seconds < 0);
 	}
-out:
 	plan_release(&plan);
 	CHECK(plan.units == NULL && plan.nr_units == 0);
-	free(kcc);
 }
 
 static void test_lpt(struct spec *spec, const char *cache)
@@ -381,11 +427,12 @@ static void test_missing_compiler(void)
 	free(cache);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	struct spec spec;
 	char *path, *cache, *msg;
 
+	check_init(argc, argv);
 	root = check_tmpdir("plan");
 	make_tree();
 	path = path_join(root, "spec.yaml");
@@ -401,11 +448,15 @@ int main(void)
 		return check_done();
 	}
 	free(check_capture_end(2));
-	test_plan(&spec, cache);
-	test_lpt(&spec, cache);
+	TEST(test_units(&spec, cache), "units");
+	TEST(test_callables(&spec, cache), "callables");
+	TEST(test_inputs(&spec, cache), "inputs");
+	TEST(test_launcher(&spec, cache), "launcher");
+	TEST(test_no_record(&spec, cache), "no_record");
+	TEST(test_lpt(&spec, cache), "lpt");
 	spec_release(&spec);
-	test_missing_compiler();
-	test_relative_compiler();
+	TEST(test_missing_compiler(), "missing_compiler");
+	TEST(test_relative_compiler(), "relative_compiler");
 	free(path);
 	free(cache);
 	free(root);

@@ -437,15 +437,16 @@ static void test_total(void)
 	free(cache);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+	check_init(argc, argv);
 	tmpdir = check_tmpdir("runstate");
-	test_open_and_trace();
-	test_join_trace();
-	test_open_last();
-	test_slots();
-	test_counters();
-	test_total();
+	TEST(test_open_and_trace(), "open_and_trace");
+	TEST(test_join_trace(), "join_trace");
+	TEST(test_open_last(), "open_last");
+	TEST(test_slots(), "slots");
+	TEST(test_counters(), "counters");
+	TEST(test_total(), "total");
 	free(tmpdir);
 	return check_done();
 }

@@ -195,11 +195,12 @@ static void test_errors(void)
 	check_bad(line, 2);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+	check_init(argc, argv);
 	tmpdir = check_tmpdir("unitlist");
-	test_round_trip();
-	test_errors();
+	TEST(test_round_trip(), "round_trip");
+	TEST(test_errors(), "errors");
 	free(tmpdir);
 	return check_done();
 }
