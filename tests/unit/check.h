@@ -16,7 +16,13 @@
  * needs, then one TEST line in main naming it. A name is one word, unique in
  * its program (by convention the function's name without "test_"); setup that
  * every case shares (a temp folder, a cache) stays in main before the first
- * TEST. A case must pass when it runs alone:
+ * TEST. A table of cases registers one case per row, named by the row
+ * (test_cache.c's corruptions):
+ *
+ *	for (size_t i = 0; i < ARRAY_SIZE(rows); i++)
+ *		TEST(test_row(&rows[i]), rows[i].name);
+ *
+ * A case must pass when it runs alone (unit.cases_alone checks that):
  *
  *	build/tests/test_buf                  every case
  *	build/tests/test_buf growth 'add*'    the cases whose names match (fnmatch)
