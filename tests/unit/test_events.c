@@ -77,10 +77,11 @@ static void test_round_trip(void)
 	free(dir);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+	check_init(argc, argv);
 	tmpdir = check_tmpdir("events");
-	test_round_trip();
+	TEST(test_round_trip(), "round_trip");
 	free(tmpdir);
 	return check_done();
 }

@@ -132,10 +132,11 @@ static void test_tag_alive(void)
 	free(other);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
-	test_make_run_start();
-	test_no_make();
-	test_tag_alive();
+	check_init(argc, argv);
+	TEST(test_make_run_start(), "make_run_start");
+	TEST(test_no_make(), "no_make");
+	TEST(test_tag_alive(), "tag_alive");
 	return check_done();
 }
