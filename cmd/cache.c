@@ -145,7 +145,7 @@ static int cache_stats(const struct cache *c, int json)
 		count_reads(c, s.units[i].key, &listed, &scanner_only);
 	}
 	for (size_t i = 0; i < s.nr_temps; i++)
-		orphans += cache_temp_orphaned(&s.temps[i], now);
+		orphans += cache_temp_orphaned(s.temps[i].pid, s.temps[i].mtime, now);
 	/* The last run is the one that wrote the last event. */
 	if (log.nr)
 		cachelog_tally(&log, log.v[log.nr - 1].run_index, &last);

@@ -15,7 +15,7 @@
 
 int cache_probe(const struct cache *c, char **why)
 {
-	char *probe = xstrfmt("%s/tmp/probe.%ld", c->dir, (long)getpid());
+	char *probe = cache_probe_path(c->dir, (long)getpid());
 	int fd = open(probe, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0666), ret = 0;
 	char block[4096];
 	/* The entries' locks are OFD locks: probe that kind. */
@@ -74,19 +74,6 @@ void cache_release(struct cache *c)
 {
 	free(c->dir);
 	c->dir = NULL;
-}
-
-void cache_add_unit_path(struct buf *b, const char *dir, const char *key, const char *suffix)
-{
-	buf_addf(b, "%s/units/%.1s/%s%s", dir, key, key, suffix);
-}
-
-char *cache_unit_path(const struct cache *c, const char *key, const char *suffix)
-{
-	struct buf b = BUF_INIT;
-
-	cache_add_unit_path(&b, c->dir, key, suffix);
-	return buf_detach(&b);
 }
 
 /* The byte of the lock file that stands for key: its first 15 hex digits,

@@ -4,6 +4,7 @@
  *
  *   units/<k0>/<key>.m        unit <key>: its artifact, then its manifest (the make target)
  *   units/<k0>/<key>.tmp.*    a compile's outputs; the last one becomes the entry by rename
+ *                             (these names, the temps' and the probes': cacheentry.h)
  *   entries.lock              the per-entry locks: entry <key> is an fcntl OFD write lock
  *                             on one byte of this file, at its key's first 15 hex digits
  *   tools/                    compiler identities, reused while a compiler's stat holds
@@ -31,6 +32,7 @@
 #define KWARM_CACHE_H
 
 #include "buf.h"
+#include "cacheentry.h"
 #include "digest.h"
 #include "strvec.h"
 
@@ -51,11 +53,6 @@ int cache_try_init(struct cache *c, const char *dir, char **why);
  * (caller frees). A real write, so a full disk shows. */
 int cache_probe(const struct cache *c, char **why);
 void cache_release(struct cache *c);
-/* Add the path of unit key's file in cache folder dir to b: suffix ".m" (the
- * entry), "" (the stem of its temps). The one place that knows the fan-out. */
-void cache_add_unit_path(struct buf *b, const char *dir, const char *key, const char *suffix);
-/* The same as a string of c's (caller frees). */
-char *cache_unit_path(const struct cache *c, const char *key, const char *suffix);
 /* Take the entry's lock (blocking); returns the lock fd, or -1 after reporting. */
 int cache_lock_unit(const struct cache *c, const char *key);
 /* Take the entry's lock without waiting: the fd, -1 when someone holds it,

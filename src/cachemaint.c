@@ -35,50 +35,6 @@ static double last_use(const struct stat *st)
 	return a > m ? a : m;
 }
 
-static int is_hex(const char *s, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
-			return 0;
-	return 1;
-}
-
-static int all_digits(const char *s, size_t n)
-{
-	if (!n)
-		return 0;
-	for (size_t i = 0; i < n; i++)
-		if (s[i] < '0' || s[i] > '9')
-			return 0;
-	return 1;
-}
-
-/* The pid of a publish temp name "<final>.tmp.<pid>.<8 hex>", or -1. */
-static long publish_temp_pid(const char *name)
-{
-	size_t n = strlen(name);
-	const char *p, *dot;
-
-	if (n < 9 || name[n - 9] != '.' || !is_hex(name + n - 8, 8))
-		return -1;
-	/* Find ".tmp." just before the pid. */
-	for (p = name + n - 9; p > name && p[-1] != '.'; p--)
-		;
-	dot = p - 1;
-	if (p == name || !all_digits(p, (size_t)(name + n - 9 - p)) || dot - name < 4 ||
-	    strncmp(dot - 4, ".tmp", 4))
-		return -1;
-	return strtol(p, NULL, 10);
-}
-
-/* The pid of a probe "probe.<pid>", or -1. */
-static long probe_pid(const char *name)
-{
-	if (starts_with(name, "probe.") && all_digits(name + 6, strlen(name + 6)))
-		return strtol(name + 6, NULL, 10);
-	return -1;
-}
-
 static void add_temp(struct cache_scan *s, const char *path, enum cache_temp_kind kind,
 		     long pid, const struct stat *st)
 {
@@ -164,21 +120,12 @@ static int scan_two_levels(struct cache_scan *s, const char *dir, scan_file_fn f
 static int scan_unit_file(struct cache_scan *s, const char *path, const char *name,
 			  const struct stat *st)
 {
-	size_t n = strlen(name);
 	char key[DIGEST_HEX_SIZE];
-	long pid = publish_temp_pid(name);
+	long pid = cache_temp_name_pid(name);
 
-	if (pid >= 0) {
+	if (pid >= 0)
 		add_temp(s, path, CACHE_TEMP_PUBLISH, pid, st);
-		return 0;
-	}
-	if (n < 64 || !is_hex(name, 64) || !S_ISREG(st->st_mode)) {
-		s->nr_unknown++;
-		return 0;
-	}
-	memcpy(key, name, 64);
-	key[64] = '\0';
-	if (!strcmp(name + 64, ".m"))
+	else if (S_ISREG(st->st_mode) && cache_entry_name_key(name, key))
 		add_unit(s, key, st);
 	else
 		s->nr_unknown++;
@@ -199,7 +146,7 @@ static int scan_tmp(struct cache_scan *s, const char *dir)
 
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
 			continue;
-		pid = probe_pid(de->d_name);
+		pid = cache_probe_name_pid(de->d_name);
 		path = path_join(dir, de->d_name);
 		if (pid < 0 || lstat(path, &st))
 			s->nr_unknown++;
@@ -237,11 +184,6 @@ static int remove_temp(const struct cache_temp *t)
 	if (unlink(t->path) && errno != ENOENT)
 		return error_errno("cannot remove '%s'", t->path);
 	return 0;
-}
-
-int cache_temp_orphaned(const struct cache_temp *t, double now)
-{
-	return !pid_alive(t->pid) || now - t->mtime > CACHE_TEMP_MAX_AGE;
 }
 
 /* Check one unit entry with its lock held, keeping its use time; 1 good,
@@ -295,7 +237,7 @@ int cache_verify(const struct cache *c, int repair, struct cache_verify_result *
 	for (size_t i = 0; i < s.nr_temps; i++) {
 		const struct cache_temp *t = &s.temps[i];
 
-		if (!cache_temp_orphaned(t, now))
+		if (!cache_temp_orphaned(t->pid, t->mtime, now))
 			continue;
 		r->bad++;
 		error("orphaned temp '%s' (its process %ld is gone or it is over a day old)",
@@ -418,7 +360,7 @@ int cache_prune(const struct cache *c, const struct cache_prune_options *o,
 
 	/* Orphaned temps. */
 	for (size_t i = 0; i < s.nr_temps; i++) {
-		if (!cache_temp_orphaned(&s.temps[i], o->now))
+		if (!cache_temp_orphaned(s.temps[i].pid, s.temps[i].mtime, o->now))
 			continue;
 		if (remove_temp(&s.temps[i]))
 			ret = -1;

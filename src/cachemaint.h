@@ -11,8 +11,6 @@
 
 /* Entries used more recently than this (seconds) are never pruned. */
 #define CACHE_PRUNE_GRACE 3600
-/* Temps older than this (seconds) are orphans whatever their process (it may be on another machine sharing the cache). */
-#define CACHE_TEMP_MAX_AGE 86400
 
 struct cache_unit_entry {
 	char key[DIGEST_HEX_SIZE];
@@ -23,8 +21,8 @@ struct cache_unit_entry {
 
 enum cache_temp_kind { CACHE_TEMP_PUBLISH, CACHE_TEMP_PROBE };
 
-/* A temp file some process made: "*.tmp.<pid>.<hex>" in units/, "probe.<pid>"
- * in tmp/. */
+/* A temp file some process made: a temp in units/, a probe in tmp/ (their
+ * names: cacheentry.h). */
 struct cache_temp {
 	char *path;			/* owned */
 	enum cache_temp_kind kind;
@@ -77,8 +75,5 @@ int cache_prune(const struct cache *c, const struct cache_prune_options *o,
 /* Parse a size "123", "500K", "500M", "2G", "1T" (powers of 1024, optional
  * trailing "B" or "iB"); 0, or -1 when malformed. */
 int cache_parse_size(const char *s, uint64_t *bytes);
-/* Whether a temp is left behind: its process is gone, or it is older than
- * CACHE_TEMP_MAX_AGE. */
-int cache_temp_orphaned(const struct cache_temp *t, double now);
 
 #endif

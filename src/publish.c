@@ -1,4 +1,5 @@
 #include "publish.h"
+#include "cacheentry.h"
 #include "path.h"
 #include "util.h"
 
@@ -166,10 +167,16 @@ int publish_begin(struct publish *p, const char *final)
 	p->slot = -1;
 	ignore_sigxfsz();
 	for (attempt = 0; attempt < 100; attempt++) {
-		char *tmp = xstrfmt("%s.tmp.%ld.%08x", final, (long)getpid(), random_word());
+		struct buf name = BUF_INIT;
+		char *tmp;
+		int slot, fd, err;
+
+		/* Named as cacheentry.h says, so that a temp left in a cache is
+		 * known for its process's. */
+		cache_add_temp_name(&name, final, (long)getpid(), random_word());
+		tmp = buf_detach(&name);
 		/* Registered before it exists, so no signal can leave it behind. */
-		int slot = publish_register_temp(tmp);
-		int fd, err;
+		slot = publish_register_temp(tmp);
 
 		if (slot < 0) {
 			free(tmp);

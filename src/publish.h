@@ -22,7 +22,7 @@ struct publish {
 
 #define PUBLISH_INIT { NULL, NULL, -1, -1 }
 
-/* Create "<final>.tmp.<pid>.<random>" next to final (O_EXCL, mode 0644 & ~umask),
+/* Create a temp of final beside it (its name: cacheentry.h; O_EXCL, mode 0644 & ~umask),
  * register it for removal on exit/signals, and set SIGXFSZ to SIG_IGN when it
  * was SIG_DFL so that going past RLIMIT_FSIZE fails a write with EFBIG instead
  * of killing the process. 0, or -1 after reporting (p then holds nothing). */

@@ -333,23 +333,31 @@ struct attempt {
 	int slots[4];
 };
 
+/* The temp of the entry's stem numbered word (cacheentry.h's name). */
+static char *attempt_file(const char *stem, uint32_t word)
+{
+	struct buf b = BUF_INIT;
+
+	cache_add_temp_name(&b, stem, (long)getpid(), word);
+	return buf_detach(&b);
+}
+
 static void attempt_init(struct attempt *a, const struct cache *home, const char *key)
 {
-	char *entry = cache_unit_path(home, key, "");
-	char *dir = path_dirname(entry);
-	long pid = (long)getpid();
+	char *stem = cache_unit_path(home, key, "");
+	char *dir = path_dirname(stem);
 
 	mkdir_p(dir);
-	a->obj = xstrfmt("%s.tmp.%ld.00000a00", entry, pid);
-	a->linked = xstrfmt("%s.tmp.%ld.00000a01", entry, pid);
-	a->text = xstrfmt("%s.tmp.%ld.00000a02", entry, pid);
-	a->deps = xstrfmt("%s.tmp.%ld.00000a03", entry, pid);
+	a->obj = attempt_file(stem, 0xa00);
+	a->linked = attempt_file(stem, 0xa01);
+	a->text = attempt_file(stem, 0xa02);
+	a->deps = attempt_file(stem, 0xa03);
 	a->slots[0] = publish_register_temp(a->obj);
 	a->slots[1] = publish_register_temp(a->linked);
 	a->slots[2] = publish_register_temp(a->text);
 	a->slots[3] = publish_register_temp(a->deps);
 	free(dir);
-	free(entry);
+	free(stem);
 }
 
 static void attempt_release(struct attempt *a)

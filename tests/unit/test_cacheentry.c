@@ -1,0 +1,104 @@
+/* Unit tests of cacheentry: each name it writes parses back to its pid or key,
+ * and names that only look alike (another mark, a pid that is not all digits,
+ * hex of another length, an entry with another suffix) do not; a temp is an
+ * orphan when its process is gone or it is over CACHE_TEMP_MAX_AGE old. */
+#include "cacheentry.h"
+#include "cache.h"
+#include "check.h"
+#include "util.h"
+
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define KEY "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+
+/* The file name part of path. */
+static const char *base(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? slash + 1 : path;
+}
+
+static void test_entry_path(void)
+{
+	struct cache c = { (char *)"/c" };
+	char key[DIGEST_HEX_SIZE], *path = cache_unit_path(&c, KEY, ".m");
+
+	CHECK_STR(path, "/c/units/0/" KEY ".m");
+	CHECK(cache_entry_name_key(base(path), key));
+	CHECK_STR(key, KEY);
+	CHECK(!cache_entry_name_key(KEY ".old", key));
+	CHECK(!cache_entry_name_key(KEY ".m.x", key));
+	CHECK(!cache_entry_name_key("0123456789ABCDEF0123456789abcdef0123456789abcdef0123456789abcdef.m",
+				    key));
+	CHECK(!cache_entry_name_key(KEY + 1, key));
+	free(path);
+}
+
+static void test_temp_names(void)
+{
+	static const char *const not_temps[] = {
+		KEY ".m", KEY ".tmp.12.0000a00", KEY ".tmp.12.00000a000",
+		KEY ".tmp.1x2.00000a00", KEY ".tmp..00000a00", KEY ".tmq.12.00000a00",
+		KEY ".tmp.12.00000A00", "tmp.12.00000a00", ".tmp.-1.00000a00",
+	};
+	struct buf b = BUF_INIT;
+
+	cache_add_temp_name(&b, "/c/units/0/" KEY ".m", 4321, 0xdeadbeef);
+	CHECK_STR(b.s, "/c/units/0/" KEY ".m.tmp.4321.deadbeef");
+	CHECK_INT(cache_temp_name_pid(base(b.s)), 4321);
+	buf_reset(&b);
+	cache_add_temp_name(&b, KEY, 7, 0xa00);
+	CHECK_INT(cache_temp_name_pid(b.s), 7);
+	for (size_t i = 0; i < ARRAY_SIZE(not_temps); i++)
+		if (!CHECK_INT(cache_temp_name_pid(not_temps[i]), -1))
+			fprintf(stderr, "  name: %s\n", not_temps[i]);
+	buf_release(&b);
+}
+
+static void test_probe_names(void)
+{
+	char *path = cache_probe_path("/c", 99);
+
+	CHECK_STR(path, "/c/tmp/probe.99");
+	CHECK_INT(cache_probe_name_pid(base(path)), 99);
+	CHECK_INT(cache_probe_name_pid("probe."), -1);
+	CHECK_INT(cache_probe_name_pid("probe.9x"), -1);
+	CHECK_INT(cache_probe_name_pid("probes.9"), -1);
+	free(path);
+}
+
+/* A pid that was just used and is now gone. */
+static long dead_pid(void)
+{
+	pid_t pid = fork();
+
+	if (pid < 0)
+		die("cannot fork");
+	if (!pid)
+		_exit(0);
+	waitpid(pid, NULL, 0);
+	return (long)pid;
+}
+
+static void test_orphaned(void)
+{
+	double now = now_wall();
+	long me = (long)getpid();
+
+	CHECK(!cache_temp_orphaned(me, now - 60, now));
+	CHECK(cache_temp_orphaned(me, now - CACHE_TEMP_MAX_AGE - 60, now));
+	CHECK(cache_temp_orphaned(dead_pid(), now, now));
+}
+
+int main(int argc, char **argv)
+{
+	check_init(argc, argv);
+	TEST(test_entry_path(), "entry_path");
+	TEST(test_temp_names(), "temp_names");
+	TEST(test_probe_names(), "probe_names");
+	TEST(test_orphaned(), "orphaned");
+	return check_done();
+}
