@@ -11,6 +11,7 @@
 #include "publish.h"
 #include "remote.h"
 #include "spec.h"
+#include "store.h"
 #include "unitindex.h"
 #include "unitlist.h"
 #include "util.h"
@@ -132,7 +133,7 @@ static int prefetch(const struct plan *plan, const struct cache *cache, const ch
 	/* Run by a Makefile's remake, gen shares the make run's markers: a dead
 	 * server found here is not asked again by the run's steps. */
 	if (getenv("MAKELEVEL")) {
-		private_dir = path_join(plan->out_dir, ".kwarm/private");
+		private_dir = store_private_dir(plan->out_dir);
 		marks = remote_marker_dir(private_dir);
 		free(private_dir);
 	}
@@ -145,58 +146,74 @@ static int prefetch(const struct plan *plan, const struct cache *cache, const ch
 	return fetched;
 }
 
+/* gen's warning that the cache is not used; data: the cache's and the
+ * private store's folders. */
+static void warn_private(void *data, const char *why)
+{
+	const char *const *dirs = data;
+
+	warning("cache '%s' cannot be used (%s); compiling without it, results go to '%s' "
+		"(nothing is shared)", dirs[0], why, dirs[1]);
+}
+
+/* Plan the spec and write the Makefile's text (into text and inputs). */
+static int plan_once(struct spec *spec, const char *cache_dir, const char *out_dir,
+		     const struct strvec *launcher, struct makefile_options *mo,
+		     struct plan *plan, struct buf *text, struct buf *inputs)
+{
+	buf_reset(text);
+	buf_reset(inputs);
+	if (!plan_build(plan, spec, cache_dir, out_dir, launcher) &&
+	    !makefile_write(plan, mo, text, inputs))
+		return 0;
+	plan_release(plan);
+	return -1;
+}
+
 /*
  * Plan the spec and write the Makefile's text (into text and inputs) over the
- * cache *cache_dir, when it can be written and locked; else over the private
- * store OUT/.kwarm/private (*cache_dir is replaced, one warning). With a
- * remote, fetch what the cache lacks and plan again, to learn what the fetched
- * entries read. 0 with plan built, or the exit status (plan released).
+ * store results go to (store.h): the cache *cache_dir, or the private store
+ * (*cache_dir is replaced, one warning). The keys depend on the store's
+ * entries, so it is chosen first. With a remote, fetch what the cache lacks
+ * and plan again, to learn what the fetched entries read. 0 with plan built,
+ * or the exit status (plan released; the folders the choice made removed:
+ * nothing is written for a spec that fails).
  */
 static int make_plan(struct spec *spec, char **cache_dir, const char *out_dir,
 		     const struct strvec *launcher, struct makefile_options *mo,
 		     struct plan *plan, struct buf *text, struct buf *inputs)
 {
 	struct cache cache = { NULL };
-	char *why = NULL;
-	int prefetched = 0, ret = 2;
+	char *private_dir = store_private_dir(out_dir);
+	char *made[] = { path_first_missing(*cache_dir), path_first_missing(private_dir) };
+	const char *dirs[] = { *cache_dir, private_dir };
+	int ret = 1;
 
-	for (int attempt = 0; attempt < 2; attempt++) {
-		if (plan_build(plan, spec, *cache_dir, out_dir, launcher))
-			goto fail;
-		if (makefile_write(plan, mo, text, inputs))
-			goto fail;
-		if (!cache_try_init(&cache, *cache_dir, &why) && !cache_probe(&cache, &why)) {
-			if (prefetched || !prefetch(plan, &cache, mo->remote)) {
-				ret = 0;
-				goto out;
-			}
-			prefetched = 1;
-			attempt--;	/* the same cache, planned again */
-		} else if (attempt) {
-			error("cache folder unusable: %s", why);
-			ret = 1;
-			goto fail;
-		} else {
-			/* An unusable cache must not fail a build that would otherwise pass. */
-			char *private_dir = path_join(out_dir, ".kwarm/private");
-
-			warning("cache '%s' cannot be used (%s); compiling without it, results "
-				"go to '%s' (nothing is shared)", *cache_dir, why, private_dir);
-			free(*cache_dir);
-			*cache_dir = private_dir;
-		}
-		free(why);
-		why = NULL;
-		cache_release(&cache);
-		plan_release(plan);
-		buf_reset(text);
-		buf_reset(inputs);
+	switch (store_open(&cache, *cache_dir, private_dir, 1, warn_private, dirs)) {
+	case -1:
+		goto out;
+	case 1:
+		free(*cache_dir);
+		*cache_dir = private_dir;
+		private_dir = NULL;
+		break;
 	}
-	BUG("the plan was neither made nor refused");
-fail:
-	plan_release(plan);
+	ret = 2;
+	if (plan_once(spec, *cache_dir, out_dir, launcher, mo, plan, text, inputs))
+		goto out;
+	if (prefetch(plan, &cache, mo->remote)) {
+		plan_release(plan);
+		if (plan_once(spec, *cache_dir, out_dir, launcher, mo, plan, text, inputs))
+			goto out;
+	}
+	ret = 0;
 out:
-	free(why);
+	for (size_t i = 0; i < ARRAY_SIZE(made); i++) {
+		if (ret && made[i])
+			rmdir_empty(made[i]);
+		free(made[i]);
+	}
+	free(private_dir);
 	cache_release(&cache);
 	return ret;
 }

@@ -2,6 +2,7 @@
 #include "buf.h"
 #include "util.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -173,6 +174,46 @@ int mkdir_p(const char *path)
 	if (mkdir(path, 0777) && errno != EEXIST)
 		return -1;
 	return 0;
+}
+
+char *path_first_missing(const char *path)
+{
+	char *top = NULL, *copy = xstrdup(path), *slash;
+	struct stat st;
+
+	while (*copy && lstat(copy, &st) && errno == ENOENT) {
+		free(top);
+		top = xstrdup(copy);
+		slash = strrchr(copy, '/');
+		if (!slash)
+			break;
+		*slash = '\0';
+	}
+	free(copy);
+	return top;
+}
+
+void rmdir_empty(const char *top)
+{
+	DIR *d = opendir(top);
+	struct dirent *de;
+
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		struct stat st;
+		char *sub;
+
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		sub = path_join(top, de->d_name);
+		/* Never through a symbolic link: only what lies under top. */
+		if (!lstat(sub, &st) && S_ISDIR(st.st_mode))
+			rmdir_empty(sub);
+		free(sub);
+	}
+	closedir(d);
+	(void)rmdir(top);
 }
 
 char *path_which(const char *program)

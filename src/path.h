@@ -17,6 +17,12 @@ char *path_dirname(const char *path);
 char *path_stem(const char *path);
 /* Create path and its parents (mode 0777 & ~umask); 0 or -1 with errno set. */
 int mkdir_p(const char *path);
+/* The outermost folder of path that does not exist (caller frees), or NULL
+ * when path exists: the first one mkdir_p(path) creates. */
+char *path_first_missing(const char *path);
+/* Remove the empty folders under top, then top itself when it is empty: what
+ * holds a file stays. Best effort. */
+void rmdir_empty(const char *top);
 /* Search PATH for a program name without '/'; a path is made absolute.
  * Returns the absolute path (caller frees) or NULL when not found. */
 char *path_which(const char *program);
