@@ -7,6 +7,7 @@
 #include "path.h"
 #include "progress.h"
 #include "publish.h"
+#include "store.h"
 #include "unitcompile.h"
 #include "unitlist.h"
 #include "util.h"
@@ -162,7 +163,6 @@ int cmd_pack(int argc, char **argv)
 	struct runstate rs;
 	char *cls = NULL, *label = NULL;
 	struct cache cache = { NULL };
-	char *why = NULL;
 	int ret, github;
 	struct option opts[] = {
 		OPT_STRING("--cache", &cache_dir),
@@ -198,14 +198,13 @@ int cmd_pack(int argc, char **argv)
 	}
 	step.t0 = now_wall();
 	publish_install_signal_cleanup();
-	cache.dir = NULL;
-	if (cache_try_init(&cache, cache_dir, &why)) {
-		/* The units were compiled without the cache: read the private store. */
-		free(why);
-		cache_release(&cache);
-		if (!priv || cache_init(&cache, priv))
-			goto out;
+	switch (store_open(&cache, cache_dir, priv, 0, NULL, NULL)) {
+	case -1:
+		goto out;
+	case 1:
+		/* The units were compiled without the cache: the private store is it. */
 		priv = NULL;
+		break;
 	}
 	memset(&r, 0, sizeof(r));
 	r.rc.compile = recompile;

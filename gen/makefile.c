@@ -1,6 +1,7 @@
 #include "makefile.h"
 #include "deps.h"
 #include "cache.h"
+#include "store.h"
 
 #include <stdlib.h>
 #include "util.h"
@@ -523,7 +524,7 @@ static void write_variables(struct buf *b, const struct plan *plan,
 	buf_adds(b, "\nKW_COMPILE = $(KW_KWARM) compile $(KW_REPORT) --cache $(KW_CACHE) --root $(KW_ROOT) "
 		 "--platform ");
 	makefile_add_shell_word(b, plan->spec->platform);
-	buf_adds(b, " \\\n    --private $(KW_OUT)/.kwarm/private --index $(KW_PLAN).index "
+	buf_adds(b, " \\\n    --private $(KW_OUT)/" STORE_PRIVATE_SUBDIR " --index $(KW_PLAN).index "
 		 "--key $(basename $(notdir $@))");
 	/* The remote's URL only: credentials are read at run time (remote.h). */
 	if (opts->remote) {
@@ -532,7 +533,7 @@ static void write_variables(struct buf *b, const struct plan *plan,
 	}
 	buf_adds(b, "\n"
 		 "KW_PACK = $(KW_KWARM) pack $(KW_REPORT) --cache $(KW_CACHE) --descs $(KW_DESCS) \\\n"
-		 "    --private $(KW_OUT)/.kwarm/private --stamp $@\n"
+		 "    --private $(KW_OUT)/" STORE_PRIVATE_SUBDIR " --stamp $@\n"
 		 "KW_E = $(addprefix $(KW_CACHE)/units/,$(addsuffix .m,$1))\n");
 }
 

@@ -4,6 +4,7 @@
 #include "hashmap.h"
 #include "pack.h"
 #include "path.h"
+#include "store.h"
 #include "util.h"
 
 #include <stdint.h>
@@ -269,7 +270,7 @@ void plan_unit_words(const struct plan *plan, const struct plan_unit *u, struct 
 	push_option(words, "--root", plan->spec->root);
 	push_option(words, "--platform", plan->spec->platform);
 	strvec_push(words, "--private");
-	strvec_pushf(words, "%s/.kwarm/private", plan->out_dir);
+	strvec_push_nodup(words, store_private_dir(plan->out_dir));
 	push_option(words, "--key", u->key);
 	push_option(words, "--unit", u->label);
 	push_option(words, "--id", u->id);

@@ -13,6 +13,7 @@
 #include "remote.h"
 #include "run.h"
 #include "parseopt.h"
+#include "store.h"
 #include "util.h"
 
 #include <errno.h>
@@ -246,9 +247,10 @@ static int check_output(const char *path, const char *step, struct compile_job *
 }
 
 /* Say once per make run that the cache is not used, and why; note it in the
- * run's reports (summary.json). */
-static void warn_uncached_once(const struct compile_job *o, const char *why)
+ * run's reports (summary.json). A store_warn_fn: data is the compile_job. */
+static void warn_uncached_once(void *data, const char *why)
 {
+	const struct compile_job *o = data;
 	char run[RUNID_TAG_SIZE], *marker;
 	int fd;
 
@@ -312,18 +314,11 @@ static void held_release(struct held *h)
 	buf_release(&h->errors);
 }
 
-/* Why the cache cannot take a result now (caller frees), or NULL when it can:
- * its disk (nearly) full, or no 4 KiB can be written (ENOSPC, EDQUOT, EROFS,
- * EACCES) or locked there. */
-static char *cache_cannot_store(const struct cache *cache)
+/* The cache cannot take this unit (why): its results go to the private store,
+ * opened in priv on first need (store.h). 0, or -1 after reporting. */
+static int go_private(struct compile_job *o, struct cache *priv, const char *why)
 {
-	char *why = NULL;
-
-	if (cache_fs_full(cache))
-		return xstrdup("its disk is full");
-	if (cache_probe(cache, &why))
-		return why;
-	return NULL;
+	return store_fall_back(priv, o->private_dir, 0, why, warn_uncached_once, o);
 }
 
 /* The temp files of one attempt, beside the entry they become: a rename
@@ -507,7 +502,9 @@ static int read_lines(struct compile_job *o, struct closure_cache *cc, const str
 	return ret;
 }
 
-static int compile_unit(struct compile_job *o, const struct cache *cache, const char *why)
+/* Compile into cache (NULL: it cannot be used), else into the private store
+ * priv (set up by the caller when cache is NULL, else on need). */
+static int compile_unit(struct compile_job *o, const struct cache *cache, struct cache *priv)
 {
 	char key_now[DIGEST_HEX_SIZE], base[DIGEST_HEX_SIZE];
 	struct closure_cache cc;
@@ -515,8 +512,7 @@ static int compile_unit(struct compile_job *o, const struct cache *cache, const 
 	struct strvec covers;
 	struct unitkey_out kout = { .closure = &closure, .base = base, .why = &covers };
 	struct buf output = BUF_INIT, lines = BUF_INIT;
-	struct cache priv = { NULL };
-	const struct cache *home = cache;
+	const struct cache *home = cache ? cache : priv;
 	struct attempt a = { .slots = { -1, -1, -1, -1 } };
 	struct cache_adoption ad = { .fd = -1 };
 	struct held h;
@@ -534,12 +530,6 @@ static int compile_unit(struct compile_job *o, const struct cache *cache, const 
 		tools = path_join(cache->dir, "tools");
 		cc.tool_memo_dir = tools;
 	}
-	if (!home) {
-		if (!o->private_dir || cache_init(&priv, o->private_dir))
-			goto out;
-		warn_uncached_once(o, why ? why : "it cannot be used");
-		home = &priv;
-	}
 	/* The outputs go beside the entry, so that a rename publishes them. */
 	attempt_init(&a, home, o->key);
 	if (home == cache)
@@ -551,15 +541,14 @@ static int compile_unit(struct compile_job *o, const struct cache *cache, const 
 		/* A full cache disk fails the compile itself (the compiler cannot
 		 * write its output): once more, privately, and only the private
 		 * attempt's failure is shown. */
-		cannot = home == cache && o->private_dir ? cache_cannot_store(cache) : NULL;
-		if (!cannot || cache_init(&priv, o->private_dir)) {
+		cannot = home == cache && o->private_dir ? store_unusable(cache) : NULL;
+		if (!cannot || go_private(o, priv, cannot)) {
 			release_held(o, &h);
 			goto out;
 		}
-		warn_uncached_once(o, cannot);
 		attempt_release(&a);
 		buf_reset(&output);
-		home = &priv;
+		home = priv;
 		attempt_init(&a, home, o->key);
 		if (run_steps(o, &a, &output, &final, &listed))
 			goto out;
@@ -599,15 +588,14 @@ static int compile_unit(struct compile_job *o, const struct cache *cache, const 
 	if (!stored) {
 		/* The cache took the compile but not its entry: keep the result
 		 * privately, when the compiled file is still there. */
+		free(cannot);
+		cannot = xstrfmt("it cannot store results: %s", buf_str(&h.errors));
 		if (home != cache || !o->private_dir || access(final, F_OK) ||
-		    cache_init(&priv, o->private_dir)) {
+		    go_private(o, priv, cannot)) {
 			release_held(o, &h);
 			goto out;
 		}
-		free(cannot);
-		cannot = xstrfmt("it cannot store results: %s", buf_str(&h.errors));
-		warn_uncached_once(o, cannot);
-		if (cache_unit_store(&priv, o->key, final, o->label, lines.s))
+		if (cache_unit_store(priv, o->key, final, o->label, lines.s))
 			goto out;
 	} else if (strcmp(o->key, base)) {
 		reads_point(home->dir, base, o->key);
@@ -626,7 +614,6 @@ static int compile_unit(struct compile_job *o, const struct cache *cache, const 
 out:
 	cache_unit_adopt_abort(&ad);
 	attempt_release(&a);
-	cache_release(&priv);
 	closure_release(&closure);
 	strvec_release(&covers);
 	closure_cache_release(&cc);
@@ -692,15 +679,17 @@ int compile_job_run(struct compile_job *o, int *cached)
 {
 	struct remote rt;
 	int mismatch = 0;
-	struct cache cache = { NULL };
+	struct cache cache = { NULL }, priv = { NULL };
 	struct buf sink = BUF_INIT, *old;
 	const char *bad;
 	char *why = NULL, *mpath;
 	int lock, ret, state;
 
 	*cached = 0;
-	if (cache_try_init(&cache, o->cache, &why)) {
-		ret = compile_unit(o, NULL, why);
+	state = store_open(&cache, o->cache, o->private_dir, 0, warn_uncached_once, o);
+	if (state) {
+		/* The cache cannot be set up: cache is the private store. */
+		ret = state < 0 ? -1 : compile_unit(o, NULL, &cache);
 		goto out;
 	}
 	old = error_sink(&sink);
@@ -708,7 +697,7 @@ int compile_job_run(struct compile_job *o, int *cached)
 	error_sink(old);
 	if (lock < 0) {
 		why = xstrfmt("cannot lock '%s': %s", o->key, buf_str(&sink));
-		ret = compile_unit(o, NULL, why);
+		ret = go_private(o, &priv, why) ? -1 : compile_unit(o, NULL, &priv);
 		goto out;
 	}
 	/* Whoever held the lock before us may have published it: a hit after wait. */
@@ -734,7 +723,7 @@ int compile_job_run(struct compile_job *o, int *cached)
 			*cached = 1;
 			ret = 0;
 		} else {
-			ret = compile_unit(o, &cache, NULL);
+			ret = compile_unit(o, &cache, &priv);
 			/* Uploads only what this process compiled into the cache. */
 			if (!ret && !mismatch)
 				(void)remote_upload(&rt, &cache, o->key);
@@ -749,5 +738,6 @@ out:
 	buf_release(&sink);
 	free(why);
 	cache_release(&cache);
+	cache_release(&priv);
 	return ret;
 }
