@@ -4,6 +4,7 @@
 #include "cache.h"
 #include "cachedir.h"
 #include "makefile.h"
+#include "os.h"
 #include "pack.h"
 #include "parseopt.h"
 #include "path.h"
@@ -57,7 +58,7 @@ static char *choose_cache(const char *opt, const struct spec *spec)
 /* The absolute path of this program, for the Makefile's recipes. */
 static char *self_path(void)
 {
-	char *p = realpath("/proc/self/exe", NULL);
+	char *p = os_self_path();
 
 	if (!p)
 		die_errno("cannot find the kwarm program");

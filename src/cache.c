@@ -1,4 +1,5 @@
 #include "cache.h"
+#include "os.h"
 #include "path.h"
 #include "publish.h"
 #include "util.h"
@@ -18,8 +19,6 @@ int cache_probe(const struct cache *c, char **why)
 	char *probe = cache_probe_path(c->dir, (long)getpid());
 	int fd = open(probe, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0666), ret = 0;
 	char block[4096];
-	/* The entries' locks are OFD locks: probe that kind. */
-	struct flock whole = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
 
 	*why = NULL;
 	memset(block, 0, sizeof(block));
@@ -30,7 +29,8 @@ int cache_probe(const struct cache *c, char **why)
 		/* A real write: creating an empty file still works on a full disk. */
 		if (write_all(fd, block, sizeof(block)) || fsync(fd))
 			*why = xstrfmt("cannot write in '%s': %s", c->dir, strerror(errno));
-		else if (fcntl(fd, F_OFD_SETLK, &whole))
+		/* The entries' locks are of this kind: probe it. */
+		else if (os_lock_range(fd, 0, 0, 1, 0))
 			*why = xstrfmt("cannot lock files in '%s': %s", c->dir, strerror(errno));
 		ret = *why ? -1 : 0;
 		close(fd);
@@ -125,20 +125,21 @@ static void forget_held(int fd)
 }
 
 /* Lock key's byte of the lock file: the fd, -1 when busy (without wait), -2
- * after reporting. An OFD lock, not a lock file per entry: nothing to create
- * per compile, and it goes with the fd (the compiler kwarm starts has none).
- * type F_WRLCK: a compile's or a remover's; F_RDLCK: a reader's (shared). */
-static int lock_entry(const struct cache *c, const char *key, int wait, short type)
+ * after reporting. A lock of the open file description (os.h), not a lock
+ * file per entry: nothing to create per compile, and it goes with the fd (the
+ * compiler kwarm starts has none). exclusive: a compile's or a remover's;
+ * else a reader's (shared). */
+static int lock_entry(const struct cache *c, const char *key, int wait, int exclusive)
 {
 	char *path = path_join(c->dir, CACHE_LOCK_FILE);
-	struct flock fl;
+	off_t at = lock_offset(key);
 	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
 
 	/* A cache this user may only read (verify, prune of another's cache, a
 	 * reader): a read lock still conflicts with a compile's write lock. */
-	if (fd < 0 && (!wait || type == F_RDLCK) && (errno == EACCES || errno == EROFS)) {
+	if (fd < 0 && (!wait || !exclusive) && (errno == EACCES || errno == EROFS)) {
 		fd = open(path, O_RDONLY | O_CLOEXEC);
-		type = F_RDLCK;
+		exclusive = 0;
 		/* No lock file, and none can be made: nobody holds a lock. The
 		 * folder stands for the lock, so the caller has an fd to close. */
 		if (fd < 0 && errno == ENOENT) {
@@ -152,24 +153,16 @@ static int lock_entry(const struct cache *c, const char *key, int wait, short ty
 		fd = -2;
 		goto out;
 	}
-	memset(&fl, 0, sizeof(fl));
-	fl.l_type = type;
-	fl.l_whence = SEEK_SET;
-	fl.l_start = lock_offset(key);
-	fl.l_len = 1;
-	while (fcntl(fd, wait ? F_OFD_SETLKW : F_OFD_SETLK, &fl)) {
+	if (os_lock_range(fd, at, 1, exclusive, wait)) {
 		int busy = !wait && (errno == EAGAIN || errno == EACCES);
 
-		if (errno == EINTR)
-			continue;
 		if (!busy)
 			error_errno("cannot lock '%.16s' in '%s'", key, path);
 		close(fd);
 		fd = busy ? -1 : -2;
-		break;
 	}
-	if (fd >= 0 && type == F_WRLCK)
-		note_held(fd, fl.l_start);
+	if (fd >= 0 && exclusive)
+		note_held(fd, at);
 out:
 	free(path);
 	return fd;
@@ -177,14 +170,14 @@ out:
 
 int cache_lock_unit(const struct cache *c, const char *key)
 {
-	int fd = lock_entry(c, key, 1, F_WRLCK);
+	int fd = lock_entry(c, key, 1, 1);
 
 	return fd < 0 ? -1 : fd;
 }
 
 int cache_try_lock_unit(const struct cache *c, const char *key)
 {
-	return lock_entry(c, key, 0, F_WRLCK);
+	return lock_entry(c, key, 0, 1);
 }
 
 void cache_unlock(int fd)
@@ -364,7 +357,7 @@ int cache_unit_read(const struct cache *c, const char *key, struct buf *out)
 	 * for a compile of the entry. Without a lock the read goes on unguarded. */
 	if (!is_held(lock_offset(key))) {
 		old = error_sink(&sink);
-		fd = lock_entry(c, key, 1, F_RDLCK);
+		fd = lock_entry(c, key, 1, 0);
 		error_sink(old);
 		buf_release(&sink);
 	}
@@ -454,7 +447,7 @@ int cache_unit_adopt_begin(const struct cache *c, const char *key, const char *t
 		goto out;
 	}
 	/* Start writing it back now: the caller's work until finish overlaps it. */
-	(void)sync_file_range(a->fd, 0, 0, SYNC_FILE_RANGE_WRITE);
+	os_start_writeback(a->fd);
 	a->tmp = xstrdup(tmp_path);
 	a->mpath = cache_unit_path(c, key, ".m");
 	ret = 0;

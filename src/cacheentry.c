@@ -1,5 +1,6 @@
 #include "cacheentry.h"
 #include "cache.h"
+#include "os.h"
 #include "util.h"
 
 #include <stdlib.h>
@@ -85,5 +86,5 @@ long cache_probe_name_pid(const char *name)
 
 int cache_temp_orphaned(long pid, double mtime, double now)
 {
-	return !pid_alive(pid) || now - mtime > CACHE_TEMP_MAX_AGE;
+	return !os_pid_alive(pid) || now - mtime > CACHE_TEMP_MAX_AGE;
 }

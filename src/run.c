@@ -1,4 +1,5 @@
 #include "run.h"
+#include "os.h"
 #include "util.h"
 
 #include <errno.h>
@@ -30,7 +31,7 @@ int run_capture(const char *const *argv, const char *dir, struct buf *output,
 	posix_spawn_file_actions_adddup2(&actions, pipefd[1], 1);
 	posix_spawn_file_actions_adddup2(&actions, pipefd[1], 2);
 	if (dir)
-		posix_spawn_file_actions_addchdir_np(&actions, dir);
+		os_spawn_chdir(&actions, dir);
 	/* The child gets the default dispositions make would give it. */
 	posix_spawnattr_init(&attr);
 	sigemptyset(&defaults);

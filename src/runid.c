@@ -2,6 +2,7 @@
  * are the small functions read_proc_stat, boot_time and ticks_to_unix; the
  * rest only walks and formats. */
 #include "runid.h"
+#include "os.h"
 #include "util.h"
 
 #include <errno.h>
@@ -177,7 +178,7 @@ int runid_alive(const char *tag)
 	const char *at = strchr(tag, '@');
 	double start = at ? strtod(at + 1, NULL) : 0, now_start;
 
-	if (!pid_alive(pid))
+	if (!os_pid_alive(pid))
 		return 0;
 	if (start <= 0)
 		return 1;

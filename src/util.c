@@ -3,8 +3,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -264,13 +262,6 @@ int read_file_all(const char *path, char **data, size_t *len)
 	*data = buf;
 	*len = used;
 	return 0;
-}
-
-int pid_alive(long pid)
-{
-	if (pid <= 0 || pid > INT_MAX)
-		return 0;
-	return !kill((pid_t)pid, 0) || errno == EPERM;
 }
 
 static double clock_seconds(clockid_t id)

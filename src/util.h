@@ -57,9 +57,6 @@ int write_all(int fd, const void *buf, size_t len);
 /* Read all of path into a malloc'd buffer (NUL-terminated); 0 or -1 with errno set. */
 int read_file_all(const char *path, char **data, size_t *len);
 
-/* Whether process pid exists (on this machine); 0 for pids out of range. */
-int pid_alive(long pid);
-
 /* Seconds on CLOCK_MONOTONIC, for measuring durations. */
 double now_monotonic(void);
 /* Seconds since the epoch on CLOCK_REALTIME, for timestamps. */

@@ -268,6 +268,18 @@ int check_fork_piped(int fds[2])
 	return (int)pid;
 }
 
+long check_dead_pid(void)
+{
+	pid_t pid = fork();
+
+	if (pid < 0)
+		die("fork: %s", strerror(errno));
+	if (!pid)
+		_exit(0);
+	(void)check_child_status(pid);
+	return (long)pid;
+}
+
 int check_child_status(int pid)
 {
 	int status;

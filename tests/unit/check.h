@@ -95,6 +95,8 @@ char *check_read_to_end(int fd);
 int check_fork_piped(int fds[2]);
 /* Wait for child pid; its exit status, or 99 when it did not exit. */
 int check_child_status(int pid);
+/* A pid that was just used and is now gone (a child that exited, waited for). */
+long check_dead_pid(void);
 /* Print "N passed, N failed" and return the exit status (1 also when a pattern
  * of the command line matched no case). */
 int check_done(void);

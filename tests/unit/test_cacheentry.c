@@ -70,19 +70,6 @@ static void test_probe_names(void)
 	free(path);
 }
 
-/* A pid that was just used and is now gone. */
-static long dead_pid(void)
-{
-	pid_t pid = fork();
-
-	if (pid < 0)
-		die("cannot fork");
-	if (!pid)
-		_exit(0);
-	waitpid(pid, NULL, 0);
-	return (long)pid;
-}
-
 static void test_orphaned(void)
 {
 	double now = now_wall();
@@ -90,7 +77,7 @@ static void test_orphaned(void)
 
 	CHECK(!cache_temp_orphaned(me, now - 60, now));
 	CHECK(cache_temp_orphaned(me, now - CACHE_TEMP_MAX_AGE - 60, now));
-	CHECK(cache_temp_orphaned(dead_pid(), now, now));
+	CHECK(cache_temp_orphaned(check_dead_pid(), now, now));
 }
 
 int main(int argc, char **argv)

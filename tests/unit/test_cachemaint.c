@@ -5,7 +5,7 @@
  * whose lock is held skipped as busy (held by a child, or by this process
  * through another open file description); prune by age and by size (least
  * recently used first), the grace period, held entries skipped, temps of dead
- * processes and old temps removed; sizes and pids. A child's lock is sequenced through pipes. An old
+ * processes and old temps removed; sizes. A child's lock is sequenced through pipes. An old
  * held entry both prune passes reach is busy once; verify by another user
  * than root (a child dropped to uid 65534) of a cache it may only read checks
  * each entry without a lock error and finds a held one busy. */
@@ -136,20 +136,6 @@ static void damage(const struct cache *c, const char *key, long off, char f, siz
 }
 
 /* A pid that is surely not running: a child's, reaped. */
-static long dead_pid(void)
-{
-	pid_t pid = fork();
-	int status;
-
-	if (pid < 0)
-		die("fork: %s", strerror(errno));
-	if (!pid)
-		_exit(0);
-	if (waitpid(pid, &status, 0) != pid)
-		die("waitpid: %s", strerror(errno));
-	return (long)pid;
-}
-
 /* A child process holding entry key's lock until holder_release. */
 struct holder {
 	pid_t pid;
@@ -207,7 +193,7 @@ static void test_scan(void)
 	char k1[DIGEST_HEX_SIZE], k2[DIGEST_HEX_SIZE], k3[DIGEST_HEX_SIZE];
 	char *p, *unknown;
 	uint64_t b1, b2;
-	long dead = dead_pid();
+	long dead = check_dead_pid();
 	double now = now_wall();
 	int fd;
 
@@ -378,7 +364,7 @@ static void test_verify(void)
 		free(to);
 	}
 	/* A temp of a dead process, and one of a live one (this). */
-	dead_temp = xstrfmt("%s/tmp/probe.%ld", c.dir, dead_pid());
+	dead_temp = xstrfmt("%s/tmp/probe.%ld", c.dir, check_dead_pid());
 	write_bytes(dead_temp, "", 0);
 	live_temp = xstrfmt("%s/tmp/probe.%ld", c.dir, (long)getpid());
 	write_bytes(live_temp, "", 0);
@@ -607,7 +593,7 @@ static void test_prune_leftovers(void)
 	struct cache_prune_result r;
 	char held[DIGEST_HEX_SIZE], kept[DIGEST_HEX_SIZE];
 	char *stem, *pub, *probe, *live, *old_live;
-	long dead = dead_pid();
+	long dead = check_dead_pid();
 	struct holder h;
 	double now = now_wall();
 
@@ -880,16 +866,6 @@ static void test_parse_size(void)
 	}
 }
 
-static void test_pid_alive(void)
-{
-	CHECK(pid_alive((long)getpid()));
-	CHECK(pid_alive(1));	/* EPERM or ours: either way alive */
-	CHECK(!pid_alive(dead_pid()));
-	CHECK(!pid_alive(0));
-	CHECK(!pid_alive(-5));
-	CHECK(!pid_alive(1L << 40));
-}
-
 int main(int argc, char **argv)
 {
 	check_init(argc, argv);
@@ -903,7 +879,6 @@ int main(int argc, char **argv)
 	TEST(test_verify_read_only(), "verify_read_only");
 	TEST(test_verify_no_lock_file(), "verify_no_lock_file");
 	TEST(test_parse_size(), "parse_size");
-	TEST(test_pid_alive(), "pid_alive");
 	free(tmpdir);
 	return check_done();
 }

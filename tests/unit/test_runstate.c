@@ -44,18 +44,6 @@ static int exists(const char *path)
 	return !access(path, F_OK);
 }
 
-static long dead_pid(void)
-{
-	pid_t pid = fork();
-
-	if (pid < 0)
-		die("fork: %s", strerror(errno));
-	if (!pid)
-		_exit(0);
-	waitpid(pid, NULL, 0);
-	return (long)pid;
-}
-
 static void test_open_and_trace(void)
 {
 	char *kw = path_join(tmpdir, "kw/.kwarm"), *trace = path_join(kw, "trace.json");
@@ -65,7 +53,7 @@ static void test_open_and_trace(void)
 
 	/* Leftovers of earlier runs: one whose make is gone, one whose pid is
 	 * alive but another process's (pid 1 did not start at 100.00). */
-	dead_run = xstrfmt("%s/run/%ld@100.00", kw, dead_pid());
+	dead_run = xstrfmt("%s/run/%ld@100.00", kw, check_dead_pid());
 	live_run = xstrfmt("%s/run/1@100.00", kw);
 	check_write_text(dead_run, "events", "x\n", 0644);
 	check_write_text(NULL, trace, "[\nold trace", 0644);

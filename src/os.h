@@ -1,0 +1,29 @@
+/* os: the calls that are not plain POSIX, behind one small interface (as
+ * samurai's os.h and GNU make's os.h). os-linux.c implements it for Linux, the
+ * platform kwarm builds on; another platform would add its own os-<name>.c
+ * (CMakeLists.txt picks one). Nothing else makes these calls, and no other
+ * file has a platform #ifdef. */
+#ifndef KWARM_OS_H
+#define KWARM_OS_H
+
+#include <spawn.h>
+#include <sys/types.h>
+
+/* Lock len bytes of fd's file at offset (len 0: to its end) for fd's open
+ * file description, not for the process: the lock goes with the fd (a child
+ * that does not inherit it holds none), and two descriptions of one file
+ * conflict even within a process. Exclusive, or shared; with wait, until it
+ * is free. 0, or -1 with errno set (EAGAIN or EACCES: held, without wait). */
+int os_lock_range(int fd, off_t offset, off_t len, int exclusive, int wait);
+/* Start writing fd's data back to disk without waiting for it (a hint that
+ * shortens a later fsync). */
+void os_start_writeback(int fd);
+/* Have the child that posix_spawn starts with fa run in folder dir; 0, or
+ * an error number. */
+int os_spawn_chdir(posix_spawn_file_actions_t *fa, const char *dir);
+/* Whether process pid exists (this user's or another's). */
+int os_pid_alive(long pid);
+/* The absolute path of this program (caller frees), or NULL with errno set. */
+char *os_self_path(void);
+
+#endif

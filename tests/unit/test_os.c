@@ -1,0 +1,99 @@
+/* Unit tests of os (os-linux.c): a range lock conflicts between two open
+ * descriptions of one file even within this process, shared locks do not,
+ * and closing the fd drops it; a live, an unrelated and a dead pid; this
+ * program's own path; a spawned child runs in the folder given. */
+#include "os.h"
+#include "check.h"
+#include "util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char **environ;
+
+static void test_lock_range(const char *dir)
+{
+	char *path = xstrfmt("%s/lock", dir);
+	int a = open(path, O_RDWR | O_CREAT, 0666), b = open(path, O_RDWR);
+
+	CHECK(a >= 0 && b >= 0);
+	CHECK_INT(os_lock_range(a, 5, 1, 1, 0), 0);
+	/* Another description of the same file: held, even by this process. */
+	errno = 0;
+	CHECK_INT(os_lock_range(b, 5, 1, 1, 0), -1);
+	CHECK(errno == EAGAIN || errno == EACCES);
+	CHECK_INT(os_lock_range(b, 5, 1, 0, 0), -1);
+	/* Another byte is free. */
+	CHECK_INT(os_lock_range(b, 6, 1, 1, 0), 0);
+	close(a);
+	/* Closing the fd dropped a's lock; shared locks share. */
+	a = open(path, O_RDWR);
+	CHECK_INT(os_lock_range(b, 5, 1, 0, 0), 0);
+	CHECK_INT(os_lock_range(a, 5, 1, 0, 0), 0);
+	CHECK_INT(os_lock_range(a, 6, 1, 0, 0), -1);
+	close(a);
+	close(b);
+	free(path);
+}
+
+static void test_pid_alive(void)
+{
+	CHECK(os_pid_alive((long)getpid()));
+	CHECK(os_pid_alive(1));	/* EPERM or ours: either way alive */
+	CHECK(!os_pid_alive(check_dead_pid()));
+	CHECK(!os_pid_alive(0));
+	CHECK(!os_pid_alive(-5));
+	CHECK(!os_pid_alive(1L << 40));
+}
+
+static void test_self_path(void)
+{
+	char *self = os_self_path();
+	const char *base = self ? strrchr(self, '/') : NULL;
+
+	CHECK(self && self[0] == '/');
+	CHECK_STR(base ? base + 1 : "", "test_os");
+	free(self);
+}
+
+static void test_spawn_chdir(const char *dir)
+{
+	char *const argv[] = { (char *)"/bin/sh", (char *)"-c", (char *)"pwd > here", NULL };
+	posix_spawn_file_actions_t fa;
+	char *path = xstrfmt("%s/here", dir), *text, *want = xstrfmt("%s\n", dir);
+	pid_t pid;
+	int status = -1;
+
+	posix_spawn_file_actions_init(&fa);
+	CHECK_INT(os_spawn_chdir(&fa, dir), 0);
+	if (CHECK_INT(posix_spawn(&pid, argv[0], &fa, NULL, argv, environ), 0))
+		waitpid(pid, &status, 0);
+	posix_spawn_file_actions_destroy(&fa);
+	CHECK_INT(status, 0);
+	text = check_read_file(path);
+	CHECK_STR(text ? text : "", want);
+	free(text);
+	free(want);
+	free(path);
+}
+
+int main(int argc, char **argv)
+{
+	char *tmp, *dir;
+
+	check_init(argc, argv);
+	tmp = check_tmpdir("os");
+	dir = realpath(tmp, NULL);
+	if (!dir)
+		die("cannot resolve '%s'", tmp);
+	TEST(test_lock_range(dir), "lock_range");
+	TEST(test_pid_alive(), "pid_alive");
+	TEST(test_self_path(), "self_path");
+	TEST(test_spawn_chdir(dir), "spawn_chdir");
+	free(dir);
+	free(tmp);
+	return check_done();
+}
