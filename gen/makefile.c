@@ -265,8 +265,10 @@ static void write_callable(struct buf *b, const struct plan *plan, const struct 
 	/* The callable's units, for its pack rule and for help. */
 	add_units_var(b, pc);
 	buf_adds(b, " := $(call KW_E,");
-	for (size_t i = 0; i < n; i++)
-		buf_addf(b, " \\\n    %.1s/%s", units[i]->key, units[i]->key);
+	for (size_t i = 0; i < n; i++) {
+		buf_adds(b, " \\\n    ");
+		cache_add_unit_name(b, units[i]->key);
+	}
 	buf_adds(b, ")\n");
 	/* A missing output forces a repack even when the stamp says it is current. */
 	buf_adds(b, "ifeq ($(wildcard ");
@@ -534,7 +536,8 @@ static void write_variables(struct buf *b, const struct plan *plan,
 	buf_adds(b, "\n"
 		 "KW_PACK = $(KW_KWARM) pack $(KW_REPORT) --cache $(KW_CACHE) --descs $(KW_DESCS) \\\n"
 		 "    --private $(KW_OUT)/" STORE_PRIVATE_SUBDIR " --stamp $@\n"
-		 "KW_E = $(addprefix $(KW_CACHE)/units/,$(addsuffix .m,$1))\n");
+		 "KW_E = $(addprefix $(KW_CACHE)/" CACHE_UNITS_DIR "/,$(addsuffix "
+		 CACHE_ENTRY_SUFFIX ",$1))\n");
 }
 
 /* warmup: every unit, and each callable's pack among them. */

@@ -42,7 +42,7 @@ int cache_probe(const struct cache *c, char **why)
 
 int cache_try_init(struct cache *c, const char *dir, char **why)
 {
-	static const char *const subdirs[] = { "units", "tmp" };
+	static const char *const subdirs[] = { CACHE_UNITS_DIR, CACHE_PROBES_DIR };
 
 	c->dir = path_absolute(dir);
 	*why = NULL;

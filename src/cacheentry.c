@@ -9,9 +9,16 @@
 #define TEMP_MARK ".tmp."
 #define PROBE_PREFIX "probe."
 
+void cache_add_unit_name(struct buf *b, const char *key)
+{
+	buf_addf(b, "%.1s/%s", key, key);
+}
+
 void cache_add_unit_path(struct buf *b, const char *dir, const char *key, const char *suffix)
 {
-	buf_addf(b, "%s/units/%.1s/%s%s", dir, key, key, suffix);
+	buf_addf(b, "%s/" CACHE_UNITS_DIR "/", dir);
+	cache_add_unit_name(b, key);
+	buf_adds(b, suffix);
 }
 
 char *cache_unit_path(const struct cache *c, const char *key, const char *suffix)
@@ -42,7 +49,7 @@ static int all_digits(const char *s, size_t n)
 
 int cache_entry_name_key(const char *name, char key[DIGEST_HEX_SIZE])
 {
-	if (strlen(name) != 66 || !is_hex(name, 64) || strcmp(name + 64, ".m"))
+	if (!is_hex(name, 64) || strcmp(name + 64, CACHE_ENTRY_SUFFIX))
 		return 0;
 	memcpy(key, name, 64);
 	key[64] = '\0';
@@ -72,7 +79,7 @@ long cache_temp_name_pid(const char *name)
 
 char *cache_probe_path(const char *dir, long pid)
 {
-	return xstrfmt("%s/tmp/" PROBE_PREFIX "%ld", dir, pid);
+	return xstrfmt("%s/" CACHE_PROBES_DIR "/" PROBE_PREFIX "%ld", dir, pid);
 }
 
 long cache_probe_name_pid(const char *name)

@@ -22,6 +22,11 @@
 
 #include <stdint.h>
 
+/* The cache folder's sub-folders of entries and of probes; an entry's suffix. */
+#define CACHE_UNITS_DIR "units"
+#define CACHE_PROBES_DIR "tmp"
+#define CACHE_ENTRY_SUFFIX ".m"
+
 /* Temps older than this (seconds) are orphans whatever their process. */
 #define CACHE_TEMP_MAX_AGE 86400
 
@@ -32,6 +37,9 @@ struct cache;
 void cache_add_unit_path(struct buf *b, const char *dir, const char *key, const char *suffix);
 /* The same as a string of c's (caller frees). */
 char *cache_unit_path(const struct cache *c, const char *key, const char *suffix);
+/* Add "<k0>/<key>", unit key's place under units/ without a suffix, to b: the
+ * Makefile names many entries at once as units/ + this + CACHE_ENTRY_SUFFIX. */
+void cache_add_unit_name(struct buf *b, const char *key);
 /* The key of an entry's file name "<64 hex>.m" into key: 1, or 0 when name is
  * not an entry's. */
 int cache_entry_name_key(const char *name, char key[DIGEST_HEX_SIZE]);

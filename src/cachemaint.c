@@ -166,7 +166,7 @@ static int by_key(const void *a, const void *b)
 
 int cache_scan_run(struct cache_scan *s, const struct cache *c)
 {
-	char *units = path_join(c->dir, "units"), *tmp = path_join(c->dir, "tmp");
+	char *units = path_join(c->dir, CACHE_UNITS_DIR), *tmp = path_join(c->dir, CACHE_PROBES_DIR);
 	int ret = 0;
 
 	cache_scan_release(s);

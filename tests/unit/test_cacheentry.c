@@ -26,7 +26,15 @@ static void test_entry_path(void)
 	struct cache c = { (char *)"/c" };
 	char key[DIGEST_HEX_SIZE], *path = cache_unit_path(&c, KEY, ".m");
 
+	struct buf name = BUF_INIT;
+
 	CHECK_STR(path, "/c/units/0/" KEY ".m");
+	/* The Makefile's bulk form spells the same path. */
+	buf_addf(&name, "/c/" CACHE_UNITS_DIR "/");
+	cache_add_unit_name(&name, KEY);
+	buf_adds(&name, CACHE_ENTRY_SUFFIX);
+	CHECK_STR(name.s, path);
+	buf_release(&name);
 	CHECK(cache_entry_name_key(base(path), key));
 	CHECK_STR(key, KEY);
 	CHECK(!cache_entry_name_key(KEY ".old", key));
