@@ -4,9 +4,10 @@
  *   units/<k0>/<key>.m                  entry <key> (<k0>: its first hex digit)
  *   <final>.tmp.<pid>.<8 hex>           a temp of process <pid> that becomes
  *                                       <final> by rename: publish's temps (the
- *                                       hex random), and a compile's outputs
+ *                                       hex random), a compile's outputs
  *                                       (<final> the entry's stem units/<k0>/<key>,
- *                                       the hex the output's number)
+ *                                       the hex the output's number), the
+ *                                       compiler identities' memos in tools/ (0)
  *   tmp/probe.<pid>                     process <pid>'s probe of whether the
  *                                       cache can be written
  *

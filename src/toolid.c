@@ -7,6 +7,7 @@
  */
 #include "toolid.h"
 #include "buf.h"
+#include "cacheentry.h"
 #include "filehash.h"
 #include "path.h"
 #include "util.h"
@@ -111,13 +112,14 @@ static void memo_write(const struct closure_cache *cc, const char *path,
 		       const struct filestamp *stamp, const char hex[DIGEST_HEX_SIZE])
 {
 	char *file, *tmp, line[128];
-	struct buf b = BUF_INIT;
+	struct buf b = BUF_INIT, name = BUF_INIT;
 	int fd;
 
 	if (!cc->tool_memo_dir || mkdir_p(cc->tool_memo_dir))
 		return;
 	file = memo_path(cc, path);
-	tmp = xstrfmt("%s.tmp.%ld", file, (long)getpid());
+	cache_add_temp_name(&name, file, (long)getpid(), 0);
+	tmp = buf_detach(&name);
 	format_stamp(line, sizeof(line), stamp);
 	buf_addf(&b, "kwarm-toolid-memo 1\n%s\n%s\n", line, hex);
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
