@@ -1,13 +1,17 @@
 /* os-linux: os.h on Linux (OFD locks since 3.15, sync_file_range, glibc's
  * posix_spawn_file_actions_addchdir_np since 2.29, /proc). */
 #include "os.h"
+#include "util.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 int os_lock_range(int fd, off_t offset, off_t len, int exclusive, int wait)
 {
@@ -44,4 +48,97 @@ int os_pid_alive(long pid)
 char *os_self_path(void)
 {
 	return realpath("/proc/self/exe", NULL);
+}
+
+/* Parent pid, comm and start (clock ticks since boot) of pid from /proc/PID/stat. */
+int os_process_info(int pid, struct os_process *proc)
+{
+	char *path = xstrfmt("/proc/%d/stat", pid), *text = NULL, *open_paren, *close_paren, *p;
+	size_t len, n;
+	int ret = -1;
+
+	if (read_file_all(path, &text, &len))
+		goto out;
+	/* comm may hold spaces and parentheses: it ends at the last ')'. */
+	open_paren = strchr(text, '(');
+	close_paren = strrchr(text, ')');
+	if (!open_paren || !close_paren || close_paren < open_paren)
+		goto out;
+	n = (size_t)(close_paren - open_paren - 1);
+	if (n >= sizeof(proc->comm))
+		n = sizeof(proc->comm) - 1;
+	memcpy(proc->comm, open_paren + 1, n);
+	proc->comm[n] = '\0';
+	/* Fields from 3 (state) on; ppid is field 4, starttime field 22. */
+	p = close_paren + 1;
+	for (int field = 3; field <= 22; field++) {
+		char *end;
+		unsigned long long v;
+
+		while (*p == ' ')
+			p++;
+		if (!*p)
+			goto out;
+		if (field == 3) {
+			p++;
+			continue;
+		}
+		errno = 0;
+		v = strtoull(p, &end, 10);
+		if (end == p)
+			v = 0;	/* a field we do not use (they are all numbers) */
+		p = end;
+		while (*p && *p != ' ')
+			p++;
+		if (field == 4)
+			proc->ppid = (int)v;
+		else if (field == 22)
+			proc->start = v;
+	}
+	ret = 0;
+out:
+	free(text);
+	free(path);
+	return ret;
+}
+
+static double ticks_per_second(void)
+{
+	long hz = sysconf(_SC_CLK_TCK);
+
+	return hz > 0 ? (double)hz : 100;
+}
+
+/* Boot time is now (realtime) minus the time since boot: finer than
+ * /proc/stat's whole-second btime, but not the same in two calls. */
+double os_ticks_to_unix(unsigned long long ticks)
+{
+	struct timespec real, boot;
+
+	clock_gettime(CLOCK_REALTIME, &real);
+	clock_gettime(CLOCK_BOOTTIME, &boot);
+	return ((double)real.tv_sec + (double)real.tv_nsec / 1e9) -
+	       ((double)boot.tv_sec + (double)boot.tv_nsec / 1e9) +
+	       (double)ticks / ticks_per_second();
+}
+
+/* The boot time in whole unix seconds (/proc/stat's btime), or 0. */
+static long long boot_time(void)
+{
+	char *text, *p;
+	size_t len;
+	long long v = 0;
+
+	if (read_file_all("/proc/stat", &text, &len))
+		return 0;
+	p = strstr(text, "\nbtime ");
+	if (p)
+		v = strtoll(p + 7, NULL, 10);
+	free(text);
+	return v;
+}
+
+double os_ticks_to_unix_stable(unsigned long long ticks)
+{
+	return (double)boot_time() + (double)ticks / ticks_per_second();
 }

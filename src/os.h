@@ -1,8 +1,8 @@
 /* os: the calls that are not plain POSIX, behind one small interface (as
  * samurai's os.h and GNU make's os.h). os-linux.c implements it for Linux, the
  * platform kwarm builds on; another platform would add its own os-<name>.c
- * (CMakeLists.txt picks one). Nothing else makes these calls, and no other
- * file has a platform #ifdef. */
+ * (CMakeLists.txt picks one). Nothing else makes these calls or reads /proc,
+ * and no other file has a platform #ifdef. */
 #ifndef KWARM_OS_H
 #define KWARM_OS_H
 
@@ -25,5 +25,20 @@ int os_spawn_chdir(posix_spawn_file_actions_t *fa, const char *dir);
 int os_pid_alive(long pid);
 /* The absolute path of this program (caller frees), or NULL with errno set. */
 char *os_self_path(void);
+
+/* What the system tells of a process. */
+struct os_process {
+	int ppid;
+	char comm[64];			/* its command name, as the kernel keeps it (cut to fit) */
+	unsigned long long start;	/* clock ticks since boot */
+};
+/* Fill p for process pid; 0, or -1 when the system cannot tell. */
+int os_process_info(int pid, struct os_process *p);
+/* Clock ticks since boot as unix seconds, as finely as the clocks tell (two
+ * calls may differ by a little). */
+double os_ticks_to_unix(unsigned long long ticks);
+/* The same from the boot time in whole seconds: equal in every process that
+ * asks, within one boot. */
+double os_ticks_to_unix_stable(unsigned long long ticks);
 
 #endif

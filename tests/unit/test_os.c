@@ -1,7 +1,8 @@
 /* Unit tests of os (os-linux.c): a range lock conflicts between two open
  * descriptions of one file even within this process, shared locks do not,
  * and closing the fd drops it; a live, an unrelated and a dead pid; this
- * program's own path; a spawned child runs in the folder given. */
+ * program's own path; this process's parent, name and start, by either clock;
+ * a spawned child runs in the folder given. */
 #include "os.h"
 #include "check.h"
 #include "util.h"
@@ -59,6 +60,22 @@ static void test_self_path(void)
 	free(self);
 }
 
+static void test_process_info(void)
+{
+	struct os_process p;
+	double now = now_wall(), fine, stable;
+
+	CHECK_INT(os_process_info((int)getpid(), &p), 0);
+	CHECK_INT(p.ppid, getppid());
+	CHECK_STR(p.comm, "test_os");
+	fine = os_ticks_to_unix(p.start);
+	stable = os_ticks_to_unix_stable(p.start);
+	/* This process started a moment ago; both conversions say so. */
+	CHECK(fine <= now + 0.5 && fine > now - 600);
+	CHECK(stable - fine < 2 && fine - stable < 2);
+	CHECK_INT(os_process_info((int)check_dead_pid(), &p), -1);
+}
+
 static void test_spawn_chdir(const char *dir)
 {
 	char *const argv[] = { (char *)"/bin/sh", (char *)"-c", (char *)"pwd > here", NULL };
@@ -92,6 +109,7 @@ int main(int argc, char **argv)
 	TEST(test_lock_range(dir), "lock_range");
 	TEST(test_pid_alive(), "pid_alive");
 	TEST(test_self_path(), "self_path");
+	TEST(test_process_info(), "process_info");
 	TEST(test_spawn_chdir(dir), "spawn_chdir");
 	free(dir);
 	free(tmp);
