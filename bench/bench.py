@@ -645,7 +645,10 @@ def main():
                     " with --only X latest-X.txt)")
     ap.add_argument("--scratch", help="work folder (default: a fresh temporary one, removed after)")
     ap.add_argument("--keep", action="store_true", help="keep the work folder")
-    ap.add_argument("--only", choices=["farm", "overhead", "closure"], help="run one section only (with --quick/--smoke sizes)")
+    ap.add_argument("--only", choices=["farm", "overhead", "closure", "suite"],
+                    help="run one section only (with --quick/--smoke sizes); suite: the suite's rows alone")
+    ap.add_argument("--skip-slow", action="store_true",
+                    help="leave out the suite's rows at N = 2 and 3 (about 7 of the full run's minutes)")
     ap.add_argument("--kwarm", default=os.environ.get("KWARM", os.path.join(src, "build", "kwarm")))
     ap.add_argument("--standin", default=os.environ.get("STANDIN", os.path.join(src, "build", "kwarm-standin")))
     a = ap.parse_args()
@@ -663,8 +666,9 @@ def main():
     b = Bench(a)
     head = machine(a.scale)
     mode = "smoke" if a.smoke else "quick" if a.quick else "full"
-    head.append("command: bench/run.sh --scale %g%s%s" % (a.scale, "" if mode == "full" else " --" + mode,
-                                                         " --only " + a.only if a.only else ""))
+    head.append("command: bench/run.sh --scale %g%s%s%s" % (a.scale, "" if mode == "full" else " --" + mode,
+                                                           " --only " + a.only if a.only else "",
+                                                           " --skip-slow" if a.skip_slow else ""))
     # A signal ends the run through the finally blocks: the scratch folder
     # is removed and a private distccd stopped.
     for sig in (signal.SIGTERM, signal.SIGHUP):
@@ -673,6 +677,8 @@ def main():
     spans = farm = cached = over = scale_rows = None
     every = not a.only
     shrink = 4 if a.quick else 1
+    # The suite at N = 2 and 3 runs each column for 35-52 s (stand-in scale 0.1).
+    suite_ns = [8] if a.skip_slow else [2, 3, 8]
     try:
         if every:
             spans = []
@@ -682,7 +688,9 @@ def main():
                 for w in (wl.qwen(), wl.qwen(late=True), wl.qwen_pair()):
                     spans += b.makespans(w, [2, 3, 8])
                 spans += b.makespans(wl.deepseek(368 // shrink), [8])
-                spans += b.makespans(wl.suite(shrink), [8])
+                spans += b.makespans(wl.suite(shrink), suite_ns)
+        elif a.only == "suite":
+            spans = b.makespans(wl.suite(shrink), [8] if a.smoke else suite_ns)
         if every or a.only == "farm":
             slots = FARM_REMOTE + FARM_LOCAL
             ns = [2, slots, 2 * slots]
