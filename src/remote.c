@@ -12,6 +12,10 @@
  * before it is published, by rename, as the local entry. Redirects are not
  * followed (a token must not travel elsewhere).
  *
+ * The transfers are made by the helper kwarm-remote (remoteproto.c), which
+ * alone links libcurl; it is started when a process first asks the remote
+ * and serves every request of that process over one connection.
+ *
  * The run's markers, in mark_dir:
  *   remote-off      a fault was seen: no step of the run asks the remote again
  *   remote-warned   the one warning of the run was printed
@@ -22,17 +26,20 @@
  * present (CURL_NETRC_OPTIONAL).
  */
 #include "remote.h"
-#include "version.h"
 #include "buf.h"
 #include "cachelog.h"
 #include "runid.h"
+#include "os.h"
 #include "path.h"
 #include "publish.h"
+#include "remoteproto.h"
+#include "run.h"
 #include "util.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -43,8 +50,6 @@ static void fault(struct remote *r, const char *what);
 
 #define REMOTE_CONNECT_DEFAULT_MS 2000
 #define REMOTE_TOTAL_DEFAULT_MS 10000
-/* No entry is larger: anything bigger is not one of ours. */
-#define REMOTE_MAX_OBJECT (1024LL * 1024 * 1024)
 
 const char *remote_choose(const char *flag, const char *spec_url)
 {
@@ -171,10 +176,6 @@ static void fault(struct remote *r, const char *what)
 	r->warned = 1;
 }
 
-#ifdef KWARM_HAVE_CURL
-#include <curl/curl.h>
-#include <dlfcn.h>
-
 /* An object that is not what was asked: a miss, one warning per run. */
 static void bad_object(struct remote *r, const char *key, const char *why)
 {
@@ -184,133 +185,104 @@ static void bad_object(struct remote *r, const char *key, const char *why)
 	r->warned = 1;
 }
 
-/* libcurl, as loaded at run time (names without the curl_ prefix, so that
- * curl.h's type-checking macros do not apply to these pointers). */
-static struct {
-	int tried, ok;
-	CURL *(*easy_init)(void);
-	CURLcode (*easy_setopt)(CURL *, CURLoption, ...);
-	CURLcode (*easy_perform)(CURL *);
-	CURLcode (*easy_getinfo)(CURL *, CURLINFO, ...);
-	void (*easy_cleanup)(CURL *);
-	void (*easy_reset)(CURL *);
-	const char *(*easy_strerror)(CURLcode);
-	struct curl_slist *(*slist_append)(struct curl_slist *, const char *);
-	void (*slist_free_all)(struct curl_slist *);
-	CURLcode (*global_init)(long);
-} lc;
-
-static int load_curl(void)
+/* The helper's path: kwarm-remote beside this program (also in a build
+ * tree). Caller frees; NULL when this program cannot be found. */
+static char *helper_path(void)
 {
-	void *h;
+	char *self = os_self_path(), *dir, *path;
 
-	if (lc.tried)
-		return lc.ok ? 0 : -1;
-	lc.tried = 1;
-	h = dlopen("libcurl.so.4", RTLD_NOW | RTLD_LOCAL);
-	if (!h)
+	if (!self)
+		return NULL;
+	dir = path_dirname(self);
+	path = path_join(dir, REMOTEPROTO_HELPER);
+	free(dir);
+	free(self);
+	return path;
+}
+
+/* Start the helper unless it runs: 0, or -1 after fault(). */
+static int helper_start(struct remote *r)
+{
+	struct buf why = BUF_INIT, *old;
+	char connect[32], total[32], *path;
+	const char *argv[5];
+	int fd, started;
+
+	if (r->helper)
+		return 0;
+	path = helper_path();
+	if (!path) {
+		fault(r, "its helper " REMOTEPROTO_HELPER " cannot be found");
 		return -1;
-#define SYM(field, name) \
-	if (!(*(void **)&lc.field = dlsym(h, name))) \
+	}
+	snprintf(connect, sizeof(connect), "%ld", r->connect_ms);
+	snprintf(total, sizeof(total), "%ld", r->total_ms);
+	argv[0] = path;
+	argv[1] = r->url;
+	argv[2] = connect;
+	argv[3] = total;
+	argv[4] = NULL;
+	old = error_sink(&why);
+	started = !run_start_socket(argv, &r->helper_pid, &fd);
+	error_sink(old);
+	if (!started) {
+		fault(r, buf_str(&why));
+		buf_release(&why);
+		free(path);
 		return -1;
-	SYM(easy_init, "curl_easy_init");
-	SYM(easy_setopt, "curl_easy_setopt");
-	SYM(easy_perform, "curl_easy_perform");
-	SYM(easy_getinfo, "curl_easy_getinfo");
-	SYM(easy_cleanup, "curl_easy_cleanup");
-	SYM(easy_reset, "curl_easy_reset");
-	SYM(easy_strerror, "curl_easy_strerror");
-	SYM(slist_append, "curl_slist_append");
-	SYM(slist_free_all, "curl_slist_free_all");
-	SYM(global_init, "curl_global_init");
-#undef SYM
-	if (lc.global_init(CURL_GLOBAL_DEFAULT))
-		return -1;
-	lc.ok = 1;
+	}
+	free(path);
+	r->helper = xmalloc(sizeof(*r->helper));
+	remoteproto_init(r->helper, fd, fd);
 	return 0;
 }
 
 static void release_handle(struct remote *r)
 {
-	if (r->easy)
-		lc.easy_cleanup(r->easy);
-	if (r->headers)
-		lc.slist_free_all(r->headers);
+	if (!r->helper)
+		return;
+	close(r->helper->fd_in);	/* the end of its input: it exits */
+	run_wait(r->helper_pid);
+	free(r->helper);
+	r->helper = NULL;
 }
 
-/* The handle, reset for a new request: 0, or -1 after fault(). */
-static int easy(struct remote *r)
+/* One request (verb key, data its body): the HTTP status with its body in
+ * *answer, or -1 after fault(). */
+static long ask(struct remote *r, const char *verb, const char *key, const char *data, size_t len,
+		struct buf *answer)
 {
-	const char *token = getenv("KWARM_REMOTE_TOKEN");
+	struct buf head = BUF_INIT;
+	char *sent, *end, *what = NULL;
+	const char *why;
+	long status = -1;
+	int got;
 
-	if (load_curl()) {
-		fault(r, "libcurl (libcurl.so.4) cannot be loaded");
+	if (helper_start(r))
 		return -1;
-	}
-	if (!r->easy) {
-		r->easy = lc.easy_init();
-		if (!r->easy) {
-			fault(r, "libcurl cannot start");
-			return -1;
-		}
-		/* Large bodies would wait a second for a "100 Continue". */
-		r->headers = lc.slist_append(NULL, "Expect:");
-		if (token && *token) {
-			char *h = xstrfmt("Authorization: Bearer %s", token);
-
-			r->headers = lc.slist_append(r->headers, h);
-			free(h);
-		}
-	} else {
-		lc.easy_reset(r->easy);	/* keeps the connection */
-	}
-	lc.easy_setopt(r->easy, CURLOPT_HTTPHEADER, (struct curl_slist *)r->headers);
-	lc.easy_setopt(r->easy, CURLOPT_NOSIGNAL, 1L);
-	lc.easy_setopt(r->easy, CURLOPT_CONNECTTIMEOUT_MS, r->connect_ms);
-	lc.easy_setopt(r->easy, CURLOPT_TIMEOUT_MS, r->total_ms);
-	lc.easy_setopt(r->easy, CURLOPT_NETRC, (long)CURL_NETRC_OPTIONAL);
-	lc.easy_setopt(r->easy, CURLOPT_PROTOCOLS_STR, "http,https");
-	lc.easy_setopt(r->easy, CURLOPT_FOLLOWLOCATION, 0L);
-	lc.easy_setopt(r->easy, CURLOPT_USERAGENT, "kwarm/" KWARM_VERSION);
-	return 0;
-}
-
-static size_t on_body(char *data, size_t size, size_t n, void *arg)
-{
-	struct buf *b = arg;
-
-	if ((long long)(b->len + size * n) > REMOTE_MAX_OBJECT)
-		return 0;	/* not an entry: the transfer fails */
-	buf_add(b, data, size * n);
-	return size * n;
-}
-
-static char *object_url(const struct remote *r, const char *key)
-{
-	return xstrfmt("%s/" REMOTE_LAYOUT "/%s", r->url, key);
-}
-
-/* Perform the request set up on r->easy; the HTTP status, or -1 after fault(). */
-static long perform(struct remote *r, const char *verb)
-{
-	CURLcode rc = lc.easy_perform(r->easy);
-	long status = 0;
-	char *what;
-
-	if (rc != CURLE_OK) {
-		what = xstrfmt("%s failed: %s", verb, lc.easy_strerror(rc));
+	sent = xstrfmt("%s %s", verb, key);
+	if (remoteproto_send(r->helper, sent, data, len))
+		what = xstrfmt("its helper cannot be asked: %s", strerror(errno));
+	else if ((got = remoteproto_recv(r->helper, &head, answer, REMOTE_MAX_OBJECT, &why)) <= 0)
+		what = xstrfmt("its helper gave no answer (%s)", got ? why : "it ended");
+	else if (!strcmp(head.s, "error"))
+		what = xstrfmt("%s failed: %s", verb, buf_str(answer));
+	else if ((status = strtol(head.s, &end, 10)) < 100 || *end)
+		what = xstrfmt("its helper answered '%s'", head.s);
+	if (what) {
 		fault(r, what);
-		free(what);
-		return -1;
+		status = -1;
 	}
-	lc.easy_getinfo(r->easy, CURLINFO_RESPONSE_CODE, &status);
+	free(what);
+	free(sent);
+	buf_release(&head);
 	return status;
 }
 
 int remote_fetch(struct remote *r, const struct cache *c, const char *key)
 {
 	struct buf body = BUF_INIT;
-	char *url = NULL, *mpath = NULL, *what;
+	char *mpath = NULL, *what;
 	const char *why;
 	double t0 = now_monotonic();
 	long status;
@@ -318,15 +290,7 @@ int remote_fetch(struct remote *r, const struct cache *c, const char *key)
 
 	if (!r->url || r->off)
 		return 0;
-	if (easy(r))
-		goto error;
-	url = object_url(r, key);
-	lc.easy_setopt(r->easy, CURLOPT_URL, url);
-	lc.easy_setopt(r->easy, CURLOPT_HTTPGET, 1L);
-	lc.easy_setopt(r->easy, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)REMOTE_MAX_OBJECT);
-	lc.easy_setopt(r->easy, CURLOPT_WRITEFUNCTION, on_body);
-	lc.easy_setopt(r->easy, CURLOPT_WRITEDATA, &body);
-	status = perform(r, "GET");
+	status = ask(r, "GET", key, NULL, 0, &body);
 	if (status < 0)
 		goto error;
 	if (status == 404 || status == 410) {
@@ -365,32 +329,14 @@ error:
 	r->tally.errors++;
 out:
 	buf_release(&body);
-	free(url);
 	free(mpath);
 	return ret;
 }
 
-struct upload {
-	const char *data;
-	size_t len, at;
-};
-
-static size_t on_send(char *dest, size_t size, size_t n, void *arg)
-{
-	struct upload *u = arg;
-	size_t want = size * n, left = u->len - u->at;
-
-	if (want > left)
-		want = left;
-	memcpy(dest, u->data + u->at, want);
-	u->at += want;
-	return want;
-}
-
 int remote_upload(struct remote *r, const struct cache *c, const char *key)
 {
-	struct upload u;
-	char *url = NULL, *mpath = NULL, *bytes = NULL, *what;
+	struct buf answer = BUF_INIT;
+	char *mpath = NULL, *bytes = NULL, *what;
 	const char *why;
 	double t0 = now_monotonic();
 	size_t len;
@@ -404,18 +350,7 @@ int remote_upload(struct remote *r, const struct cache *c, const char *key)
 	mpath = cache_unit_path(c, key, ".m");
 	if (read_file_all(mpath, &bytes, &len) || cache_entry_check(bytes, len, key, &why) < 0)
 		goto out;
-	if (easy(r))
-		goto error;
-	url = object_url(r, key);
-	u.data = bytes;
-	u.len = len;
-	u.at = 0;
-	lc.easy_setopt(r->easy, CURLOPT_URL, url);
-	lc.easy_setopt(r->easy, CURLOPT_UPLOAD, 1L);
-	lc.easy_setopt(r->easy, CURLOPT_READFUNCTION, on_send);
-	lc.easy_setopt(r->easy, CURLOPT_READDATA, &u);
-	lc.easy_setopt(r->easy, CURLOPT_INFILESIZE_LARGE, (curl_off_t)len);
-	status = perform(r, "PUT");
+	status = ask(r, "PUT", key, bytes, len, &answer);
 	if (status < 0)
 		goto error;
 	if (status < 200 || status > 299) {
@@ -433,33 +368,8 @@ error:
 	cachelog_event_bytes(c->dir, "remote-error", key, now_monotonic() - t0, 0);
 	r->tally.errors++;
 out:
+	buf_release(&answer);
 	free(bytes);
-	free(url);
 	free(mpath);
 	return ret;
 }
-#else	/* built without the remote tier (KWARM_REMOTE=OFF) */
-
-static void release_handle(struct remote *r)
-{
-	(void)r;
-}
-
-int remote_fetch(struct remote *r, const struct cache *c, const char *key)
-{
-	(void)c;
-	(void)key;
-	if (r->url && !r->off)
-		fault(r, "this kwarm was built without the remote tier");
-	return 0;
-}
-
-int remote_upload(struct remote *r, const struct cache *c, const char *key)
-{
-	(void)c;
-	(void)key;
-	if (r->url && !r->off && !r->read_only)
-		fault(r, "this kwarm was built without the remote tier");
-	return 0;
-}
-#endif

@@ -7,15 +7,22 @@
  * object that fails the local entry's checks is a miss. Credentials come from
  * ~/.netrc or $KWARM_REMOTE_TOKEN at run time, never from the URL.
  *
- * The only file that includes <curl/curl.h>; libcurl is loaded (dlopen) when a
- * remote is first asked, so that kwarm's start stays cheap for every step. */
+ * The transfers are made by the helper kwarm-remote (helper/), the only
+ * program that links libcurl, started when a remote is first asked: kwarm
+ * itself is linked fully static, and its start stays cheap for every step. */
 #ifndef KWARM_REMOTE_H
 #define KWARM_REMOTE_H
 
 #include "cache.h"
 
+#include <sys/types.h>
+
 /* The URL path element objects live under: the entry schema. */
 #define REMOTE_LAYOUT "kwarm-entry-2"
+/* No entry is larger: anything bigger is not one of ours. */
+#define REMOTE_MAX_OBJECT (1024LL * 1024 * 1024)
+
+struct remoteproto;
 
 /* What a process asked of the remote (summary.json's "remote" sums them). */
 struct remote_tally {
@@ -31,8 +38,8 @@ struct remote {
 	long connect_ms, total_ms;
 	int off;		/* a fault was seen (here or by the run): ask no more */
 	int warned;		/* this process printed the run's one warning */
-	void *easy;		/* the libcurl handle, kept for keep-alive */
-	void *headers;		/* its request headers (the token's, Expect:) */
+	struct remoteproto *helper;	/* talking to kwarm-remote; NULL until asked */
+	pid_t helper_pid;
 };
 
 /* The URL in effect: flag over $KWARM_REMOTE over the spec's; an empty value

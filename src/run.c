@@ -7,17 +7,32 @@
 #include <signal.h>
 #include <spawn.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 extern char **environ;
+
+/* The child gets the default dispositions make would give it. */
+static void attr_init(posix_spawnattr_t *attr)
+{
+	sigset_t defaults;
+
+	posix_spawnattr_init(attr);
+	sigemptyset(&defaults);
+	sigaddset(&defaults, SIGINT);
+	sigaddset(&defaults, SIGTERM);
+	sigaddset(&defaults, SIGHUP);
+	sigaddset(&defaults, SIGPIPE);
+	posix_spawnattr_setsigdefault(attr, &defaults);
+	posix_spawnattr_setflags(attr, POSIX_SPAWN_SETSIGDEF);
+}
 
 int run_capture(const char *const *argv, const char *dir, struct buf *output,
 		struct run_result *res)
 {
 	posix_spawn_file_actions_t actions;
 	posix_spawnattr_t attr;
-	sigset_t defaults;
 	int pipefd[2], status, err;
 	pid_t pid;
 	ssize_t n;
@@ -32,15 +47,7 @@ int run_capture(const char *const *argv, const char *dir, struct buf *output,
 	posix_spawn_file_actions_adddup2(&actions, pipefd[1], 2);
 	if (dir)
 		os_spawn_chdir(&actions, dir);
-	/* The child gets the default dispositions make would give it. */
-	posix_spawnattr_init(&attr);
-	sigemptyset(&defaults);
-	sigaddset(&defaults, SIGINT);
-	sigaddset(&defaults, SIGTERM);
-	sigaddset(&defaults, SIGHUP);
-	sigaddset(&defaults, SIGPIPE);
-	posix_spawnattr_setsigdefault(&attr, &defaults);
-	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF);
+	attr_init(&attr);
 	err = posix_spawnp(&pid, argv[0], &actions, &attr, (char *const *)argv, environ);
 	posix_spawnattr_destroy(&attr);
 	posix_spawn_file_actions_destroy(&actions);
@@ -72,6 +79,36 @@ int run_capture(const char *const *argv, const char *dir, struct buf *output,
 		res->status = WEXITSTATUS(status);
 	}
 	return 0;
+}
+
+int run_start_socket(const char *const *argv, pid_t *pid, int *fd)
+{
+	posix_spawn_file_actions_t actions;
+	posix_spawnattr_t attr;
+	int sv[2], err;
+
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv))
+		return error_errno("cannot create a socket pair");
+	posix_spawn_file_actions_init(&actions);
+	posix_spawn_file_actions_adddup2(&actions, sv[1], 0);
+	posix_spawn_file_actions_adddup2(&actions, sv[1], 1);
+	attr_init(&attr);
+	err = posix_spawn(pid, argv[0], &actions, &attr, (char *const *)argv, environ);
+	posix_spawnattr_destroy(&attr);
+	posix_spawn_file_actions_destroy(&actions);
+	close(sv[1]);
+	if (err) {
+		close(sv[0]);
+		return error("cannot run '%s': %s", argv[0], strerror(err));
+	}
+	*fd = sv[0];
+	return 0;
+}
+
+void run_wait(pid_t pid)
+{
+	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+		;
 }
 
 void run_describe(const struct run_result *res, struct buf *b)

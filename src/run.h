@@ -5,6 +5,8 @@
 
 #include "buf.h"
 
+#include <sys/types.h>
+
 struct run_result {
 	int exited;		/* 1: normal exit with status; 0: killed by signal */
 	int status;		/* exit status, or the signal number */
@@ -15,6 +17,12 @@ struct run_result {
  * could not be started. */
 int run_capture(const char *const *argv, const char *dir, struct buf *output,
 		struct run_result *res);
+/* Start argv (a path, no PATH lookup) with its stdin and stdout on one end
+ * of a socket pair; *fd is the other end (close-on-exec). 0, or -1 after
+ * reporting. The caller closes *fd and waits for *pid (run_wait). */
+int run_start_socket(const char *const *argv, pid_t *pid, int *fd);
+/* Wait for pid to end (its status is not wanted). */
+void run_wait(pid_t pid);
 /* "exit status 1" / "killed by signal 11 (Segmentation fault)" into b. */
 void run_describe(const struct run_result *res, struct buf *b);
 

@@ -24,3 +24,17 @@ grep -q "^KW_KWARM := $P/bin/kwarm\$" m.mk || fail "the Makefile does not run th
 make -f m.mk -j2 warmup > run.out 2>&1 || { cat run.out; fail "warm-up with the installed kwarm failed"; }
 [ -s out/TestMinimal.callable ] || fail "no callable"
 pass "the installed kwarm warms up a spec"
+
+# The remote tier's helper is installed beside kwarm and found there: a
+# remote that refuses connections is a transfer fault (libcurl's reason), not
+# a missing helper.
+if [ -x "$build/kwarm-remote" ]; then
+	[ -x "$P/bin/kwarm-remote" ] || fail "bin/kwarm-remote is not installed"
+	"$P/bin/kwarm" gen m/spec.yaml -o r.mk --cache "$T/rcache" --out "$T/rout" \
+		--remote http://127.0.0.1:1/x 2> r.err || { cat r.err; fail "gen with a dead remote failed"; }
+	grep -q "warning: remote cache 'http://127.0.0.1:1/x': GET failed: " r.err ||
+		{ cat r.err; fail "the installed kwarm did not reach the remote through its helper"; }
+	pass "the installed kwarm runs the installed kwarm-remote"
+else
+	echo "note: built without the remote tier (-DKWARM_REMOTE=OFF): no helper to install"
+fi

@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 static int sh(const char *script, const char *dir, struct buf *out, struct run_result *res)
@@ -194,6 +195,37 @@ static void test_no_fd_leak(void)
 	buf_release(&want);
 }
 
+/* run_start_socket: the child reads and writes one socket (sh echoes what it
+ * reads, then its stdin's and stdout's kinds); a program that is not there is
+ * reported. */
+static void test_socket(void)
+{
+	const char *argv[] = { "/bin/sh", "-c",
+		"read line; echo \"got $line\"; [ -S /dev/stdin ] && [ -S /dev/stdout ] && echo sockets",
+		NULL };
+	const char *missing[] = { "/nonexistent/kwarm-remote", NULL };
+	struct buf err = BUF_INIT, *old;
+	char *text;
+	pid_t pid;
+	int fd = -1;
+
+	CHECK_INT(run_start_socket(argv, &pid, &fd), 0);
+	CHECK_INT(write(fd, "hello\n", 6), 6);
+	shutdown(fd, SHUT_WR);
+	text = check_read_to_end(fd);
+	CHECK_STR(text, "got hello\nsockets\n");
+	CHECK_INT(fcntl(fd, F_GETFD) & FD_CLOEXEC, FD_CLOEXEC);
+	close(fd);
+	run_wait(pid);
+	CHECK(kill(pid, 0) < 0);	/* reaped */
+	free(text);
+	old = error_sink(&err);
+	CHECK_INT(run_start_socket(missing, &pid, &fd), -1);
+	error_sink(old);
+	CHECK_STR(err.s, "cannot run '/nonexistent/kwarm-remote': No such file or directory");
+	buf_release(&err);
+}
+
 int main(int argc, char **argv)
 {
 	char *tmp = check_tmpdir("run"), *abs = realpath(tmp, NULL);
@@ -206,6 +238,7 @@ int main(int argc, char **argv)
 	TEST(test_status(), "status");
 	TEST(test_cannot_run(abs), "cannot_run");
 	TEST(test_no_fd_leak(), "no_fd_leak");
+	TEST(test_socket(), "socket");
 	free(abs);
 	free(tmp);
 	return check_done();

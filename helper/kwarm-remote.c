@@ -1,0 +1,188 @@
+/* kwarm-remote: the remote cache tier's HTTP transfers, for kwarm (remote.c).
+ *
+ * The only program that links libcurl: kwarm starts it when a warm-up's
+ * remote is first asked, and talks to it over its stdin and stdout
+ * (remoteproto.c), so that kwarm itself, started once per compile, needs no
+ * dynamic loader. One easy handle serves every request (keep-alive):
+ *
+ *   GET URL/kwarm-entry-2/<key>    answered with the status and the body
+ *   PUT URL/kwarm-entry-2/<key>    the request's body; answered with the status
+ *
+ * A transfer that fails is answered "error" with libcurl's reason. Redirects
+ * are not followed (a token must not travel elsewhere); a body larger than
+ * any entry fails the transfer. Checking what was fetched is kwarm's work.
+ */
+#include "remote.h"
+#include "remoteproto.h"
+#include "version.h"
+#include "buf.h"
+#include "util.h"
+
+#include <curl/curl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct helper {
+	const char *url;
+	long connect_ms, total_ms;
+	CURL *easy;
+	struct curl_slist *headers;
+};
+
+static size_t on_body(char *data, size_t size, size_t n, void *arg)
+{
+	struct buf *b = arg;
+
+	if ((long long)(b->len + size * n) > REMOTE_MAX_OBJECT)
+		return 0;	/* not an entry: the transfer fails */
+	buf_add(b, data, size * n);
+	return size * n;
+}
+
+struct upload {
+	const char *data;
+	size_t len, at;
+};
+
+static size_t on_send(char *dest, size_t size, size_t n, void *arg)
+{
+	struct upload *u = arg;
+	size_t want = size * n, left = u->len - u->at;
+
+	if (want > left)
+		want = left;
+	memcpy(dest, u->data + u->at, want);
+	u->at += want;
+	return want;
+}
+
+/* The handle, reset for a new request to key's object. */
+static void setup(struct helper *h, const char *key)
+{
+	char *url = xstrfmt("%s/" REMOTE_LAYOUT "/%s", h->url, key);
+
+	curl_easy_reset(h->easy);	/* keeps the connection */
+	curl_easy_setopt(h->easy, CURLOPT_URL, url);
+	curl_easy_setopt(h->easy, CURLOPT_HTTPHEADER, h->headers);
+	curl_easy_setopt(h->easy, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(h->easy, CURLOPT_CONNECTTIMEOUT_MS, h->connect_ms);
+	curl_easy_setopt(h->easy, CURLOPT_TIMEOUT_MS, h->total_ms);
+	curl_easy_setopt(h->easy, CURLOPT_NETRC, (long)CURL_NETRC_OPTIONAL);
+	curl_easy_setopt(h->easy, CURLOPT_PROTOCOLS_STR, "http,https");
+	curl_easy_setopt(h->easy, CURLOPT_FOLLOWLOCATION, 0L);
+	curl_easy_setopt(h->easy, CURLOPT_USERAGENT, "kwarm/" KWARM_VERSION);
+	free(url);	/* libcurl copies it */
+}
+
+/* One request, answered on p. */
+static int serve(struct helper *h, struct remoteproto *p, const char *verb, const char *key,
+		 const struct buf *in)
+{
+	struct buf body = BUF_INIT;
+	struct upload u = { in->s, in->len, 0 };
+	char status_word[32];
+	const char *why;
+	CURLcode rc;
+	long status = 0;
+	int ret;
+
+	setup(h, key);
+	if (!strcmp(verb, "GET")) {
+		curl_easy_setopt(h->easy, CURLOPT_HTTPGET, 1L);
+		curl_easy_setopt(h->easy, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)REMOTE_MAX_OBJECT);
+		curl_easy_setopt(h->easy, CURLOPT_WRITEFUNCTION, on_body);
+		curl_easy_setopt(h->easy, CURLOPT_WRITEDATA, &body);
+	} else {
+		curl_easy_setopt(h->easy, CURLOPT_UPLOAD, 1L);
+		curl_easy_setopt(h->easy, CURLOPT_READFUNCTION, on_send);
+		curl_easy_setopt(h->easy, CURLOPT_READDATA, &u);
+		curl_easy_setopt(h->easy, CURLOPT_INFILESIZE_LARGE, (curl_off_t)in->len);
+	}
+	rc = curl_easy_perform(h->easy);
+	if (rc != CURLE_OK) {
+		why = curl_easy_strerror(rc);
+		ret = remoteproto_send(p, "error", why, strlen(why));
+	} else {
+		curl_easy_getinfo(h->easy, CURLINFO_RESPONSE_CODE, &status);
+		snprintf(status_word, sizeof(status_word), "%ld", status);
+		/* Only a GET's 200 carries an entry; other bodies are error pages. */
+		if (strcmp(verb, "GET") || status != 200)
+			buf_reset(&body);
+		ret = remoteproto_send(p, status_word, body.s, body.len);
+	}
+	buf_release(&body);
+	return ret;
+}
+
+/* "GET <key>" or "PUT <key>", a key of hex digits: the verb and key, else -1. */
+static int parse(char *head, const char **verb, const char **key)
+{
+	char *sp = strchr(head, ' ');
+
+	if (!sp)
+		return -1;
+	*sp = '\0';
+	*verb = head;
+	*key = sp + 1;
+	if (strcmp(*verb, "GET") && strcmp(*verb, "PUT"))
+		return -1;
+	if (!**key || (*key)[strspn(*key, "0123456789abcdef")])
+		return -1;
+	return 0;
+}
+
+/* Milliseconds from argv, as kwarm wrote them. */
+static long arg_ms(const char *s)
+{
+	char *end;
+	long v = strtol(s, &end, 10);
+
+	if (*end || v <= 0)
+		die("kwarm-remote: '%s' is not a number of milliseconds", s);
+	return v;
+}
+
+int main(int argc, char **argv)
+{
+	struct helper h = { NULL };
+	struct remoteproto p;
+	struct buf head = BUF_INIT, in = BUF_INIT;
+	const char *token = getenv("KWARM_REMOTE_TOKEN"), *why, *verb, *key;
+	int ret = 0, got;
+
+	if (argc != 4)
+		die("usage: kwarm-remote URL CONNECT_MS TOTAL_MS (run by kwarm, see remoteproto.c)");
+	h.url = argv[1];
+	h.connect_ms = arg_ms(argv[2]);
+	h.total_ms = arg_ms(argv[3]);
+	if (curl_global_init(CURL_GLOBAL_DEFAULT) || !(h.easy = curl_easy_init()))
+		die("libcurl cannot start");
+	/* Large bodies would wait a second for a "100 Continue". */
+	h.headers = curl_slist_append(NULL, "Expect:");
+	if (token && *token) {
+		char *line = xstrfmt("Authorization: Bearer %s", token);
+
+		h.headers = curl_slist_append(h.headers, line);
+		free(line);
+	}
+	remoteproto_init(&p, 0, 1);
+	while ((got = remoteproto_recv(&p, &head, &in, REMOTE_MAX_OBJECT, &why)) == 1) {
+		if (parse(head.s, &verb, &key)) {
+			ret = error("kwarm-remote: not a request: '%s'", head.s);
+			break;
+		}
+		if (serve(&h, &p, verb, key, &in)) {
+			ret = -1;	/* kwarm is gone */
+			break;
+		}
+	}
+	if (got < 0)
+		ret = error("kwarm-remote: %s", why);
+	buf_release(&head);
+	buf_release(&in);
+	curl_slist_free_all(h.headers);
+	curl_easy_cleanup(h.easy);
+	curl_global_cleanup();
+	return ret ? 1 : 0;
+}
