@@ -379,8 +379,11 @@ static void add_manifest(struct buf *b, const char *key, uint64_t size, const ch
 {
 	size_t start = b->len;
 
-	buf_addf(b, "%s\nkey %s\nsize %llu\nsha256 %s\n%sunit %s\n", CACHE_ENTRY_MAGIC, key,
-		 (unsigned long long)size, hex, extra ? extra : "", label);
+	buf_addf(b, "%s\nkey %s\nsize %llu\nsha256 %s\n", CACHE_ENTRY_MAGIC, key,
+		 (unsigned long long)size, hex);
+	if (extra)
+		buf_adds(b, extra);	/* ~1 KB of lines: copied, not formatted */
+	buf_addf(b, "unit %s\n", label);
 	if (b->len - start + LENGTH_LINE > 99999999)
 		BUG("a manifest of %zu bytes", b->len - start);
 	buf_addf(b, "%08zu\n", b->len - start + LENGTH_LINE);
