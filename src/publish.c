@@ -21,6 +21,9 @@
  * the slot marked used, with a signal fence in between, so that a handler
  * never sees a half-written path. The owner pid keeps a forked child (which
  * inherits the array and the atexit handler) from removing its parent's temps.
+ * Only the slots below temps_end were ever used: the cleanup reads no further,
+ * as each slot is a page of its own that reading would fault in (64 page
+ * faults, half of a compile step's).
  */
 struct temp_slot {
 	volatile sig_atomic_t used;
@@ -29,6 +32,7 @@ struct temp_slot {
 };
 
 static struct temp_slot temps[PUBLISH_MAX_TEMPS];
+static volatile sig_atomic_t temps_end;
 static int atexit_installed;
 static int signals_installed;
 static unsigned int name_counter;
@@ -37,9 +41,9 @@ void publish_cleanup_all(void)
 {
 	int saved = errno;
 	pid_t me = getpid();
-	size_t i;
+	size_t i, end = (size_t)temps_end;
 
-	for (i = 0; i < ARRAY_SIZE(temps); i++) {
+	for (i = 0; i < end; i++) {
 		if (!temps[i].used || temps[i].owner != me)
 			continue;
 		atomic_signal_fence(memory_order_seq_cst);
@@ -106,6 +110,9 @@ int publish_register_temp(const char *path)
 			continue;
 		memcpy(temps[i].path, path, len + 1);
 		temps[i].owner = getpid();
+		atomic_signal_fence(memory_order_seq_cst);
+		if ((size_t)temps_end <= i)
+			temps_end = (sig_atomic_t)(i + 1);
 		atomic_signal_fence(memory_order_seq_cst);
 		temps[i].used = 1;
 		if (!atexit_installed) {

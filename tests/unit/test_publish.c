@@ -411,6 +411,40 @@ static void test_exit_cleanup(void)
 	free(dir);
 }
 
+/* The cleanup reads the registry up to the highest slot ever used: a temp in
+ * a later slot than freed ones is still removed. */
+static void test_exit_cleans_high_slot(void)
+{
+	char *dir = fresh_dir("high");
+	char *names[3];
+	pid_t pid;
+
+	for (int i = 0; i < 3; i++)
+		names[i] = xstrfmt("%s/t%d", dir, i);
+	pid = fork();
+	if (pid < 0)
+		die("fork: %s", strerror(errno));
+	if (!pid) {
+		int slots[3];
+
+		for (int i = 0; i < 3; i++) {
+			if (close(open(names[i], O_CREAT | O_WRONLY, 0644)))
+				_exit(2);
+			slots[i] = publish_register_temp(names[i]);
+			if (slots[i] < 0)
+				_exit(2);
+		}
+		publish_unregister_temp(slots[0]);
+		publish_unregister_temp(slots[1]);
+		exit(0);	/* runs the atexit cleanup */
+	}
+	CHECK_INT(wait_exit_code(pid), 0);
+	check_listing(dir, "t0 t1");
+	for (int i = 0; i < 3; i++)
+		free(names[i]);
+	free(dir);
+}
+
 static void test_registry_full(void)
 {
 	int slots[PUBLISH_MAX_TEMPS], i, extra;
@@ -451,6 +485,7 @@ int main(int argc, char **argv)
 	TEST(test_signal_cleanup(), "signal_cleanup");
 	TEST(test_keeps_ignored_signal(), "keeps_ignored_signal");
 	TEST(test_exit_cleanup(), "exit_cleanup");
+	TEST(test_exit_cleans_high_slot(), "exit_cleans_high_slot");
 	TEST(test_registry_full(), "registry_full");
 	free(tmpdir);
 	return check_done();
