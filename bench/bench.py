@@ -16,6 +16,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import distccd  # noqa: E402
+import trace_idle  # noqa: E402
 import workloads as wl  # noqa: E402
 
 RECIPE = "\t$(KW_Q)$(KW_COMPILE) "
@@ -199,7 +200,7 @@ class Bench:
             lb = w.lower_bound(n, self.a.scale)
             first, cache = self.kwarm_cold(spec, n)
             rec = os.path.join(cache, "durations.log")
-            second = self.kwarm_cold(spec, n, rec if os.path.exists(rec) else None)[0]
+            second, cache2 = self.kwarm_cold(spec, n, rec if os.path.exists(rec) else None)
             pool = self.pool(cmds, n)
             xargs = self.xargs(cmds, n)
             ninja = self.ninja_run(cmds, n)[0] if self.ninja else None
@@ -207,6 +208,10 @@ class Bench:
                    "kwarm_rec": second / lb, "recorded": os.path.exists(rec),
                    "serial": serial / lb, "pool": pool / lb, "xargs": xargs / lb,
                    "ninja": ninja / lb if ninja else None}
+            if w.name.startswith("suite"):
+                # Where its slots sat idle, for issue #13's note on the suite.
+                row["idle"] = [(name, trace_idle.idle(trace_of(c), n, secs))
+                               for name, secs, c in (("kwarm", first, cache), ("kw+rec", second, cache2))]
             log("  N=%d LB %.2f s: kwarm %.2f, with record %.2f, pool %.2f, xargs %.2f, ninja %s"
                 % (n, lb, row["kwarm"], row["kwarm_rec"], row["pool"], row["xargs"],
                    "%.2f" % row["ninja"] if ninja else "n/a"))
@@ -502,6 +507,11 @@ class Bench:
         return rows
 
 
+def trace_of(cache):
+    """The trace.json of the kwarm_cold run whose cache this is."""
+    return os.path.join(os.path.dirname(cache), "out", ".kwarm", "trace.json")
+
+
 def compile_spans(path):
     """(compiles started, most running at once) from a STANDIN_LOG: the
     lines of sources (.cpp), not of links, whose input is an object. The
@@ -552,6 +562,7 @@ def table(b, head, spans, farm, cached, over, scale_rows):
                       f2(r["serial"]), f2(r["pool"]), f2(r["xargs"]), f2(r["ninja"])))
         if any(not r["recorded"] for r in spans):
             t.append("  * no durations.log was written by the first run: the second run had no record")
+        idle_rows(t, spans)
         t.append("")
     if farm is not None:
         farm_section(t, f2, farm)
@@ -603,6 +614,22 @@ def table(b, head, spans, farm, cached, over, scale_rows):
                      % (a["units"] // 1000, z["units"] // 1000, f, z["gen"] / a["gen"], z["mb"] / a["mb"],
                         z["noop"] / a["noop"]))
     return "\n".join(t) + "\n"
+
+
+def idle_rows(t, spans):
+    """The suite's slot time per run, from its trace (bench/trace_idle.py)."""
+    rows = [(r["n"], name, x) for r in spans for name, x in r.get("idle", ())]
+    if not rows:
+        return
+    t.append("  the suite's slot time (N x wall) from each run's trace.json: busy in a step, idle before the first")
+    t.append("  step (head), between steps on a slot (hand-over), after the last step started (tail)")
+    for n, name, x in rows:
+        total = x["n"] * x["wall"]
+        t.append("  N=%-2d %-6s %4d steps %6.1f slot-s: busy %4.1f%%, head %3.1f%%, hand-over %4.1f%% (%2.0f ms each),"
+                 " tail %3.1f%%; %d of %d packs after the last compile"
+                 % (n, name, x["steps"], total, 100 * x["busy"] / total, 100 * x["head"] / total,
+                    100 * x["middle"] / total, x["handover_ms"], 100 * x["tail"] / total,
+                    x["packs_after_compiles"], x["packs"]))
 
 
 def farm_section(t, f2, farm):
