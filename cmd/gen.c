@@ -5,7 +5,6 @@
 #include "cachedir.h"
 #include "makefile.h"
 #include "os.h"
-#include "pack.h"
 #include "parseopt.h"
 #include "path.h"
 #include "plan.h"

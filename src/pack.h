@@ -1,22 +1,8 @@
-/* pack: callable descriptions and the pack step.
- *
- * A pack description is text the generator writes, all callables' one after
- * the other, into one file beside the Makefile (<Makefile>.packs); each pack
- * recipe names its callable key and where its description lies in that file.
- * The callable key is the SHA-256 of the description, checked on reading:
- *
- *   kwarm-pack 1
- *   layout 1
- *   what <class TestX[, callable y]>
- *   runtime <label>
- *   func_name <text>
- *   config_name <text>
- *   sig <d,d,...|->
- *   orch <unit key> <label>
- *   child <func_id> <unit key> <d,d,...|-> <label>      (one per incore, in order)
- *
- * Everything that can change the packed bytes is in it, so the callable key
- * covers units' keys, func_ids, signatures, order, names and the runtime.
+/* pack: the pack step. A callable's description (packdesc.h) lies in a file
+ * gen writes beside the Makefile (<Makefile>.packs), all callables' one after
+ * the other; each pack recipe names its callable key and where its
+ * description lies in that file. The callable key is the SHA-256 of the
+ * description, checked on reading.
  *
  * Right after each description come the compile records of its distinct
  * units (not part of the key), so that a pack that finds a unit's entry
@@ -34,9 +20,6 @@
 
 #include <stdint.h>
 
-struct plan_callable;
-struct spec;
-
 /* Where a callable's description lies, and its units' records after it. */
 struct pack_desc_ref {
 	const char *file;
@@ -50,9 +33,6 @@ struct pack_desc_ref {
 struct pack_recompile {
 	int (*compile)(struct pack_recompile *self, const char *key);
 };
-
-/* Fill pc->desc and pc->ckey from its units (plan_build calls this). */
-void pack_desc_build(struct plan_callable *pc);
 
 /* Pack callable ckey from the cache into out_path and mark stamp_path; 0 or -1
  * after reporting. Nothing is published unless every unit is present and valid.

@@ -2,7 +2,7 @@
 #include "deps.h"
 #include "durations.h"
 #include "hashmap.h"
-#include "pack.h"
+#include "packdesc.h"
 #include "path.h"
 #include "store.h"
 #include "util.h"
@@ -209,6 +209,25 @@ static struct plan_unit *add_unit(struct planner *p, struct unit_command *uc,
 	return u;
 }
 
+/* The callable's pack description (packdesc.h) and its key, the description's digest. */
+static void describe(struct plan_callable *pc)
+{
+	const struct spec_callable *sc = pc->spec;
+	struct buf b = BUF_INIT;
+
+	packdesc_add_head(&b, pc->what, pc->cls->runtime, sc->function_name, sc->config_name,
+			  sc->sig, sc->sig_count);
+	packdesc_add_orch(&b, pc->orchestration->key, sc->source);
+	for (size_t i = 0; i < sc->nr_incores; i++) {
+		const struct spec_incore *in = &sc->incores[i];
+
+		packdesc_add_child(&b, (int)in->func_id, pc->children[i]->key, in->sig,
+				   in->sig_count, in->name);
+	}
+	digest_bytes_hex(b.s, b.len, pc->ckey);
+	pc->desc = buf_detach(&b);
+}
+
 static int plan_callable(struct planner *p, const struct spec_class *cls,
 			 const struct spec_callable *sc, struct plan_callable *pc)
 {
@@ -243,7 +262,7 @@ static int plan_callable(struct planner *p, const struct spec_class *cls,
 		}
 	}
 	free(id_prefix);
-	pack_desc_build(pc);
+	describe(pc);
 	if (sc->name) {
 		pc->out_path = xstrfmt("%s/%s/%s.callable", p->plan->out_dir, cls->name, sc->name);
 		pc->stamp_path = xstrfmt("%s/.kwarm/%s/%s.callable.%s", p->plan->out_dir,
