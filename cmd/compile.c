@@ -8,22 +8,22 @@
 
 const char usage_compile[] =
 	"usage: kwarm compile --cache DIR --root DIR --platform P --key KEY\n"
-	"                     (--unit LABEL [--id ID] [--owners A,B] | --index FILE)\n"
+	"                     (--unit LABEL [--id ID] [--owners A,B] | --plan FILE)\n"
 	"                     [--private DIR] [--launcher WORD]...\n"
 	"                     [--link WORD]... [--extract text] [--deps gcc|clang|none]\n"
 	"                     [--env NAME]...\n"
-	"                     [--state DIR] [--units FILE] [--goals GOALS] [--format FMT]\n"
+	"                     [--state DIR] [--goals GOALS] [--format FMT]\n"
 	"                     [--remote URL]\n"
 	"                     -- COMPILER ARGS... -o {out} SOURCE...\n"
 	"\n"
 	"Compile one unit into the cache (the generated Makefile's recipe). The key is\n"
 	"computed again from the files compiled; nothing is cached under a stale key.\n"
 	"  --state DIR     OUT/.kwarm: report progress, trace and summary of the run there\n"
-	"  --units FILE    the unit list 'kwarm gen' wrote (MAKEFILE.units)\n"
+	"  --plan FILE     the plan 'kwarm gen' wrote beside the Makefile (MAKEFILE.plan):\n"
+	"                  the unit's label, id and owners by its key, the run's units\n"
 	"  --goals GOALS   the make run's goals, for the progress total and to know\n"
 	"                  when the run is over\n"
 	"  --format FMT    text, or github: failures also as GitHub annotations\n"
-	"  --index FILE    MAKEFILE.index: the unit's label, id and owners by its key\n"
 	"  --deps FAMILY   how the compiler lists the files it read (default: by its name)\n"
 	"  --env NAME      a variable that steers the compiler (part of the key)\n"
 	"  --remote URL    a remote cache: fetch the unit from it before compiling,\n"
@@ -34,6 +34,7 @@ int cmd_compile(int argc, char **argv)
 	struct compile_job o;
 	struct progress_step step = PROGRESS_STEP_INIT;
 	struct runstate rs;
+	struct buf owners = BUF_INIT;
 	char *bad;
 	int ret, cached;
 
@@ -45,7 +46,7 @@ int cmd_compile(int argc, char **argv)
 		return ret;
 	}
 	if (o.state) {
-		runstate_open(&rs, o.state, o.units ? o.units : "");
+		runstate_open(&rs, o.state, o.plan ? o.plan : "");
 		progress_unit_start(&rs, o.cache, o.goals);
 		o.rs = &rs;
 	}
@@ -55,7 +56,8 @@ int cmd_compile(int argc, char **argv)
 	if (o.state) {
 		step.label = o.label;
 		step.key = o.key;
-		step.owners = o.owners;
+		strvec_join(&owners, &o.owners, ",");
+		step.owners = buf_str(&owners);
 		step.status = ret ? "failed" : cached ? "cached" : "built";
 		step.t1 = now_wall();
 		step.github = o.github;
@@ -63,6 +65,7 @@ int cmd_compile(int argc, char **argv)
 		progress_unit_done(&rs, &step);
 		runstate_release(&rs);
 	}
+	buf_release(&owners);
 	compile_job_release(&o);
 	return ret;
 }

@@ -5,6 +5,7 @@
 #include "cachedir.h"
 #include "makefile.h"
 #include "os.h"
+#include "output.h"
 #include "parseopt.h"
 #include "path.h"
 #include "plan.h"
@@ -12,8 +13,6 @@
 #include "remote.h"
 #include "spec.h"
 #include "store.h"
-#include "unitindex.h"
-#include "unitlist.h"
 #include "util.h"
 
 #include <errno.h>
@@ -64,60 +63,6 @@ static char *self_path(void)
 	return p;
 }
 
-/* Publish every callable's description and its units' compile records, one
- * callable after the other, where the Makefile's pack recipes say they are. */
-static int write_descs(const struct plan *plan, const char *path)
-{
-	struct buf all = BUF_INIT;
-	int ret;
-
-	for (size_t i = 0; i < plan->nr_callables; i++) {
-		if (all.len != plan->callables[i].desc_offset)
-			BUG("description %zu is not where the plan put it", i);
-		buf_add(&all, plan->callables[i].desc, plan->callables[i].desc_len);
-		buf_add(&all, plan->callables[i].cmds, plan->callables[i].cmds_len);
-	}
-	ret = publish_bytes(path, all.s ? all.s : "", all.len);
-	buf_release(&all);
-	return ret;
-}
-
-/* MAKEFILE.units: what the run reports (progress, summary) count. */
-static int write_unitlist(const struct plan *plan, const char *self)
-{
-	char *path = xstrfmt("%s%s", self, UNITLIST_SUFFIX);
-	struct buf list = BUF_INIT;
-	int ret;
-
-	unitlist_format(plan, &list);
-	ret = publish_bytes(path, list.s, list.len);
-	buf_release(&list);
-	free(path);
-	return ret;
-}
-
-/* Publish text as the file SELF<suffix>. */
-static int write_beside(const char *self, const char *suffix, const struct buf *text)
-{
-	char *path = xstrfmt("%s%s", self, suffix);
-	int ret = publish_bytes(path, text->s ? text->s : "", text->len);
-
-	free(path);
-	return ret;
-}
-
-/* MAKEFILE.index: each unit's label, id and owners by key, for its recipe. */
-static int write_index(const struct plan *plan, const char *self)
-{
-	struct buf index = BUF_INIT;
-	int ret;
-
-	unitindex_format(plan, &index);
-	ret = write_beside(self, UNITINDEX_SUFFIX, &index);
-	buf_release(&index);
-	return ret;
-}
-
 /* Fetch every unit missing from the cache that the remote has, in one
  * process over one kept-alive connection (not one process per unit while
  * make runs); the number fetched. Their entries are checked as the compile
@@ -156,22 +101,20 @@ static void warn_private(void *data, const char *why)
 		"(nothing is shared)", dirs[0], why, dirs[1]);
 }
 
-/* Plan the spec and write the Makefile's text (into text and inputs). */
+/* Plan the spec and make the text of gen's files (into files). */
 static int plan_once(struct spec *spec, const char *cache_dir, const char *out_dir,
 		     const struct strvec *launcher, struct makefile_options *mo,
-		     struct plan *plan, struct buf *text, struct buf *inputs)
+		     struct plan *plan, struct gen_output *files)
 {
-	buf_reset(text);
-	buf_reset(inputs);
 	if (!plan_build(plan, spec, cache_dir, out_dir, launcher) &&
-	    !makefile_write(plan, mo, text, inputs))
+	    !gen_output_make(files, plan, mo))
 		return 0;
 	plan_release(plan);
 	return -1;
 }
 
 /*
- * Plan the spec and write the Makefile's text (into text and inputs) over the
+ * Plan the spec and make the text of gen's files (into files) over the
  * store results go to (store.h): the cache *cache_dir, or the private store
  * (*cache_dir is replaced, one warning). The keys depend on the store's
  * entries, so it is chosen first. With a remote, fetch what the cache lacks
@@ -181,7 +124,7 @@ static int plan_once(struct spec *spec, const char *cache_dir, const char *out_d
  */
 static int make_plan(struct spec *spec, char **cache_dir, const char *out_dir,
 		     const struct strvec *launcher, struct makefile_options *mo,
-		     struct plan *plan, struct buf *text, struct buf *inputs)
+		     struct plan *plan, struct gen_output *files)
 {
 	struct cache cache = { NULL };
 	char *private_dir = store_private_dir(out_dir);
@@ -199,11 +142,11 @@ static int make_plan(struct spec *spec, char **cache_dir, const char *out_dir,
 		break;
 	}
 	ret = 2;
-	if (plan_once(spec, *cache_dir, out_dir, launcher, mo, plan, text, inputs))
+	if (plan_once(spec, *cache_dir, out_dir, launcher, mo, plan, files))
 		goto out;
 	if (prefetch(plan, &cache, mo->remote)) {
 		plan_release(plan);
-		if (plan_once(spec, *cache_dir, out_dir, launcher, mo, plan, text, inputs))
+		if (plan_once(spec, *cache_dir, out_dir, launcher, mo, plan, files))
 			goto out;
 	}
 	ret = 0;
@@ -216,24 +159,6 @@ out:
 	free(private_dir);
 	cache_release(&cache);
 	return ret;
-}
-
-/* The Makefile's folder, its side files, then the Makefile itself (the side
- * files first: the Makefile that names them may be read at once). */
-static int write_outputs(const struct plan *plan, const char *self, const char *descs,
-			 const struct buf *text, const struct buf *inputs)
-{
-	char *dir = path_dirname(self);
-	int ret = 0;
-
-	if (mkdir_p(dir))
-		ret = error_errno("cannot create '%s'", dir);
-	free(dir);
-	if (ret || write_descs(plan, descs) || write_index(plan, self) ||
-	    write_beside(self, MAKEFILE_INPUTS_SUFFIX, inputs) ||
-	    publish_bytes(self, text->s, text->len) || write_unitlist(plan, self))
-		return -1;
-	return 0;
 }
 
 /* The usage errors found before the spec is read; 0 when none. */
@@ -256,11 +181,11 @@ int cmd_gen(int argc, char **argv)
 	const char *output = "warmup.mk", *cache_opt = NULL, *out_opt = NULL, *spec_path;
 	const char *format = NULL, *remote_opt = NULL, *problem;
 	char *cache_dir = NULL, *out_dir = NULL, *self = NULL, *kwarm = NULL, *spec_abs = NULL;
-	char *descs = NULL;
+	char *plan_file = NULL;
 	struct makefile_options mo;
 	struct spec spec;
 	struct plan plan;
-	struct buf text = BUF_INIT, inputs = BUF_INIT;
+	struct gen_output files;
 	struct strvec launcher, launcher_opts;
 	int ret, have_plan = 0, have_launcher;
 	struct option opts[] = {
@@ -282,6 +207,7 @@ int cmd_gen(int argc, char **argv)
 	spec_path = argv[0];
 	have_launcher = launcher_opts.nr > 0;
 	strvec_init(&launcher);
+	gen_output_init(&files);
 	for (size_t i = 0; i < launcher_opts.nr; i++)
 		strvec_split(&launcher, launcher_opts.v[i], 0);
 	strvec_release(&launcher_opts);
@@ -309,30 +235,29 @@ int cmd_gen(int argc, char **argv)
 		ret = 2;
 		goto out;
 	}
-	descs = xstrfmt("%s.packs", self);
-	mo.descs = descs;
+	plan_file = xstrfmt("%s%s", self, PLANFILE_SUFFIX);
+	mo.plan_file = plan_file;
 	/* Nothing is written before the whole plan and Makefile text are known good. */
 	ret = make_plan(&spec, &cache_dir, out_dir, have_launcher ? &launcher : NULL, &mo, &plan,
-			&text, &inputs);
+			&files);
 	if (ret)
 		goto out;
 	have_plan = 1;
 	ret = 1;
-	if (write_outputs(&plan, self, descs, &text, &inputs))
+	if (gen_output_publish(&files, self))
 		goto out;
 	ret = 0;
 out:
 	if (have_plan)
 		plan_release(&plan);
-	buf_release(&text);
-	buf_release(&inputs);
+	gen_output_release(&files);
 	spec_release(&spec);
 	free(cache_dir);
 	free(out_dir);
 	free(self);
 	free(kwarm);
 	free(spec_abs);
-	free(descs);
+	free(plan_file);
 	strvec_release(&launcher);
 	return ret;
 }

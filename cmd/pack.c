@@ -2,6 +2,7 @@
 #include "commands.h"
 #include "cache.h"
 #include "pack.h"
+#include "planfile.h"
 #include "annotate.h"
 #include "parseopt.h"
 #include "path.h"
@@ -9,31 +10,26 @@
 #include "publish.h"
 #include "store.h"
 #include "unitcompile.h"
-#include "unitlist.h"
 #include "util.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 const char usage_pack[] =
-	"usage: kwarm pack --cache DIR [--private DIR] --descs FILE --at OFFSET --len N\n"
-	"                  [--cmds M] --out FILE --stamp FILE [--state DIR] [--units FILE]\n"
+	"usage: kwarm pack --cache DIR [--private DIR] --plan FILE --at OFFSET --len N\n"
+	"                  [--cmds M] --out FILE --stamp FILE [--state DIR]\n"
 	"                  [--goals GOALS] [--format FMT] CKEY\n"
 	"\n"
-	"Pack callable CKEY (its description is the N bytes at OFFSET of the --descs\n"
-	"file 'kwarm gen' wrote, its units are in the cache) into FILE,\n"
+	"Pack callable CKEY (its description is the N bytes at OFFSET of the --plan\n"
+	"file 'kwarm gen' wrote, MAKEFILE.plan; its units are in the cache) into FILE,\n"
 	"children in spec order, and publish it by rename (the generated Makefile's\n"
 	"recipe). STAMP records which callable FILE holds. Units missing from the\n"
 	"cache are looked for in the --private store (compiled without the cache).\n"
 	"A unit whose entry is corrupt or missing is compiled again, now, from the\n"
 	"M bytes of compile records that follow the description (--cmds).\n"
 	"  --state DIR     OUT/.kwarm: record the pack in the run's trace and summary\n"
-	"  --units FILE    the unit list 'kwarm gen' wrote (MAKEFILE.units)\n"
 	"  --goals GOALS   the make run's goals, to know when the run is over\n"
 	"  --format FMT    text, or github: a failed class is also a GitHub annotation\n";
 
@@ -56,73 +52,28 @@ static char *pack_class(const char *list, const char *ckey)
  * description, run as its recipe would, reported as a unit of the run. */
 struct recompiler {
 	struct pack_recompile rc;
-	const struct pack_desc_ref *desc;
+	const struct planfile_ref *desc;
 	struct runstate *rs;		/* or NULL */
 	const char *goals;
 	int github;
 };
 
-/* Find unit key's record among a callable's records (text, which this
- * NUL-terminates line by line) and push its words; 0, or -1 when absent or
- * malformed. */
-static int find_record(char *text, const char *key, struct strvec *words)
-{
-	char *line = text, *nl;
-
-	while ((nl = strchr(line, '\n'))) {
-		char *end;
-		unsigned long n;
-		int mine;
-
-		*nl = '\0';
-		if (!starts_with(line, "unit ") || strlen(line) < 71 || line[69] != ' ')
-			return -1;
-		mine = !strncmp(line + 5, key, 64);
-		errno = 0;
-		n = strtoul(line + 70, &end, 10);
-		if (errno || *end)
-			return -1;
-		line = nl + 1;
-		for (unsigned long i = 0; i < n; i++, line = nl + 1) {
-			if (!(nl = strchr(line, '\n')))
-				return -1;
-			*nl = '\0';
-			if (mine)
-				strvec_push(words, line);
-		}
-		if (mine)
-			return 0;
-	}
-	return -1;
-}
-
 static int recompile(struct pack_recompile *rc, const char *key)
 {
 	struct recompiler *r = (struct recompiler *)rc;
-	const struct pack_desc_ref *d = r->desc;
+	const struct planfile_ref *d = r->desc;
 	struct progress_step step = PROGRESS_STEP_INIT;
 	struct compile_job job;
 	struct strvec words;
+	struct buf owners = BUF_INIT;
 	char *text = NULL, *bad = NULL;
-	ssize_t n = -1;
-	int fd, ret = -1, cached = 0;
+	int ret = -1, cached = 0;
 
 	strvec_init(&words);
 	compile_job_init(&job);
-	fd = open(d->file, O_RDONLY | O_CLOEXEC);
-	if (fd >= 0 && d->cmds_len < SIZE_MAX) {
-		text = xmalloc(d->cmds_len + 1);
-		n = pread(fd, text, d->cmds_len, (off_t)(d->offset + d->len));
-	}
-	if (fd >= 0)
-		close(fd);
-	if (n < 0 || (uint64_t)n != d->cmds_len) {
-		error("cannot read the compile records of callable descriptions '%s'; run make "
-		      "again", d->file);
+	if (planfile_read(d->file, d->offset + d->len, d->cmds_len, "the compile records", &text))
 		goto out;
-	}
-	text[n] = '\0';
-	if (find_record(text, key, &words) ||
+	if (planfile_find_record(text, key, &words) ||
 	    compile_job_parse(&job, (int)words.nr, words.v, &bad) || strcmp(job.key, key)) {
 		error("'%s' has no good compile record of unit %.12s%s%s; run make again", d->file,
 		      key, bad ? ": " : "", bad ? bad : "");
@@ -138,7 +89,8 @@ static int recompile(struct pack_recompile *rc, const char *key)
 	if (r->rs && !cached) {
 		step.label = job.label;
 		step.key = job.key;
-		step.owners = job.owners;
+		strvec_join(&owners, &job.owners, ",");
+		step.owners = buf_str(&owners);
 		step.status = ret ? "failed" : "built";
 		step.t1 = now_wall();
 		step.github = job.github;
@@ -147,6 +99,7 @@ static int recompile(struct pack_recompile *rc, const char *key)
 	}
 out:
 	compile_job_release(&job);
+	buf_release(&owners);
 	strvec_release(&words);
 	free(bad);
 	free(text);
@@ -156,8 +109,8 @@ out:
 int cmd_pack(int argc, char **argv)
 {
 	const char *cache_dir = NULL, *out = NULL, *stamp = NULL, *ckey = NULL, *priv = NULL;
-	const char *state = NULL, *format = NULL, *units = "", *goals = NULL;
-	struct pack_desc_ref desc = { .offset = UINT64_MAX, .len = UINT64_MAX };	/* unset */
+	const char *state = NULL, *format = NULL, *goals = NULL;
+	struct planfile_ref desc = { .offset = UINT64_MAX, .len = UINT64_MAX };	/* unset */
 	struct recompiler r;
 	struct progress_step step = PROGRESS_STEP_INIT;
 	struct runstate rs;
@@ -167,14 +120,13 @@ int cmd_pack(int argc, char **argv)
 	struct option opts[] = {
 		OPT_STRING("--cache", &cache_dir),
 		OPT_STRING("--private", &priv),
-		OPT_STRING("--descs", &desc.file),
+		OPT_STRING("--plan", &desc.file),
 		OPT_U64("--at", &desc.offset),
 		OPT_U64("--len", &desc.len),
 		OPT_U64("--cmds", &desc.cmds_len),
 		OPT_STRING("--out", &out),
 		OPT_STRING("--stamp", &stamp),
 		OPT_STRING("--state", &state),
-		OPT_STRING("--units", &units),
 		OPT_STRING("--goals", &goals),
 		OPT_FORMAT(&format),
 		OPT_END(),
@@ -192,7 +144,7 @@ int cmd_pack(int argc, char **argv)
 	github = annotate_pick_format(format) == 1;
 	ret = 1;
 	if (state) {
-		runstate_open(&rs, state, units);
+		runstate_open(&rs, state, desc.file);
 		runstate_claim_entries(&rs, cache_dir, goals);
 		runstate_take_slot(&rs);
 	}
@@ -216,7 +168,7 @@ int cmd_pack(int argc, char **argv)
 		ret = 0;
 out:
 	if (state) {
-		cls = pack_class(units, ckey);
+		cls = pack_class(desc.file, ckey);
 		label = xstrfmt("pack %s", cls);
 		step.label = label;
 		step.key = ckey;

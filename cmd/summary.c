@@ -11,7 +11,7 @@
 #include <string.h>
 
 const char usage_summary[] =
-	"usage: kwarm summary --state DIR --units FILE [--format FMT]\n"
+	"usage: kwarm summary --state DIR --plan FILE [--format FMT]\n"
 	"\n"
 	"Rewrite DIR/summary.json (DIR is OUT/.kwarm) now and print how many classes\n"
 	"are built, cached, failed and pending: in a CI step after the warm-up, or\n"
@@ -19,17 +19,17 @@ const char usage_summary[] =
 	"the file as the last run that did work wrote it). The counts and seconds\n"
 	"are those of the last run that did work; cached classes are current.\n"
 	"  --state DIR     the run's report folder, OUT/.kwarm\n"
-	"  --units FILE    the unit list 'kwarm gen' wrote (MAKEFILE.units)\n"
+	"  --plan FILE     the plan 'kwarm gen' wrote beside the Makefile (MAKEFILE.plan)\n"
 	"  --format FMT    text or github (default: github when GITHUB_ACTIONS=true)\n";
 
 int cmd_summary(int argc, char **argv)
 {
-	const char *state = NULL, *format = NULL, *units = NULL;
+	const char *state = NULL, *format = NULL, *plan = NULL;
 	struct runstate rs;
 	int lock, github, ret = 0, counts[4];
 	struct option opts[] = {
 		OPT_STRING("--state", &state),
-		OPT_STRING("--units", &units),
+		OPT_STRING("--plan", &plan),
 		OPT_FORMAT(&format),
 		OPT_END(),
 	};
@@ -39,10 +39,10 @@ int cmd_summary(int argc, char **argv)
 		return ret;
 	if (argc)
 		return usage_error(usage_summary, "unknown argument '%s'", argv[0]);
-	if (!state || !units)
-		return usage_error(usage_summary, "--state and --units are needed");
+	if (!state || !plan)
+		return usage_error(usage_summary, "--state and --plan are needed");
 	github = annotate_pick_format(format);
-	runstate_open_last(&rs, state, units);
+	runstate_open_last(&rs, state, plan);
 	lock = runstate_lock(&rs);
 	/* A report: it never fails the warm-up that just succeeded. */
 	if (lock < 0 || summary_write(&rs)) {

@@ -1,14 +1,14 @@
 /* fuzz_spec: libFuzzer harness for the spec loader, the planner and the
  * Makefile writer. Each input is written as ROOT/spec.yaml and loaded; a spec
- * that loads is planned (cache and out under ROOT) and written as a Makefile
- * into memory. Nothing is written to disk past ROOT/spec.yaml.
+ * that loads is planned (cache and out under ROOT) and its Makefile and side
+ * files are made in memory. Nothing is written to disk past ROOT/spec.yaml.
  *
  * ROOT is a fresh folder under TMPDIR (default /dev/shm, else /tmp) holding a copy of every
  * example's tree, so that seeds naming kernels/... or include/... find their
  * sources and reach the planner instead of stopping at "does not exist".
  * Error messages go to stderr; run with -close_fd_mask=2 to hide them. */
 #include "buf.h"
-#include "makefile.h"
+#include "output.h"
 #include "path.h"
 #include "plan.h"
 #include "run.h"
@@ -32,7 +32,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /* Set once at start-up, read by every input: the harness's own state. */
-static char *root, *spec_path, *cache_dir, *out_dir, *self_path, *descs_path;
+static char *root, *spec_path, *cache_dir, *out_dir, *self_path, *plan_path;
 
 static void remove_root(void)
 {
@@ -89,28 +89,28 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	cache_dir = path_join(root, "cache");
 	out_dir = path_join(root, "out");
 	self_path = path_join(root, "warmup.mk");
-	descs_path = path_join(root, "warmup.mk.packs");
+	plan_path = path_join(root, "warmup.mk.plan");
 	return 0;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct makefile_options opts = { .kwarm = "/usr/bin/kwarm", .self = self_path,
-					 .spec_abs = spec_path, .descs = descs_path };
+					 .spec_abs = spec_path, .plan_file = plan_path };
 	struct spec spec;
 	struct plan plan;
-	struct buf mk = BUF_INIT, inputs = BUF_INIT;
+	struct gen_output out;
 	int fd = open(spec_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 
 	if (fd < 0 || write_all(fd, data, size) || close(fd))
 		die("fuzz_spec: cannot write '%s'", spec_path);
 	if (spec_load(&spec, spec_path))
 		return 0;
+	gen_output_init(&out);
 	if (!plan_build(&plan, &spec, cache_dir, out_dir, NULL))
-		makefile_write(&plan, &opts, &mk, &inputs);
+		gen_output_make(&out, &plan, &opts);
 	plan_release(&plan);
 	spec_release(&spec);
-	buf_release(&mk);
-	buf_release(&inputs);
+	gen_output_release(&out);
 	return 0;
 }

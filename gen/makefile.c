@@ -244,7 +244,8 @@ static void add_units_var(struct buf *b, const struct plan_callable *pc)
 		buf_addf(b, ".%s", pc->spec->name);
 }
 
-static void write_callable(struct buf *b, const struct plan *plan, const struct plan_callable *pc)
+static void write_callable(struct buf *b, const struct plan *plan, const struct plan_callable *pc,
+			   const struct planfile_ref *ref)
 {
 	const struct spec_callable *sc = pc->spec;
 	struct plan_unit **units = xcalloc(sc->nr_incores + 1, sizeof(*units));
@@ -279,10 +280,11 @@ static void write_callable(struct buf *b, const struct plan *plan, const struct 
 	add_out_path(b, plan, pc->stamp_path, 1);
 	buf_adds(b, ": $(");
 	add_units_var(b, pc);
-	/* Order-only: the descriptions file is rewritten by every generation, and
-	 * the stamp's name already carries the description's digest. */
-	buf_addf(b, ") | $(KW_DESCS)\n\t$(KW_Q)$(KW_PACK) --at %zu --len %zu --cmds %zu --out ",
-		 pc->desc_offset, pc->desc_len, pc->cmds_len);
+	/* Order-only: the side file is rewritten by every generation, and the
+	 * stamp's name already carries the description's digest. */
+	buf_addf(b, ") | $(KW_PLANFILE)\n\t$(KW_Q)$(KW_PACK) --at %llu --len %llu --cmds %llu --out ",
+		 (unsigned long long)ref->offset, (unsigned long long)ref->len,
+		 (unsigned long long)ref->cmds_len);
 	if (!strncmp(pc->out_path, plan->out_dir, strlen(plan->out_dir)))
 		buf_addf(b, "$(KW_OUT)%s", pc->out_path + strlen(plan->out_dir));
 	else
@@ -365,7 +367,7 @@ static void write_inputs(struct buf *b, const struct plan *plan, const struct ma
 		add_prereq(b, plan->appear.v[i]);
 		buf_adds(b, ")");
 	}
-	buf_adds(b, " \\\n    $(KW_DESCS)");
+	buf_adds(b, " \\\n    $(KW_PLANFILE)");
 	buf_adds(b, "\n\t$(KW_Q)$(KW_KWARM) gen ");
 	makefile_add_shell_word(b, opts->spec_abs);
 	buf_adds(b, " -o ");
@@ -435,13 +437,13 @@ static void write_inputs(struct buf *b, const struct plan *plan, const struct ma
 		add_target(b, plan->inputs.v[i]);
 		buf_adds(b, " :\n");
 	}
-	buf_adds(b, "$(KW_DESCS):\n");
+	buf_adds(b, "$(KW_PLANFILE):\n");
 }
 
 /* Every path the Makefile names must pass through make and the shell. */
 static int check_paths(const struct plan *plan, const struct makefile_options *opts)
 {
-	if (check_folder("Makefile path", opts->descs) ||
+	if (check_folder("Makefile path", opts->plan_file) ||
 	    check_folder("cache folder", plan->cache_dir) ||
 	    check_folder("output folder", plan->out_dir) ||
 	    check_folder("kwarm program path", opts->kwarm))
@@ -485,9 +487,9 @@ static void write_header(struct buf *b, const struct plan *plan, const struct ma
 		 "# Inside another make, nest it on a '+' line and without -j, so that the\n"
 		 "# parent's -jN stays the one bound:  +$(MAKE) -f THIS warmup\n"
 		 "#\n"
-		 "# Beside it: THIS.inputs (what remakes this file when an input changes),\n"
-		 "# THIS.index (each unit's label and classes, by key), THIS.units and\n"
-		 "# THIS.packs (what the steps report and pack).\n#\n");
+		 "# Beside it: THIS.inputs (what remakes this file when an input changes)\n"
+		 "# and THIS.plan (each unit's label and classes by key, the callables'\n"
+		 "# descriptions, the unit list: what the steps report and pack).\n#\n");
 	buf_addf(b, "# platform %s: %zu classes, %zu callables, %zu distinct units\n# cache ",
 		 spec->platform, spec->nr_classes, plan->nr_callables, plan->nr_units);
 	add_comment_text(b, plan->cache_dir);
@@ -512,12 +514,12 @@ static void write_variables(struct buf *b, const struct plan *plan,
 	makefile_add_shell_word(b, opts->kwarm);
 	buf_adds(b, "\nKW_ROOT := ");
 	makefile_add_shell_word(b, plan->spec->root);
-	buf_addf(b, "\nKW_CACHE := %s\nKW_OUT := %s\nKW_DESCS := $(KW_PLAN).packs\n",
+	buf_addf(b, "\nKW_CACHE := %s\nKW_OUT := %s\nKW_PLANFILE := $(KW_PLAN).plan\n",
 		 plan->cache_dir, plan->out_dir);
 	buf_adds(b, "KW_Q := $(if $(filter 1,$(V)),,@)\n");
 	/* Progress, trace and summary of each run go to OUT/.kwarm (runstate.h). */
 	buf_adds(b, "KW_GOALS := $(subst ',,$(MAKECMDGOALS))\n"
-		 "KW_REPORT := --state $(KW_OUT)/.kwarm --units $(KW_PLAN).units --goals '$(KW_GOALS)'");
+		 "KW_REPORT := --state $(KW_OUT)/.kwarm --plan $(KW_PLANFILE) --goals '$(KW_GOALS)'");
 	if (opts->format) {
 		buf_adds(b, " --format ");
 		makefile_add_shell_word(b, opts->format);
@@ -526,15 +528,15 @@ static void write_variables(struct buf *b, const struct plan *plan,
 	buf_adds(b, "\nKW_COMPILE = $(KW_KWARM) compile $(KW_REPORT) --cache $(KW_CACHE) --root $(KW_ROOT) "
 		 "--platform ");
 	makefile_add_shell_word(b, plan->spec->platform);
-	buf_adds(b, " \\\n    --private $(KW_OUT)/" STORE_PRIVATE_SUBDIR " --index $(KW_PLAN).index "
-		 "--key $(basename $(notdir $@))");
+	buf_adds(b, " \\\n    --private $(KW_OUT)/" STORE_PRIVATE_SUBDIR
+		 " --key $(basename $(notdir $@))");
 	/* The remote's URL only: credentials are read at run time (remote.h). */
 	if (opts->remote) {
 		buf_adds(b, " \\\n    --remote ");
 		makefile_add_shell_word(b, opts->remote);
 	}
 	buf_adds(b, "\n"
-		 "KW_PACK = $(KW_KWARM) pack $(KW_REPORT) --cache $(KW_CACHE) --descs $(KW_DESCS) \\\n"
+		 "KW_PACK = $(KW_KWARM) pack $(KW_REPORT) --cache $(KW_CACHE) \\\n"
 		 "    --private $(KW_OUT)/" STORE_PRIVATE_SUBDIR " --stamp $@\n"
 		 "KW_E = $(addprefix $(KW_CACHE)/" CACHE_UNITS_DIR "/,$(addsuffix "
 		 CACHE_ENTRY_SUFFIX ",$1))\n");
@@ -585,7 +587,8 @@ static void write_warmup(struct buf *b, const struct plan *plan)
 }
 
 /* Class by class: its callables and units (comments), warmup-CLASS, the packs. */
-static void write_classes(struct buf *b, const struct plan *plan)
+static void write_classes(struct buf *b, const struct plan *plan,
+			  const struct makefile_options *opts)
 {
 	const struct spec *spec = plan->spec;
 	size_t ci = 0;
@@ -610,7 +613,7 @@ static void write_classes(struct buf *b, const struct plan *plan)
 		}
 		buf_adds(b, "\n\n");
 		for (size_t j = 0; j < cls->nr_callables; j++)
-			write_callable(b, plan, &plan->callables[ci + j]);
+			write_callable(b, plan, &plan->callables[ci + j], &opts->packs[ci + j]);
 		ci += cls->nr_callables;
 	}
 }
@@ -623,7 +626,7 @@ int makefile_write(const struct plan *plan, const struct makefile_options *opts,
 	write_header(b, plan, opts);
 	write_variables(b, plan, opts);
 	write_warmup(b, plan);
-	write_classes(b, plan);
+	write_classes(b, plan, opts);
 	buf_adds(b, "# ---- compile units (one per distinct command and inputs)\n");
 	for (size_t i = 0; i < plan->nr_units; i++)
 		write_unit(b, plan, plan->units[i]);

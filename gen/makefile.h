@@ -4,12 +4,15 @@
 
 #include "buf.h"
 #include "plan.h"
+#include "planfile.h"
 
 struct makefile_options {
 	const char *kwarm;	/* absolute path of the kwarm program */
 	const char *self;	/* absolute path the Makefile is written to */
 	const char *spec_abs;	/* absolute path of the spec */
-	const char *descs;	/* absolute path of the callable descriptions file */
+	const char *plan_file;	/* absolute path of the plan's side file (planfile.h) */
+	const struct planfile_ref *packs;	/* where each callable's section lies
+						 * in it, plan order */
 	const char *format;	/* --format of gen ("github", "text"), NULL when not given */
 	const char *remote;	/* the remote cache's URL in effect, NULL when none */
 	const char *remote_arg;	/* what the remake rule passes as --remote (from the flag

@@ -9,7 +9,6 @@
 
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -107,25 +106,6 @@ static int read_unit(const struct cache *cache, struct cache *priv, const char *
 		     "checked it); run make again to rebuild it", what, kind, it->label);
 }
 
-/* Read len bytes at offset of path into a NUL-terminated buffer. */
-static int read_desc(const char *path, uint64_t offset, uint64_t len, char **text)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n = -1;
-
-	if (fd < 0)
-		return error_errno("cannot read callable descriptions '%s'", path);
-	*text = xmalloc(len + 1);
-	if (len < SIZE_MAX)
-		n = pread(fd, *text, len, (off_t)offset);
-	close(fd);
-	if (n < 0 || (uint64_t)n != len)
-		return error("callable descriptions '%s' are shorter than the Makefile says; "
-			     "run make again", path);
-	(*text)[len] = '\0';
-	return 0;
-}
-
 /* A unit's bytes as the layout takes them. */
 static void layout_bin(const struct buf *bin, const void **p, uint64_t *size)
 {
@@ -134,7 +114,7 @@ static void layout_bin(const struct buf *bin, const void **p, uint64_t *size)
 }
 
 int pack_run(const struct cache *cache, const char *private_dir, const char *ckey,
-	     const struct pack_desc_ref *desc, const char *out_path, const char *stamp_path,
+	     const struct planfile_ref *desc, const char *out_path, const char *stamp_path,
 	     struct pack_recompile *rc)
 {
 	struct cache priv = { NULL };
@@ -148,7 +128,7 @@ int pack_run(const struct cache *cache, const char *private_dir, const char *cke
 	int ret = -1;
 
 	memset(&d, 0, sizeof(d));
-	if (read_desc(desc->file, desc->offset, desc->len, &text))
+	if (planfile_read(desc->file, desc->offset, desc->len, "callable descriptions", &text))
 		goto out;
 	digest_bytes_hex(text, desc->len, hex);
 	if (strcmp(hex, ckey) || packdesc_parse(text, &d)) {

@@ -1,31 +1,14 @@
-/* pack: the pack step. A callable's description (packdesc.h) lies in a file
- * gen writes beside the Makefile (<Makefile>.packs), all callables' one after
- * the other; each pack recipe names its callable key and where its
- * description lies in that file. The callable key is the SHA-256 of the
- * description, checked on reading.
- *
- * Right after each description come the compile records of its distinct
- * units (not part of the key), so that a pack that finds a unit's entry
- * corrupt or missing can compile it again in the same run, reading only its
- * own callable's part of the file:
- *
- *   unit <unit key> <n>
- *   <word>                  n lines: the words of the unit's `kwarm compile`
- *                           recipe after "compile" (options, "--", command),
- *                           less the run's report options */
+/* pack: the pack step. It packs a callable from its description (packdesc.h)
+ * and its units' entries; where the description lies in the plan side file
+ * (planfile.h) its recipe says, and the callable key it names is checked
+ * against the description's digest. */
 #ifndef KWARM_PACK_H
 #define KWARM_PACK_H
 
 #include "cache.h"
+#include "planfile.h"
 
 #include <stdint.h>
-
-/* Where a callable's description lies, and its units' records after it. */
-struct pack_desc_ref {
-	const char *file;
-	uint64_t offset, len;
-	uint64_t cmds_len;
-};
 
 /* What pack_run calls for a unit whose entry is corrupt or missing: make the
  * entry valid (compile the unit, in the cache or the private store, removing
@@ -41,7 +24,7 @@ struct pack_recompile {
  * A unit found corrupt or missing is compiled again through rc (may be NULL:
  * then the corrupt entry is removed, for the next run, and the pack fails). */
 int pack_run(const struct cache *cache, const char *private_dir, const char *ckey,
-	     const struct pack_desc_ref *desc, const char *out_path, const char *stamp_path,
+	     const struct planfile_ref *desc, const char *out_path, const char *stamp_path,
 	     struct pack_recompile *rc);
 
 #endif

@@ -293,8 +293,7 @@ void plan_unit_words(const struct plan *plan, const struct plan_unit *u, struct 
 	push_option(words, "--key", u->key);
 	push_option(words, "--unit", u->label);
 	push_option(words, "--id", u->id);
-	for (size_t i = 0; i < u->owners.nr; i++)
-		buf_addf(&owners, "%s%s", i ? "," : "", u->owners.v[i]);
+	strvec_join(&owners, &u->owners, ",");
 	push_option(words, "--owners", buf_str(&owners));
 	buf_release(&owners);
 	for (size_t i = 0; i < u->launcher.nr; i++)
@@ -309,46 +308,6 @@ void plan_unit_words(const struct plan *plan, const struct plan_unit *u, struct 
 		push_option(words, "--env", u->cmd.env.v[i]);
 	strvec_push(words, "--");
 	strvec_pushv(words, &u->cmd.argv);
-}
-
-/* One unit's record in the descriptions file (pack.h): its compile words. */
-static void add_unit_record(struct buf *b, const struct plan *plan, const struct plan_unit *u)
-{
-	struct strvec words;
-
-	strvec_init(&words);
-	plan_unit_words(plan, u, &words);
-	buf_addf(b, "unit %s %zu\n", u->key, words.nr);
-	/* One word a line: the Makefile refuses newlines in commands; labels
-	 * come from spec names and paths. */
-	for (size_t i = 0; i < words.nr; i++) {
-		size_t start = b->len;
-
-		buf_adds(b, words.v[i]);
-		for (char *c = b->s + start; (c = memchr(c, '\n', b->len - (size_t)(c - b->s))); c++)
-			*c = '?';
-		buf_addch(b, '\n');
-	}
-	strvec_release(&words);
-}
-
-/* The records of a callable's distinct units (caller frees). */
-static char *callable_cmds(const struct plan *plan, const struct plan_callable *pc)
-{
-	struct buf b = BUF_INIT;
-
-	add_unit_record(&b, plan, pc->orchestration);
-	for (size_t i = 0; i < pc->spec->nr_incores; i++) {
-		size_t j = 0;
-
-		if (pc->children[i] == pc->orchestration)
-			continue;
-		while (j < i && pc->children[j] != pc->children[i])
-			j++;
-		if (j == i)
-			add_unit_record(&b, plan, pc->children[i]);
-	}
-	return b.s ? buf_detach(&b) : xstrdup("");
 }
 
 int plan_build(struct plan *plan, const struct spec *spec, const char *cache_dir,
@@ -393,15 +352,6 @@ int plan_build(struct plan *plan, const struct spec *spec, const char *cache_dir
 			ret = plan_callable(&p, cls, &cls->callables[j],
 					    &plan->callables[plan->nr_callables++]);
 	}
-	for (size_t i = 0, offset = 0; !ret && i < plan->nr_callables; i++) {
-		struct plan_callable *pc = &plan->callables[i];
-
-		pc->desc_offset = offset;
-		pc->desc_len = strlen(pc->desc);
-		pc->cmds = callable_cmds(plan, pc);
-		pc->cmds_len = strlen(pc->cmds);
-		offset += pc->desc_len + pc->cmds_len;
-	}
 	for (size_t i = 0; i < p.inputs.nr; i++)
 		strvec_push(&plan->inputs, p.inputs.entries[i].key);
 	order_units(plan);
@@ -433,7 +383,6 @@ void plan_release(struct plan *plan)
 		free(pc->what);
 		free(pc->children);
 		free(pc->desc);
-		free(pc->cmds);
 		free(pc->out_path);
 		free(pc->stamp_path);
 	}

@@ -28,9 +28,6 @@ struct plan_callable {
 	struct plan_unit **children;	/* spec order */
 	char ckey[DIGEST_HEX_SIZE];	/* SHA-256 of desc */
 	char *desc;			/* the pack description (packdesc.h) */
-	size_t desc_offset, desc_len;	/* where it lies in the descriptions file */
-	char *cmds;			/* its units' compile records (pack.h), after desc */
-	size_t cmds_len;
 	char *out_path;			/* OUT/<class>.callable or OUT/<class>/<name>.callable */
 	char *stamp_path;		/* OUT/.kwarm/<...>.<ckey>: "OUT holds ckey" */
 };

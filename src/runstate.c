@@ -4,7 +4,7 @@
 #include "path.h"
 #include "runid.h"
 #include "trace.h"
-#include "unitlist.h"
+#include "planfile.h"
 #include "util.h"
 
 #include <dirent.h>

@@ -1,6 +1,6 @@
 /* runstate: what the steps of one make run share, in OUT/.kwarm (the folder
- * of the generated Makefile's reports), plus the unit list (unitlist.h) the
- * generator writes next to the Makefile:
+ * of the generated Makefile's reports), plus the unit list of the plan
+ * (planfile.h) the generator writes next to the Makefile:
  *
  *   state.lock           flock'd exclusively around every change below
  *   run/<tag>/           one folder per make run (tag: runid_tag);
@@ -9,7 +9,7 @@
  *                        this run's and those of runs that overlapped it, e.g.
  *                        a warm-up of other goals into the same OUT)
  *     start              "START ZERO": the make's start, the trace's zero
- *     units              the path of the run's unit list (its Makefile's)
+ *     units              the path of the run's plan (its Makefile's MAKEFILE.plan)
  *     total              units this run compiles: those of its goals that were
  *                        missing from the cache when its first compile began
  *     done               units finished so far (built, cached or failed)

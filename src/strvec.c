@@ -88,3 +88,23 @@ int strvec_cmp(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
+
+void strvec_split_at(struct strvec *sv, const char *s, int sep)
+{
+	const char *end;
+
+	if (!*s)
+		return;
+	for (; (end = strchr(s, sep)); s = end + 1)
+		strvec_push_nodup(sv, xstrndup(s, (size_t)(end - s)));
+	strvec_push(sv, s);
+}
+
+void strvec_join(struct buf *b, const struct strvec *sv, const char *sep)
+{
+	for (size_t i = 0; i < sv->nr; i++) {
+		if (i)
+			buf_adds(b, sep);
+		buf_adds(b, sv->v[i]);
+	}
+}

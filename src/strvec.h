@@ -4,6 +4,8 @@
 
 #include <stddef.h>
 
+struct buf;
+
 struct strvec {
 	char **v;	/* NULL-terminated; never NULL after strvec_init */
 	size_t nr;
@@ -28,5 +30,9 @@ int strvec_find(const struct strvec *sv, const char *s);
 void strvec_split(struct strvec *sv, const char *s, int unescape);
 /* qsort's comparison of two elements of a strvec's v (char *), by strcmp. */
 int strvec_cmp(const void *a, const void *b);
+/* Append the fields of s split at sep ("" has none, "a," has "a" and ""). */
+void strvec_split_at(struct strvec *sv, const char *s, int sep);
+/* Append sv's strings to b, sep between each two. */
+void strvec_join(struct buf *b, const struct strvec *sv, const char *sep);
 
 #endif

@@ -5,7 +5,7 @@
 #include "json.h"
 #include "path.h"
 #include "publish.h"
-#include "unitlist.h"
+#include "planfile.h"
 #include "util.h"
 
 #include <dirent.h>

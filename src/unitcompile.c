@@ -1,5 +1,4 @@
 #include "unitcompile.h"
-#include "unitindex.h"
 #include "annotate.h"
 #include "cache.h"
 #include "cachelog.h"
@@ -28,7 +27,7 @@
 void compile_job_init(struct compile_job *j)
 {
 	memset(j, 0, sizeof(*j));
-	j->owners = "";
+	strvec_init(&j->owners);
 	strvec_init(&j->launcher);
 	unit_command_init(&j->uc);
 }
@@ -37,27 +36,28 @@ void compile_job_release(struct compile_job *j)
 {
 	strvec_release(&j->launcher);
 	unit_command_release(&j->uc);
-	unitindex_entry_release(&j->found);
+	strvec_release(&j->owners);
+	unitlist_unit_release(&j->found);
 }
 
 /* What the words leave to be worked out: the unit's label, id and owners from
- * the index, and the output format. 0, or -1 with *bad set. */
+ * the plan, and the output format. 0, or -1 with *bad set. */
 static int compile_job_complete(struct compile_job *o, char **bad)
 {
 	if (!o->label) {
-		int found = unitindex_lookup(o->index, o->key, &o->found);
+		int found = planfile_lookup(o->plan, o->key, &o->found);
 
 		if (found <= 0) {
-			*bad = found ? xstrfmt("cannot read the unit index '%s'", o->index)
-				     : xstrfmt("unit '%.16s' is not in the index '%s': run kwarm gen "
-					       "again", o->key, o->index);
+			*bad = found ? xstrfmt("cannot read the plan '%s'", o->plan)
+				     : xstrfmt("unit '%.16s' is not in the plan '%s': run kwarm gen "
+					       "again", o->key, o->plan);
 			return -1;
 		}
 		o->label = o->found.label;
 		if (!o->id)
 			o->id = o->found.id;
-		if (!o->owners || !*o->owners)
-			o->owners = o->found.owners;
+		if (!o->owners.nr)
+			strvec_pushv(&o->owners, &o->found.owners);
 	}
 	/* One decision: --format over $GITHUB_ACTIONS. */
 	o->github = annotate_pick_format(o->format) == 1;
@@ -90,6 +90,18 @@ static int deps_option(const struct option *opt, const char *arg, char **bad)
 	return 0;
 }
 
+/* --owners A,B: the classes, the last time given. */
+static int owners_option(const struct option *opt, const char *arg, char **bad)
+{
+	struct strvec *owners = opt->value;
+
+	(void)bad;
+	strvec_release(owners);
+	strvec_init(owners);
+	strvec_split_at(owners, arg, ',');
+	return 0;
+}
+
 int compile_job_parse(struct compile_job *o, int argc, char **argv, char **bad)
 {
 	struct option opts[] = {
@@ -98,12 +110,11 @@ int compile_job_parse(struct compile_job *o, int argc, char **argv, char **bad)
 		OPT_STRING("--platform", &o->platform),
 		OPT_STRING("--key", &o->key),
 		OPT_STRING("--unit", &o->label),
-		OPT_STRING("--index", &o->index),
+		OPT_STRING("--plan", &o->plan),
 		OPT_STRING("--id", &o->id),
 		OPT_STRING("--private", &o->private_dir),
-		OPT_STRING("--owners", &o->owners),
+		OPT_CALLBACK("--owners", &o->owners, owners_option),
 		OPT_STRING("--state", &o->state),
-		OPT_STRING("--units", &o->units),
 		OPT_STRING("--goals", &o->goals),
 		OPT_STRING("--remote", &o->remote),
 		OPT_FORMAT(&o->format),
@@ -122,7 +133,7 @@ int compile_job_parse(struct compile_job *o, int argc, char **argv, char **bad)
 	nr = parse_options(argc, words, opts, PARSE_STOP, bad);
 	/* What is left is "-- COMMAND...". */
 	if (nr >= 0 && (nr < 2 || strcmp(words[0], "--") || !o->cache || !o->root ||
-			!o->platform || !o->key || (!o->label && !o->index) ||
+			!o->platform || !o->key || (!o->label && !o->plan) ||
 			strlen(o->key) != 64)) {
 		*bad = xstrdup("missing options or command");
 		nr = -1;
@@ -133,17 +144,12 @@ int compile_job_parse(struct compile_job *o, int argc, char **argv, char **bad)
 	return nr < 0 ? nr : compile_job_complete(o, bad);
 }
 
-/* The owners "A,B" as "A, B" for messages. */
-static char *owners_text(const char *owners)
+/* The owners as "A, B" for messages (caller frees). */
+static char *owners_text(const struct strvec *owners)
 {
 	struct buf b = BUF_INIT;
 
-	for (const char *p = owners; *p; p++) {
-		if (*p == ',')
-			buf_adds(&b, ", ");
-		else
-			buf_addch(&b, *p);
-	}
+	strvec_join(&b, owners, ", ");
 	return buf_detach(&b);
 }
 
@@ -185,7 +191,7 @@ static const char *unit_source(const struct compile_job *o)
 static void annotate_failure(struct compile_job *o, const char *output)
 {
 	struct buf b = BUF_INIT;
-	char *owners = owners_text(o->owners);
+	char *owners = owners_text(&o->owners);
 	char *msg = xstrfmt("%s failed (classes: %s)", o->label, owners);
 
 	if (!o->github || o->annotated)
@@ -206,7 +212,7 @@ static int run_step(const char *step, const struct strvec *argv, struct compile_
 {
 	struct run_result res;
 	struct buf head = BUF_INIT;
-	char *owners = owners_text(o->owners);
+	char *owners = owners_text(&o->owners);
 	int ret = 0;
 
 	if (run_capture((const char *const *)argv->v, o->root, output, &res)) {
@@ -237,7 +243,7 @@ static int check_output(const char *path, const char *step, struct compile_job *
 
 	if (!missing && S_ISREG(st.st_mode) && st.st_size > 0)
 		return 0;
-	owners = owners_text(o->owners);
+	owners = owners_text(&o->owners);
 	buf_addf(&head, "kwarm: error: %s: the %s step exited 0 but wrote %s; classes: %s",
 		 o->label, step, missing ? "no output" : "an empty output", owners);
 	print_block(o, head.s, output);

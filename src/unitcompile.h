@@ -17,14 +17,17 @@
 #include "deps.h"
 #include "runstate.h"
 #include "strvec.h"
-#include "unitindex.h"
+#include "planfile.h"
 #include "unitkey.h"
 
 struct compile_job {
-	const char *cache, *root, *platform, *key, *label, *owners;
+	const char *cache, *root, *platform, *key, *label;
+	struct strvec owners;		/* the unit's classes */
 	const char *private_dir;	/* where results go when the cache cannot be used */
 	const char *id;			/* stable identity for the durations record */
-	const char *state, *units, *goals;	/* runstate folder, unit list, goals */
+	const char *state, *goals;	/* runstate folder, the make run's goals */
+	const char *plan;		/* MAKEFILE.plan: the unit list; label, id,
+					 * owners by key */
 	const char *remote;		/* the remote cache's URL (remote.h), or NULL */
 	const char *format;		/* --format, or NULL: $GITHUB_ACTIONS decides */
 	int github;			/* annotate failures for GitHub Actions */
@@ -35,8 +38,7 @@ struct compile_job {
 	struct runstate *rs;		/* the run's reports, or NULL */
 	struct buf *held;		/* while set, failure blocks wait here */
 	struct buf *held_output;	/* and the compiler output they hold */
-	const char *index;		/* MAKEFILE.index: label, id, owners by key */
-	struct unitindex_entry found;	/* what the index said, when it was asked */
+	struct unitlist_unit found;	/* what the plan said, when it was asked */
 };
 
 void compile_job_init(struct compile_job *j);

@@ -19,7 +19,7 @@ mapfile -t keys < <(unit_keys m.mk)
 man() { echo "$C/units/${1:0:1}/$1.m"; }
 [ -z "$(find "$C/units" -type f ! -name '*.m')" ] || fail "files besides the entries in units/"
 # Descriptions live beside the Makefile now, not in the cache.
-[ -s m.mk.packs ] || fail "no m.mk.packs beside the Makefile"
+[ -s m.mk.plan ] || fail "no m.mk.plan beside the Makefile"
 [ ! -e "$C/packs" ] || fail "the warm-up made packs/ in the cache"
 hooks=0
 grep -q cachelog_event "$KWARM_TEST_SRC/cmd/compile.c" && hooks=1

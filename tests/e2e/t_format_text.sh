@@ -49,8 +49,8 @@ grep -q '^::error title=kwarm::class TestGood failed at the pack step' pack_auto
 pass "pack: --format text over GITHUB_ACTIONS=true (without it: annotations)"
 
 # kwarm summary, the third step that speaks in either form.
-GITHUB_ACTIONS=true "$KWARM" summary --state out/.kwarm --units w.mk.units --format text > sum_text.out
+GITHUB_ACTIONS=true "$KWARM" summary --state out/.kwarm --plan w.mk.plan --format text > sum_text.out
 grep -q '^kwarm: warm-up: ' sum_text.out || { cat sum_text.out; fail "summary --format text: not the plain line"; }
-GITHUB_ACTIONS=true "$KWARM" summary --state out/.kwarm --units w.mk.units > sum_auto.out
+GITHUB_ACTIONS=true "$KWARM" summary --state out/.kwarm --plan w.mk.plan > sum_auto.out
 grep -q '^::notice title=kwarm::warm-up: ' sum_auto.out || { cat sum_auto.out; fail "summary without --format: no notice"; }
 pass "summary: --format text over GITHUB_ACTIONS=true (without it: a notice)"

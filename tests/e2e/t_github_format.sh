@@ -55,7 +55,7 @@ s = json.load(open(sys.argv[1]))
 c = {x["name"]: x["status"] for x in s["classes"]}
 assert c == {"TestA": "built", "TestB": "built", "TestGood": "cached", "TestCrash": "built"}, c
 PY
-"$KWARM" summary --state out/.kwarm --units gh.mk.units > sum.out
+"$KWARM" summary --state out/.kwarm --plan gh.mk.plan > sum.out
 grep -qx 'kwarm: warm-up: 3 classes built, 1 cached, 0 failed, 0 pending' sum.out || { cat sum.out; fail "kwarm summary counts"; }
 pass "after the fix: built, and cached for the class with nothing to do"
 

@@ -16,9 +16,9 @@
 # Inside another make, nest it on a '+' line and without -j, so that the
 # parent's -jN stays the one bound:  +$(MAKE) -f THIS warmup
 #
-# Beside it: THIS.inputs (what remakes this file when an input changes),
-# THIS.index (each unit's label and classes, by key), THIS.units and
-# THIS.packs (what the steps report and pack).
+# Beside it: THIS.inputs (what remakes this file when an input changes)
+# and THIS.plan (each unit's label and classes by key, the callables'
+# descriptions, the unit list: what the steps report and pack).
 #
 # platform a5sim: 1 classes, 1 callables, 4 distinct units
 # cache @TMP@/cache
@@ -42,13 +42,13 @@ KW_KWARM := @KWARM@
 KW_ROOT := @TMP@/minimal
 KW_CACHE := @TMP@/cache
 KW_OUT := @TMP@/out
-KW_DESCS := $(KW_PLAN).packs
+KW_PLANFILE := $(KW_PLAN).plan
 KW_Q := $(if $(filter 1,$(V)),,@)
 KW_GOALS := $(subst ',,$(MAKECMDGOALS))
-KW_REPORT := --state $(KW_OUT)/.kwarm --units $(KW_PLAN).units --goals '$(KW_GOALS)'
+KW_REPORT := --state $(KW_OUT)/.kwarm --plan $(KW_PLANFILE) --goals '$(KW_GOALS)'
 KW_COMPILE = $(KW_KWARM) compile $(KW_REPORT) --cache $(KW_CACHE) --root $(KW_ROOT) --platform a5sim \
-    --private $(KW_OUT)/.kwarm/private --index $(KW_PLAN).index --key $(basename $(notdir $@))
-KW_PACK = $(KW_KWARM) pack $(KW_REPORT) --cache $(KW_CACHE) --descs $(KW_DESCS) \
+    --private $(KW_OUT)/.kwarm/private --key $(basename $(notdir $@))
+KW_PACK = $(KW_KWARM) pack $(KW_REPORT) --cache $(KW_CACHE) \
     --private $(KW_OUT)/.kwarm/private --stamp $@
 KW_E = $(addprefix $(KW_CACHE)/units/,$(addsuffix .m,$1))
 
@@ -78,8 +78,8 @@ KW_UNITS_TestMinimal := $(call KW_E, \
 ifeq ($(wildcard $(KW_OUT)/TestMinimal.callable),)
 $(KW_OUT)/.kwarm/TestMinimal.callable.@K5@: kw-force
 endif
-$(KW_OUT)/.kwarm/TestMinimal.callable.@K5@: $(KW_UNITS_TestMinimal) | $(KW_DESCS)
-	$(KW_Q)$(KW_PACK) --at 0 --len 499 --cmds @N@ --out $(KW_OUT)/TestMinimal.callable @K5@
+$(KW_OUT)/.kwarm/TestMinimal.callable.@K5@: $(KW_UNITS_TestMinimal) | $(KW_PLANFILE)
+	$(KW_Q)$(KW_PACK) --at 67 --len 499 --cmds @N@ --out $(KW_OUT)/TestMinimal.callable @K5@
 
 # ---- compile units (one per distinct command and inputs)
 # orchestration 'kernels/orchestration/minimal_orch.cpp' of TestMinimal

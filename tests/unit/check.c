@@ -1,6 +1,7 @@
 #include "check.h"
 #include "buf.h"
 #include "path.h"
+#include "planfile.h"
 #include "strvec.h"
 #include "util.h"
 
@@ -287,4 +288,54 @@ int check_child_status(int pid)
 	if (waitpid(pid, &status, 0) != pid)
 		die("waitpid: %s", strerror(errno));
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 99;
+}
+
+/* One unit list line into w. */
+static void add_plan_line(struct planfile_writer *w, const char *line)
+{
+	struct strvec owners;
+	char *f[3] = { NULL, NULL, NULL };
+	const char *p;
+
+	if (starts_with(line, "class ")) {
+		planfile_add_class(w, line + 6);
+		return;
+	}
+	p = strchr(line, ' ');
+	for (int i = 0; i < 3 && p; i++) {
+		const char *end = i < 2 ? strchr(p + 1, ' ') : NULL;
+
+		f[i] = end ? xstrndup(p + 1, (size_t)(end - p - 1)) : xstrdup(p + 1);
+		p = end;
+	}
+	if (!f[2])
+		die("check_write_plan: bad line '%s'", line);
+	if (starts_with(line, "callable ")) {
+		planfile_add_callable(w, f[0], f[1], f[2]);
+	} else {
+		strvec_init(&owners);
+		strvec_split_at(&owners, f[1], ',');
+		planfile_add_unit(w, f[0], &owners, f[2], f[2]);
+		strvec_release(&owners);
+	}
+	for (int i = 0; i < 3; i++)
+		free(f[i]);
+}
+
+void check_write_plan(const char *path, const char *lines)
+{
+	struct planfile_writer w;
+	struct buf out = BUF_INIT;
+	char *copy = xstrdup(lines), *line, *nl;
+
+	planfile_writer_init(&w);
+	for (line = copy; (nl = strchr(line, '\n')); line = nl + 1) {
+		*nl = '\0';
+		add_plan_line(&w, line);
+	}
+	planfile_finish(&w, &out);
+	check_write_file(path, out.s, out.len, 0644);
+	planfile_writer_release(&w);
+	buf_release(&out);
+	free(copy);
 }

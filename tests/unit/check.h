@@ -71,6 +71,10 @@ void check_write_file(const char *path, const void *data, size_t len, int mode);
 /* check_write_file of the string text to dir/rel (rel alone when dir is NULL),
  * as most tests build small trees under one root. */
 void check_write_text(const char *dir, const char *rel, const char *text, int mode);
+/* Write a plan side file (planfile.h) to path holding the unit list lines
+ * ("class NAME", "callable CKEY CLASS STAMP", "unit KEY A,B LABEL": the id is
+ * the label), no callable sections; dies on error. */
+void check_write_plan(const char *path, const char *lines);
 /* The whole of path, NUL-terminated (caller frees); NULL when it cannot be read,
  * for tests that expect a file to be missing. */
 char *check_read_file(const char *path);

@@ -33,14 +33,15 @@ static void store_unit(const struct cache *c, const void *data, size_t len,
 	free(tmp);
 }
 
-/* The descriptions file, as 'kwarm gen' writes it: descriptions one after the
- * other (here with filler between, so that offsets matter). */
+/* The callables' sections of the plan, as 'kwarm gen' writes them:
+ * descriptions one after the other (here with filler between, so that
+ * offsets matter). */
 static char *descs_path;
 static struct buf descs = BUF_INIT;
-static struct desc_at { char ckey[DIGEST_HEX_SIZE]; struct pack_desc_ref ref; } saved[16];
+static struct desc_at { char ckey[DIGEST_HEX_SIZE]; struct planfile_ref ref; } saved[16];
 static size_t nr_saved;
 
-/* Append text to the descriptions file, found under name. */
+/* Append text to the callables' sections, found under name. */
 static void save_desc_as(const char *text, const char name[DIGEST_HEX_SIZE])
 {
 	struct desc_at *d = &saved[nr_saved++];
@@ -63,9 +64,9 @@ static void save_desc(const struct cache *c, const char *text, char ckey[DIGEST_
 }
 
 /* Where the description saved under ckey lies (the last one saved). */
-static const struct pack_desc_ref *ref(const char *ckey)
+static const struct planfile_ref *ref(const char *ckey)
 {
-	static struct pack_desc_ref missing;
+	static struct planfile_ref missing;
 
 	for (size_t i = nr_saved; i-- > 0;)
 		if (!strcmp(saved[i].ckey, ckey))
@@ -454,7 +455,7 @@ int main(int argc, char **argv)
 	if (!abs_dir)
 		die("cannot resolve '%s'", tmp);
 	cache_dir = path_join(abs_dir, "cache");
-	descs_path = path_join(abs_dir, "warmup.mk.packs");
+	descs_path = path_join(abs_dir, "warmup.mk.plan");
 	if (cache_init(&c, cache_dir))
 		die("cannot set up the cache");
 	for (size_t i = 0; i < sizeof(orch); i++)

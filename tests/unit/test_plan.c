@@ -12,6 +12,7 @@
 #include "durations.h"
 #include "path.h"
 #include "plan.h"
+#include "planwrite.h"
 #include "util.h"
 
 #include <errno.h>
@@ -213,27 +214,35 @@ static void test_callables(struct spec *spec, const char *cache)
 	CHECK(plan.callables[1].children[1] == plan.units[3]);
 	CHECK_STR(plan.callables[0].what, "class TestA");
 	CHECK_STR(plan.callables[1].what, "class TestB, callable one");
-	CHECK_INT(plan.callables[0].desc_offset, 0);
-	/* Each description is followed by its distinct units' compile records. */
-	CHECK_INT(plan.callables[1].desc_offset,
-		  plan.callables[0].desc_len + plan.callables[0].cmds_len);
-	CHECK(starts_with(plan.callables[0].cmds, "unit "));
-	CHECK(!strncmp(plan.callables[0].cmds + 5, plan.units[0]->key, 64));
+	/* In the side file, each description is followed by its distinct units'
+	 * compile records, one callable after the other. */
 	{
+		struct buf side = BUF_INIT;
+		struct planfile_ref refs[2];
+		char *cmds;
 		size_t n = 0;
 
-		for (const char *p = plan.callables[0].cmds; (p = strstr(p, "\nunit ")); p++)
+		planwrite(&plan, &side, refs);
+		CHECK_INT(refs[1].offset, refs[0].offset + refs[0].len + refs[0].cmds_len);
+		for (size_t i = 0; i < 2; i++) {
+			CHECK_INT(refs[i].len, strlen(plan.callables[i].desc));
+			CHECK(!memcmp(side.s + refs[i].offset, plan.callables[i].desc, refs[i].len));
+		}
+		cmds = xstrndup(side.s + refs[0].offset + refs[0].len, refs[0].cmds_len);
+		CHECK(starts_with(cmds, "unit "));
+		CHECK(!strncmp(cmds + 5, plan.units[0]->key, 64));
+		for (const char *p = cmds; (p = strstr(p, "\nunit ")); p++)
 			n++;
 		CHECK_INT(n, 2);	/* one record for each of three units: orch, two incores */
-		CHECK(strstr(plan.callables[0].cmds, "\n--\n") != NULL);
-		CHECK_INT(plan.callables[0].cmds_len, strlen(plan.callables[0].cmds));
+		CHECK(strstr(cmds, "\n--\n") != NULL);
+		free(cmds);
+		buf_release(&side);
 	}
 	for (size_t i = 0; i < 2; i++) {
 		struct plan_callable *pc = &plan.callables[i];
 
-		CHECK_INT(pc->desc_len, strlen(pc->desc));
-		CHECK(pc->desc_len > 0);
-		digest_bytes_hex(pc->desc, pc->desc_len, hex);
+		CHECK(strlen(pc->desc) > 0);
+		digest_bytes_hex(pc->desc, strlen(pc->desc), hex);
 		CHECK_STR(pc->ckey, hex);
 	}
 	/* The function names differ, so do the descriptions. */

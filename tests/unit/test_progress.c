@@ -287,7 +287,7 @@ int main(int argc, char **argv)
 
 	check_init(argc, argv);
 	tmp = check_tmpdir("progress");
-	units = path_join(tmp, "w.mk.units");
+	units = path_join(tmp, "w.mk.plan");
 	cache = path_join(tmp, "cache");
 	for (int i = 0; i < 3; i++) {
 		memset(k[i], (char)('a' + i), 64);
@@ -295,12 +295,12 @@ int main(int argc, char **argv)
 	}
 	memset(ck, '9', 64);
 	ck[64] = '\0';
-	buf_adds(&list, "kwarm-units 1\nclass TestA\nclass TestB\nclass TestC\n");
+	buf_adds(&list, "class TestA\nclass TestB\nclass TestC\n");
 	buf_addf(&list, "callable %s TestA %s/out/.kwarm/TestA.callable.x\n", ck, tmp);
 	buf_addf(&list, "unit %s TestA,TestB,TestC orchestration 'o.cpp'\n", k[0]);
 	buf_addf(&list, "unit %s TestA incore 'a' (aiv)\n", k[1]);
 	buf_addf(&list, "unit %s TestB incore 'b' (aiv)\n", k[2]);
-	check_write_text(NULL, units, list.s, 0644);
+	check_write_plan(units, list.s);
 	unsetenv("GITHUB_ACTIONS");
 
 	TEST(test_built(), "built");

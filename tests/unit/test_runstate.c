@@ -329,7 +329,7 @@ static void test_counters(void)
 
 static void test_total(void)
 {
-	char *kw = path_join(tmpdir, "total/.kwarm"), *units = path_join(tmpdir, "total/w.mk.units");
+	char *kw = path_join(tmpdir, "total/.kwarm"), *units = path_join(tmpdir, "total/w.mk.plan");
 	char *cache = path_join(tmpdir, "total/cache"), *total_file;
 	char k[4][65], *text;
 	struct runstate rs;
@@ -339,12 +339,12 @@ static void test_total(void)
 		memset(k[i], (char)('a' + i), 64);
 		k[i][64] = '\0';
 	}
-	buf_adds(&list, "kwarm-units 1\nclass TestA\nclass TestB\nclass TestC\n");
+	buf_adds(&list, "class TestA\nclass TestB\nclass TestC\n");
 	buf_addf(&list, "unit %s TestA,TestB orchestration 'o.cpp'\n", k[0]);
 	buf_addf(&list, "unit %s TestA incore 'a' (aiv)\n", k[1]);
 	buf_addf(&list, "unit %s TestB incore 'b' (aiv)\n", k[2]);
 	buf_addf(&list, "unit %s TestC incore 'c' (aiv)\n", k[3]);
-	check_write_text(NULL, units, list.s, 0644);
+	check_write_plan(units, list.s);
 	/* k[2] is in the cache already (its entry file is there; the count
 	 * does not read it). */
 	text = xstrfmt("%s/units/%.1s/%s.m", cache, k[2], k[2]);

@@ -151,6 +151,31 @@ static void test_split(void)
 	}
 }
 
+/* Fields at a separator, and back: "A,B" and the owners strvec. */
+static void test_split_at_join(void)
+{
+	static const struct { const char *in; size_t nr; const char *joined; } cases[] = {
+		{ "", 0, "" }, { "A", 1, "[A]" }, { "A,B", 2, "[A][B]" }, { "A,,B,", 4, "[A][][B][]" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct strvec sv;
+		struct buf b = BUF_INIT, back = BUF_INIT;
+
+		strvec_init(&sv);
+		strvec_split_at(&sv, cases[i].in, ',');
+		CHECK_INT(sv.nr, cases[i].nr);
+		for (size_t j = 0; j < sv.nr; j++)
+			buf_addf(&b, "[%s]", sv.v[j]);
+		CHECK_STR(buf_str(&b), cases[i].joined);
+		strvec_join(&back, &sv, ",");
+		CHECK_STR(buf_str(&back), cases[i].in);
+		buf_release(&b);
+		buf_release(&back);
+		strvec_release(&sv);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	check_init(argc, argv);
@@ -159,5 +184,6 @@ int main(int argc, char **argv)
 	TEST(test_find_first(), "find_first");
 	TEST(test_pushv_copy(), "pushv_copy");
 	TEST(test_split(), "split");
+	TEST(test_split_at_join(), "split_at_join");
 	return check_done();
 }

@@ -62,9 +62,9 @@ static void fixture_open(struct fixture *f, const char *name)
 	char *stamp[4];
 
 	f->kw = xstrfmt("%s/%s/out/.kwarm", tmpdir, name);
-	f->units = xstrfmt("%s/%s/w.mk.units", tmpdir, name);
+	f->units = xstrfmt("%s/%s/w.mk.plan", tmpdir, name);
 	f->json = path_join(f->kw, SUMMARY_FILE);
-	buf_adds(&list, "kwarm-units 1\nclass TestA\nclass TestB\nclass TestC\nclass TestD\n");
+	buf_adds(&list, "class TestA\nclass TestB\nclass TestC\nclass TestD\n");
 	for (int i = 0; i < 4; i++) {
 		stamp[i] = xstrfmt("%s/Test%c.callable.%s", f->kw, 'A' + i, ck[i]);
 		buf_addf(&list, "callable %s Test%c %s\n", ck[i], 'A' + i, stamp[i]);
@@ -73,7 +73,7 @@ static void fixture_open(struct fixture *f, const char *name)
 	buf_addf(&list, "unit %s TestA incore \"x\" (aiv)\n", k[1]);
 	buf_addf(&list, "unit %s TestB incore 'b' (aiv)\n", k[2]);
 	buf_addf(&list, "unit %s TestD incore 'd' (aiv)\n", k[3]);
-	check_write_text(NULL, f->units, list.s, 0644);
+	check_write_plan(f->units, list.s);
 	check_write_text(NULL, stamp[2], "", 0644);
 	for (int i = 0; i < 4; i++)
 		free(stamp[i]);
