@@ -34,7 +34,6 @@ int cmd_compile(int argc, char **argv)
 	struct compile_job o;
 	struct progress_step step = PROGRESS_STEP_INIT;
 	struct runstate rs;
-	struct buf owners = BUF_INIT;
 	char *bad;
 	int ret, cached;
 
@@ -56,8 +55,7 @@ int cmd_compile(int argc, char **argv)
 	if (o.state) {
 		step.label = o.label;
 		step.key = o.key;
-		strvec_join(&owners, &o.owners, ",");
-		step.owners = buf_str(&owners);
+		step.owners = &o.owners;
 		step.status = ret ? "failed" : cached ? "cached" : "built";
 		step.t1 = now_wall();
 		step.github = o.github;
@@ -65,7 +63,6 @@ int cmd_compile(int argc, char **argv)
 		progress_unit_done(&rs, &step);
 		runstate_release(&rs);
 	}
-	buf_release(&owners);
 	compile_job_release(&o);
 	return ret;
 }

@@ -65,7 +65,6 @@ static int recompile(struct pack_recompile *rc, const char *key)
 	struct progress_step step = PROGRESS_STEP_INIT;
 	struct compile_job job;
 	struct strvec words;
-	struct buf owners = BUF_INIT;
 	char *text = NULL, *bad = NULL;
 	int ret = -1, cached = 0;
 
@@ -89,8 +88,7 @@ static int recompile(struct pack_recompile *rc, const char *key)
 	if (r->rs && !cached) {
 		step.label = job.label;
 		step.key = job.key;
-		strvec_join(&owners, &job.owners, ",");
-		step.owners = buf_str(&owners);
+		step.owners = &job.owners;
 		step.status = ret ? "failed" : "built";
 		step.t1 = now_wall();
 		step.github = job.github;
@@ -99,7 +97,6 @@ static int recompile(struct pack_recompile *rc, const char *key)
 	}
 out:
 	compile_job_release(&job);
-	buf_release(&owners);
 	strvec_release(&words);
 	free(bad);
 	free(text);
@@ -115,6 +112,7 @@ int cmd_pack(int argc, char **argv)
 	struct progress_step step = PROGRESS_STEP_INIT;
 	struct runstate rs;
 	char *cls = NULL, *label = NULL;
+	struct strvec owners;
 	struct cache cache = { NULL };
 	int ret, github;
 	struct option opts[] = {
@@ -172,12 +170,15 @@ out:
 		label = xstrfmt("pack %s", cls);
 		step.label = label;
 		step.key = ckey;
-		step.owners = cls;
+		strvec_init(&owners);
+		strvec_push(&owners, cls);
+		step.owners = &owners;
 		step.status = ret ? "failed" : "packed";
 		step.t1 = now_wall();
 		step.github = github;
 		step.goals = goals;
 		progress_pack_done(&rs, &step);
+		strvec_release(&owners);
 		runstate_release(&rs);
 	}
 	free(cls);

@@ -26,7 +26,8 @@
  *
  * Words, ids and labels are one line each (newlines become '?'; in ids and
  * labels tabs too): they come from spec names and paths. The owners list is a
- * strvec everywhere else; this file is where it is joined and split.
+ * strvec in memory, joined and split only where it is written down: here, on
+ * a unit's --owners, in the run's events (events.h).
  */
 #ifndef KWARM_PLANFILE_H
 #define KWARM_PLANFILE_H

@@ -25,24 +25,19 @@ void progress_unit_start(struct runstate *rs, const char *cache_dir, const char 
 }
 
 /* "A" or "A +2": the first class, and how many more share the unit. */
-static void add_classes(struct buf *b, const char *owners)
+static void add_classes(struct buf *b, const struct strvec *owners)
 {
-	size_t n = strcspn(owners, ","), more = 0;
-
-	for (const char *p = owners; *p; p++)
-		more += *p == ',';
-	buf_add(b, owners, n);
-	if (more)
-		buf_addf(b, " +%zu", more);
+	buf_adds(b, owners->nr ? owners->v[0] : "");
+	if (owners->nr > 1)
+		buf_addf(b, " +%zu", owners->nr - 1);
 }
 
 /* Print a ::error line for each owner class that had no failure before. */
 static void announce_failed_classes(const struct progress_step *st, int is_unit,
 				    const struct strvec *before, struct buf *out)
 {
-	for (const char *o = st->owners; *o;) {
-		size_t n = strcspn(o, ",");
-		char *cls = xstrndup(o, n);
+	for (size_t i = 0; i < st->owners->nr; i++) {
+		const char *cls = st->owners->v[i];
 
 		if (strvec_find(before, cls) < 0) {
 			char *msg = is_unit ? xstrfmt("class %s failed: %s did not compile", cls,
@@ -52,8 +47,6 @@ static void announce_failed_classes(const struct progress_step *st, int is_unit,
 			annotate_error(out, "kwarm", msg);
 			free(msg);
 		}
-		free(cls);
-		o += n + (o[n] == ',');
 	}
 }
 
@@ -77,6 +70,7 @@ static void record(struct runstate *rs, const struct progress_step *st, int is_u
 {
 	struct trace_slice sl;
 	struct strvec before;
+	struct buf owners = BUF_INIT;
 	struct event ev;
 	int failed = !strcmp(st->status, "failed");
 	int lock = runstate_lock(rs);
@@ -89,7 +83,8 @@ static void record(struct runstate *rs, const struct progress_step *st, int is_u
 	ev.key = st->key;
 	ev.status = st->status;
 	ev.seconds = st->t1 - st->t0;
-	ev.owners = st->owners;
+	strvec_join(&owners, st->owners, ",");
+	ev.owners = buf_str(&owners);
 	ev.label = st->label;
 	memset(&sl, 0, sizeof(sl));
 	sl.name = st->label;
@@ -121,6 +116,7 @@ static void record(struct runstate *rs, const struct progress_step *st, int is_u
 	}
 	runstate_unlock(lock);
 	strvec_release(&before);
+	buf_release(&owners);
 }
 
 static void step_done(struct runstate *rs, const struct progress_step *st, int is_unit)

@@ -14,7 +14,7 @@
 struct progress_step {
 	const char *label;	/* the unit's label, or the callable's "class X" */
 	const char *key;	/* unit key or callable key */
-	const char *owners;	/* "A,B": the unit's classes, or the pack's class */
+	const struct strvec *owners;	/* the unit's classes, or the pack's class */
 	const char *status;	/* "built", "cached", "packed" or "failed" */
 	double t0, t1;		/* now_wall() at the start and the end */
 	int github;		/* print ::error lines for newly failed classes */

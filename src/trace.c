@@ -79,7 +79,6 @@ void trace_add_slice(const char *kw_dir, double zero, int pid, int tid,
 	struct buf b = BUF_INIT;
 	long long ts = (long long)((s->t0 - zero) * 1e6);
 	long long end = (long long)((s->t1 - zero) * 1e6);
-	const char *o;
 
 	buf_adds(&b, ",\n{\"name\":");
 	json_add_string(&b, s->name);
@@ -87,14 +86,9 @@ void trace_add_slice(const char *kw_dir, double zero, int pid, int tid,
 		 "\"args\":{\"unit\":", s->cat, ts, end > ts ? end - ts : 0, pid, tid);
 	json_add_string(&b, s->name);
 	buf_adds(&b, ",\"classes\":[");
-	for (o = s->owners; *o;) {
-		size_t n = strcspn(o, ",");
-		char *one = xstrndup(o, n);
-
-		buf_adds(&b, o == s->owners ? "" : ",");
-		json_add_string(&b, one);
-		free(one);
-		o += n + (o[n] == ',');
+	for (size_t i = 0; i < s->owners->nr; i++) {
+		buf_adds(&b, i ? "," : "");
+		json_add_string(&b, s->owners->v[i]);
 	}
 	buf_adds(&b, "],\"key\":");
 	json_add_string(&b, s->key);

@@ -20,6 +20,8 @@
 #ifndef KWARM_TRACE_H
 #define KWARM_TRACE_H
 
+#include "strvec.h"
+
 #define TRACE_FILE "trace.json"
 #define TRACE_PREV_FILE "trace.prev.json"
 
@@ -29,7 +31,7 @@ struct trace_slice {
 	const char *cat;	/* "compile" or "pack" */
 	double t0, t1;		/* unix seconds (now_wall) */
 	const char *key;	/* the unit's or callable's key */
-	const char *owners;	/* "A,B" */
+	const struct strvec *owners;	/* the unit's classes, or the pack's class */
 	const char *cache;	/* "hit", "miss" or NULL */
 	const char *status;	/* "built", "cached", "packed" or "failed" */
 };

@@ -339,3 +339,13 @@ void check_write_plan(const char *path, const char *lines)
 	buf_release(&out);
 	free(copy);
 }
+
+const struct strvec *check_owners(const char *list)
+{
+	static struct strvec owners;
+
+	strvec_release(&owners);
+	strvec_init(&owners);
+	strvec_split_at(&owners, list, ',');
+	return &owners;
+}

@@ -38,6 +38,8 @@
 #include <stdio.h>
 #include <string.h>
 
+struct strvec;
+
 extern int check_passed, check_failed;
 
 /* Run call as the case name when the command line selects it. */
@@ -75,6 +77,8 @@ void check_write_text(const char *dir, const char *rel, const char *text, int mo
  * ("class NAME", "callable CKEY CLASS STAMP", "unit KEY A,B LABEL": the id is
  * the label), no callable sections; dies on error. */
 void check_write_plan(const char *path, const char *lines);
+/* The classes "A,B" as a strvec; valid until the next call. */
+const struct strvec *check_owners(const char *list);
 /* The whole of path, NUL-terminated (caller frees); NULL when it cannot be read,
  * for tests that expect a file to be missing. */
 char *check_read_file(const char *path);

@@ -65,7 +65,7 @@ static void step(struct progress_step *st, int i, const char *status, double t0,
 	memset(st, 0, sizeof(*st));
 	st->label = i < 0 ? "class TestA" : label[i];
 	st->key = i < 0 ? ck : k[i];
-	st->owners = i < 0 ? "TestA" : owners[i];
+	st->owners = check_owners(i < 0 ? "TestA" : owners[i]);
 	st->status = status;
 	st->t0 = t0;
 	st->t1 = t1;
@@ -203,7 +203,7 @@ static void test_pack_failed(void)
 
 	runstate_open(&rs, kw, units);
 	step(&st, -1, "failed", rs.start + 5, rs.start + 5.5);
-	st.owners = "TestB";
+	st.owners = check_owners("TestB");
 	st.label = "class TestB";
 	st.github = 1;
 	text = done(&rs, &st, 0);
@@ -237,7 +237,7 @@ static void test_closing_keep_going(void)
 		/* The last compile fails, with TestA's pack still to come. */
 		step(&st, i, i == 2 ? "failed" : "built", rs.start, rs.start);
 		st.label = i == 2 ? "incore 'b' (aiv)" : "orchestration or incore a";
-		st.owners = i == 2 ? "TestB" : "TestA";
+		st.owners = check_owners(i == 2 ? "TestB" : "TestA");
 		st.goals = "warmup";
 		err = done_err(&rs, &st, 1);
 		CHECK_STR(err, "");

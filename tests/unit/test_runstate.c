@@ -97,7 +97,7 @@ static void test_open_and_trace(void)
 	sl.t0 = rs.start + 1.25;
 	sl.t1 = rs.start + 1.75;
 	sl.key = "k1";
-	sl.owners = "TestA,TestB";
+	sl.owners = check_owners("TestA,TestB");
 	sl.cache = "miss";
 	sl.status = "built";
 	add_slice(&rs, &sl);
@@ -126,7 +126,7 @@ static void test_open_and_trace(void)
 	sl.name = "pack TestA";
 	sl.cat = "pack";
 	sl.cache = NULL;
-	sl.owners = "TestA";
+	sl.owners = check_owners("TestA");
 	sl.status = "packed";
 	sl.t0 = rs.start + 2;
 	sl.t1 = rs.start + 1;
@@ -183,7 +183,7 @@ static void test_join_trace(void)
 	sl.t0 = 901;
 	sl.t1 = 902;
 	sl.key = "k";
-	sl.owners = "A";
+	sl.owners = check_owners("A");
 	sl.status = "built";
 	add_slice(&rs, &sl);
 	text = check_read_file(trace);
