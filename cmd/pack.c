@@ -19,7 +19,7 @@
 
 const char usage_pack[] =
 	"usage: kwarm pack --cache DIR [--private DIR] --plan FILE --at OFFSET --len N\n"
-	"                  [--cmds M] --out FILE --stamp FILE [--state DIR]\n"
+	"                  [--cmds M] --out FILE --stamp FILE [--state DIR] [--class NAME]\n"
 	"                  [--goals GOALS] [--format FMT] CKEY\n"
 	"\n"
 	"Pack callable CKEY (its description is the N bytes at OFFSET of the --plan\n"
@@ -30,23 +30,9 @@ const char usage_pack[] =
 	"A unit whose entry is corrupt or missing is compiled again, now, from the\n"
 	"M bytes of compile records that follow the description (--cmds).\n"
 	"  --state DIR     OUT/.kwarm: record the pack in the run's trace and summary\n"
+	"  --class NAME    the callable's class, for those records\n"
 	"  --goals GOALS   the make run's goals, to know when the run is over\n"
 	"  --format FMT    text, or github: a failed class is also a GitHub annotation\n";
-
-/* The class callable ckey belongs to, from the unit list; caller frees. */
-static char *pack_class(const char *list, const char *ckey)
-{
-	char *cls = NULL;
-	struct unitlist ul;
-
-	if (!unitlist_load_gently(&ul, list)) {
-		for (size_t i = 0; i < ul.nr_callables && !cls; i++)
-			if (!strcmp(ul.callables[i].ckey, ckey))
-				cls = xstrdup(ul.callables[i].cls);
-		unitlist_release(&ul);
-	}
-	return cls ? cls : xstrdup("?");
-}
 
 /* Compiles for pack_run: a unit's record, from the bytes after the
  * description, run as its recipe would, reported as a unit of the run. */
@@ -106,12 +92,12 @@ out:
 int cmd_pack(int argc, char **argv)
 {
 	const char *cache_dir = NULL, *out = NULL, *stamp = NULL, *ckey = NULL, *priv = NULL;
-	const char *state = NULL, *format = NULL, *goals = NULL;
+	const char *state = NULL, *format = NULL, *goals = NULL, *cls = "?";
 	struct planfile_ref desc = { .offset = UINT64_MAX, .len = UINT64_MAX };	/* unset */
 	struct recompiler r;
 	struct progress_step step = PROGRESS_STEP_INIT;
 	struct runstate rs;
-	char *cls = NULL, *label = NULL;
+	char *label = NULL;
 	struct strvec owners;
 	struct cache cache = { NULL };
 	int ret, github;
@@ -125,6 +111,7 @@ int cmd_pack(int argc, char **argv)
 		OPT_STRING("--out", &out),
 		OPT_STRING("--stamp", &stamp),
 		OPT_STRING("--state", &state),
+		OPT_STRING("--class", &cls),
 		OPT_STRING("--goals", &goals),
 		OPT_FORMAT(&format),
 		OPT_END(),
@@ -166,7 +153,6 @@ int cmd_pack(int argc, char **argv)
 		ret = 0;
 out:
 	if (state) {
-		cls = pack_class(desc.file, ckey);
 		label = xstrfmt("pack %s", cls);
 		step.label = label;
 		step.key = ckey;
@@ -181,7 +167,6 @@ out:
 		strvec_release(&owners);
 		runstate_release(&rs);
 	}
-	free(cls);
 	free(label);
 	cache_release(&cache);
 	return ret;

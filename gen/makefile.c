@@ -282,9 +282,9 @@ static void write_callable(struct buf *b, const struct plan *plan, const struct 
 	add_units_var(b, pc);
 	/* Order-only: the side file is rewritten by every generation, and the
 	 * stamp's name already carries the description's digest. */
-	buf_addf(b, ") | $(KW_PLANFILE)\n\t$(KW_Q)$(KW_PACK) --at %llu --len %llu --cmds %llu --out ",
-		 (unsigned long long)ref->offset, (unsigned long long)ref->len,
-		 (unsigned long long)ref->cmds_len);
+	buf_addf(b, ") | $(KW_PLANFILE)\n\t$(KW_Q)$(KW_PACK) --class %s --at %llu --len %llu "
+		 "--cmds %llu --out ", pc->cls->name, (unsigned long long)ref->offset,
+		 (unsigned long long)ref->len, (unsigned long long)ref->cmds_len);
 	if (!strncmp(pc->out_path, plan->out_dir, strlen(plan->out_dir)))
 		buf_addf(b, "$(KW_OUT)%s", pc->out_path + strlen(plan->out_dir));
 	else

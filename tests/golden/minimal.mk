@@ -79,7 +79,7 @@ ifeq ($(wildcard $(KW_OUT)/TestMinimal.callable),)
 $(KW_OUT)/.kwarm/TestMinimal.callable.@K5@: kw-force
 endif
 $(KW_OUT)/.kwarm/TestMinimal.callable.@K5@: $(KW_UNITS_TestMinimal) | $(KW_PLANFILE)
-	$(KW_Q)$(KW_PACK) --at 67 --len 499 --cmds @N@ --out $(KW_OUT)/TestMinimal.callable @K5@
+	$(KW_Q)$(KW_PACK) --class TestMinimal --at 67 --len 499 --cmds @N@ --out $(KW_OUT)/TestMinimal.callable @K5@
 
 # ---- compile units (one per distinct command and inputs)
 # orchestration 'kernels/orchestration/minimal_orch.cpp' of TestMinimal
