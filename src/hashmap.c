@@ -30,53 +30,68 @@ void hashmap_release(struct hashmap *map)
 	hashmap_init(map);
 }
 
-static size_t *find_slot(const struct hashmap *map, const char *key)
+/* The slot of key, or the empty one where it would go. The hash kept in
+ * each slot spares reading other entries' keys (gen's maps hold 100k paths). */
+static struct hashmap_slot *find_slot(const struct hashmap *map, const char *key, uint64_t hash)
 {
-	size_t mask = map->nr_slots - 1, i = (size_t)hash_string(key) & mask;
+	size_t mask = map->nr_slots - 1, i = (size_t)hash & mask;
 
 	for (;; i = (i + 1) & mask) {
-		size_t *slot = &map->slots[i];
+		struct hashmap_slot *slot = &map->slots[i];
 
-		if (!*slot || !strcmp(map->entries[*slot - 1].key, key))
+		if (!slot->index ||
+		    (slot->hash == hash && !strcmp(map->entries[slot->index - 1].key, key)))
 			return slot;
 	}
 }
 
 static void rehash(struct hashmap *map)
 {
-	free(map->slots);
+	struct hashmap_slot *old = map->slots;
+	size_t old_nr = map->nr_slots;
+
 	map->nr_slots = map->nr_slots ? map->nr_slots * 2 : 64;
-	map->slots = xcalloc(map->nr_slots, sizeof(size_t));
-	for (size_t i = 0; i < map->nr; i++)
-		*find_slot(map, map->entries[i].key) = i + 1;
+	map->slots = xcalloc(map->nr_slots, sizeof(*map->slots));
+	for (size_t i = 0; i < old_nr; i++) {
+		size_t j = (size_t)old[i].hash & (map->nr_slots - 1);
+
+		if (!old[i].index)
+			continue;
+		while (map->slots[j].index)
+			j = (j + 1) & (map->nr_slots - 1);
+		map->slots[j] = old[i];
+	}
+	free(old);
 }
 
 void *hashmap_get(const struct hashmap *map, const char *key)
 {
-	size_t *slot;
+	struct hashmap_slot *slot;
 
 	if (!map->nr_slots)
 		return NULL;
-	slot = find_slot(map, key);
-	return *slot ? map->entries[*slot - 1].value : NULL;
+	slot = find_slot(map, key, hash_string(key));
+	return slot->index ? map->entries[slot->index - 1].value : NULL;
 }
 
 void *hashmap_put(struct hashmap *map, const char *key, void *value)
 {
-	size_t *slot;
+	uint64_t hash = hash_string(key);
+	struct hashmap_slot *slot;
 
 	if ((map->nr + 1) * 2 > map->nr_slots)
 		rehash(map);
-	slot = find_slot(map, key);
-	if (*slot) {
-		void *old = map->entries[*slot - 1].value;
+	slot = find_slot(map, key, hash);
+	if (slot->index) {
+		void *old = map->entries[slot->index - 1].value;
 
-		map->entries[*slot - 1].value = value;
+		map->entries[slot->index - 1].value = value;
 		return old;
 	}
 	ALLOC_GROW(map->entries, map->nr + 1, map->alloc);
 	map->entries[map->nr].key = xstrdup(key);
 	map->entries[map->nr].value = value;
-	*slot = ++map->nr;
+	slot->index = ++map->nr;
+	slot->hash = hash;
 	return NULL;
 }

@@ -3,16 +3,22 @@
 #define KWARM_HASHMAP_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 struct hashmap_entry {
 	char *key;	/* owned copy */
 	void *value;	/* not owned */
 };
 
+struct hashmap_slot {
+	size_t index;			/* index + 1 into entries; 0 = empty */
+	uint64_t hash;			/* of that entry's key */
+};
+
 struct hashmap {
 	struct hashmap_entry *entries;	/* in insertion order */
 	size_t nr, alloc;
-	size_t *slots;			/* index + 1 into entries; 0 = empty */
+	struct hashmap_slot *slots;
 	size_t nr_slots;		/* power of two */
 };
 
