@@ -63,17 +63,24 @@ void buf_addch(struct buf *b, char c)
 
 void buf_addf(struct buf *b, const char *fmt, ...)
 {
+	char small[256];
+	int in_place = b->alloc - b->len >= sizeof(small);
 	va_list ap;
 	int n;
 
-	/* Straight into the spare room, as git's strbuf_addf does: a second
-	 * pass only when it did not fit (formatting is most of gen's cost). */
-	buf_grow(b, 64);
+	/* One formatting pass (most of gen's cost was formatting twice): into
+	 * the spare room when there is plenty, else into a stack buffer; a
+	 * second pass only for text longer than the room it had. */
 	va_start(ap, fmt);
-	n = vsnprintf(b->s + b->len, b->alloc - b->len, fmt, ap);
+	n = in_place ? vsnprintf(b->s + b->len, b->alloc - b->len, fmt, ap)
+		     : vsnprintf(small, sizeof(small), fmt, ap);
 	va_end(ap);
 	if (n < 0)
 		BUG("bad format '%s'", fmt);
+	if (!in_place && (size_t)n < sizeof(small)) {
+		buf_add(b, small, (size_t)n);
+		return;
+	}
 	if ((size_t)n >= b->alloc - b->len) {
 		buf_grow(b, (size_t)n);
 		va_start(ap, fmt);

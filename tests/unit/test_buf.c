@@ -66,18 +66,19 @@ static void test_addf_long(void)
 	buf_release(&b);
 }
 
-/* Every length around the spare room's edge: formatted in place when it
- * fits, formatted again after growing when it does not. */
+/* Every length around the edge of the room it is formatted into (the spare
+ * room, or a stack buffer when that is small), then grown when too small. */
 static void test_addf_edges(void)
 {
-	char text[301];
+	char text[701];
 
-	memset(text, 'e', 300);
-	text[300] = '\0';
+	memset(text, 'e', 700);
+	text[700] = '\0';
 	for (int start = 0; start < 140; start += 7)
-		for (int n = 0; n <= 300; n += 3) {
+		for (int n = 0; n <= 700; n += 3) {
 			struct buf b = BUF_INIT;
 
+			buf_grow(&b, (size_t)(start % 3) * 300);
 			for (int i = 0; i < start; i++)
 				buf_addch(&b, 's');
 			buf_addf(&b, "%.*s", n, text);
