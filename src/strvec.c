@@ -7,16 +7,21 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* What an empty strvec points at, as git's strvec does: most of gen's
+ * strvecs (a unit's link words, its variables) stay empty, and allocate
+ * nothing. It never holds a string: the first push allocates. */
+static char *empty_strvec[] = { NULL };
+
 void strvec_init(struct strvec *sv)
 {
-	sv->v = xcalloc(1, sizeof(char *));
+	sv->v = empty_strvec;
 	sv->nr = 0;
-	sv->alloc = 1;
+	sv->alloc = 0;
 }
 
 void strvec_release(struct strvec *sv)
 {
-	if (sv->v) {
+	if (sv->alloc) {
 		for (size_t i = 0; i < sv->nr; i++)
 			free(sv->v[i]);
 		free(sv->v);
@@ -27,8 +32,8 @@ void strvec_release(struct strvec *sv)
 
 void strvec_push_nodup(struct strvec *sv, char *s)
 {
-	if (!sv->v)
-		strvec_init(sv);
+	if (!sv->alloc)
+		sv->v = NULL;
 	ALLOC_GROW(sv->v, sv->nr + 2, sv->alloc);
 	sv->v[sv->nr++] = s;
 	sv->v[sv->nr] = NULL;
