@@ -131,38 +131,32 @@ static void add_out_path(struct buf *b, const struct plan *plan, const char *pat
 	add_path(b, path, as_target);
 }
 
+/* " NAME VALUE", shell-quoted. */
+static void add_option(struct buf *b, const char *name, const char *value)
+{
+	buf_addch(b, ' ');
+	buf_adds(b, name);
+	buf_addch(b, ' ');
+	makefile_add_shell_word(b, value);
+}
+
 /* The words of a unit's recipe that only it has (the rest is KW_COMPILE,
  * which takes the key from the target's name): its launcher, link and extract
  * steps, dependency family and variables, then "--" and the compile command. */
 static void add_unit_words(struct buf *b, const struct plan_unit *u)
 {
-	struct strvec words;
-
-	strvec_init(&words);
-	for (size_t i = 0; i < u->launcher.nr; i++) {
-		strvec_push(&words, "--launcher");
-		strvec_push(&words, u->launcher.v[i]);
-	}
-	for (size_t i = 0; i < u->cmd.link.nr; i++) {
-		strvec_push(&words, "--link");
-		strvec_push(&words, u->cmd.link.v[i]);
-	}
-	if (u->cmd.extract_text) {
-		strvec_push(&words, "--extract");
-		strvec_push(&words, "text");
-	}
-	if (u->cmd.deps >= 0) {
-		strvec_push(&words, "--deps");
-		strvec_push(&words, deps_family_name((enum deps_family)u->cmd.deps));
-	}
-	for (size_t i = 0; i < u->cmd.env.nr; i++) {
-		strvec_push(&words, "--env");
-		strvec_push(&words, u->cmd.env.v[i]);
-	}
-	strvec_push(&words, "--");
-	strvec_pushv(&words, &u->cmd.argv);
-	add_words(b, &words);
-	strvec_release(&words);
+	for (size_t i = 0; i < u->launcher.nr; i++)
+		add_option(b, "--launcher", u->launcher.v[i]);
+	for (size_t i = 0; i < u->cmd.link.nr; i++)
+		add_option(b, "--link", u->cmd.link.v[i]);
+	if (u->cmd.extract_text)
+		add_option(b, "--extract", "text");
+	if (u->cmd.deps >= 0)
+		add_option(b, "--deps", deps_family_name((enum deps_family)u->cmd.deps));
+	for (size_t i = 0; i < u->cmd.env.nr; i++)
+		add_option(b, "--env", u->cmd.env.v[i]);
+	buf_adds(b, " --");
+	add_words(b, &u->cmd.argv);
 }
 
 static void write_unit(struct buf *b, const struct plan *plan, const struct plan_unit *u)
