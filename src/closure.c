@@ -232,20 +232,26 @@ static struct scan *get_scan(struct closure_cache *cc, const char *abs)
 	struct stat st;
 	int fd, saved;
 
-	if (stat(abs, &st))
-		return NULL;
-	if (S_ISDIR(st.st_mode)) {
-		errno = EISDIR;
-		return NULL;
+	/* A file seen before is checked by its stamp; a new one is opened
+	 * straight away (most of gen's sources are read once). */
+	if (s) {
+		if (stat(abs, &st))
+			return NULL;
+		filestamp_from_stat(&before, &st);
+		if (!S_ISDIR(st.st_mode) && filestamp_equal(&s->stamp, &before))
+			return s;
 	}
-	filestamp_from_stat(&before, &st);
-	if (s && filestamp_equal(&s->stamp, &before))
-		return s;
-	cc->reads++;
 	fd = open(abs, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return NULL;
-	if (fstat(fd, &st) || read_fd(fd, &data, st.st_size))
+	if (fstat(fd, &st))
+		goto fail;
+	if (S_ISDIR(st.st_mode)) {
+		errno = EISDIR;
+		goto fail;
+	}
+	cc->reads++;
+	if (read_fd(fd, &data, st.st_size))
 		goto fail;
 	filestamp_from_stat(&before, &st);
 	if (fstat(fd, &st))

@@ -5,7 +5,9 @@
 #include "util.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 static void build_tree(const char *root)
@@ -281,6 +283,53 @@ static void test_memo(void)
 	free(root);
 }
 
+/* A source that is missing or a folder cannot be read: new to the memo, or
+ * scanned before as a file and now a folder. Neither counts as a read. */
+static void test_unreadable(void)
+{
+	char *root = check_tmpdir("closure/unreadable");
+	char *path = path_join(root, "src/u.cpp");
+	struct closure_cache cc;
+	struct closure c;
+	struct strvec src, inc;
+	char *msg;
+
+	check_write_text(root, "src/u.cpp", "int u;\n", 0644);
+	check_write_text(root, "src/d.cpp/keep", "", 0644);
+	closure_cache_init(&cc);
+	strvec_init(&inc);
+	dirs_of(&src, "src/missing.cpp", NULL, NULL);
+	check_capture_begin(2);
+	CHECK_INT(closure_compute(&cc, root, &src, &inc, &c), -1);
+	strvec_release(&src);
+	dirs_of(&src, "src/d.cpp", NULL, NULL);
+	CHECK_INT(closure_compute(&cc, root, &src, &inc, &c), -1);
+	msg = check_capture_end(2);
+	CHECK(strstr(msg, "cannot read source 'src/missing.cpp': No such file or directory\n"));
+	CHECK(strstr(msg, "cannot read source 'src/d.cpp': Is a directory\n"));
+	free(msg);
+	CHECK_INT(cc.reads, 0);
+	strvec_release(&src);
+	dirs_of(&src, "src/u.cpp", NULL, NULL);
+	CHECK_INT(closure_compute(&cc, root, &src, &inc, &c), 0);
+	CHECK_INT(c.nr, 1);
+	closure_release(&c);
+	CHECK_INT(cc.reads, 1);
+	CHECK_INT(unlink(path), 0);
+	CHECK_INT(mkdir(path, 0755), 0);
+	check_capture_begin(2);
+	CHECK_INT(closure_compute(&cc, root, &src, &inc, &c), -1);
+	msg = check_capture_end(2);
+	CHECK(strstr(msg, "cannot read source 'src/u.cpp': Is a directory\n"));
+	free(msg);
+	CHECK_INT(cc.reads, 1);
+	strvec_release(&src);
+	strvec_release(&inc);
+	closure_cache_release(&cc);
+	free(path);
+	free(root);
+}
+
 static void test_roots(void)
 {
 	char *r1 = check_tmpdir("closure/root1"), *r2 = check_tmpdir("closure/root2/deeper");
@@ -391,5 +440,6 @@ int main(int argc, char **argv)
 	TEST(test_dropped_header(), "dropped_header");
 	TEST(test_memo(), "memo");
 	TEST(test_roots(), "roots");
+	TEST(test_unreadable(), "unreadable");
 	return check_done();
 }
