@@ -9,6 +9,10 @@
 
 #include <string.h>
 
+/* Bytes 1 to 31, for strcspn. */
+#define CONTROL_CHARS "\x01\x02\x03\x04\x05\x06\x07\x08\x09\x0a\x0b\x0c\x0d\x0e\x0f" \
+	"\x10\x11\x12\x13\x14\x15\x16\x17\x18\x19\x1a\x1b\x1c\x1d\x1e\x1f"
+
 /* Characters a file name may not contain anywhere in the Makefile: make has no
  * way to quote ';' '=' '(' ')' or '\' in a prerequisite list, a blank at the
  * end of a name is lost, and control characters (newline above all) would end
@@ -16,27 +20,31 @@
 static int unsafe_for_make(const char *path, int as_prerequisite)
 {
 	size_t n = strlen(path);
+	size_t ok = strcspn(path, as_prerequisite ? CONTROL_CHARS "\x7f;=()\\" : CONTROL_CHARS "\x7f");
 
-	for (const unsigned char *p = (const unsigned char *)path; *p; p++)
-		if (*p < 0x20 || *p == 0x7f || (as_prerequisite && strchr(";=()\\", *p)))
-			return *p;
+	if (ok < n)
+		return (unsigned char)path[ok];
 	if (as_prerequisite && n && path[n - 1] == ' ')
 		return ' ';
 	return 0;
 }
 
 /* A path as a make target (as_target) or prerequisite: make reads '%' as a
- * pattern only in targets, and keeps a backslash before it elsewhere. */
+ * pattern only in targets, and keeps a backslash before it elsewhere. Runs
+ * of plain characters go in whole (gen writes a few paths a unit). */
 static void add_path(struct buf *b, const char *path, int as_target)
 {
+	const char *special = as_target ? " \t#:*?[]|$%" : " \t#:*?[]|$";
+
 	for (const char *p = path; *p; p++) {
-		if (*p == '$')
-			buf_adds(b, "$$");
-		else {
-			if (strchr(" \t#:*?[]|", *p) || (as_target && *p == '%'))
-				buf_addch(b, '\\');
-			buf_addch(b, *p);
-		}
+		size_t n = strcspn(p, special);
+
+		buf_add(b, p, n);
+		p += n;
+		if (!*p)
+			break;
+		buf_adds(b, *p == '$' ? "$" : "\\");
+		buf_addch(b, *p);
 	}
 }
 
@@ -53,13 +61,8 @@ static void add_prereq(struct buf *b, const char *path)
 /* True when word needs no shell quotes. */
 static int shell_plain(const char *word)
 {
-	if (!*word)
-		return 0;
-	for (const char *p = word; *p; p++)
-		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
-			    "_-+=/.,:@%", *p))
-			return 0;
-	return 1;
+	return *word && !word[strspn(word, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+					    "0123456789_-+=/.,:@%")];
 }
 
 void makefile_add_shell_word(struct buf *b, const char *word)
@@ -70,12 +73,13 @@ void makefile_add_shell_word(struct buf *b, const char *word)
 	}
 	buf_addch(b, '\'');
 	for (const char *p = word; *p; p++) {
-		if (*p == '\'')
-			buf_adds(b, "'\\''");
-		else if (*p == '$')
-			buf_adds(b, "$$");
-		else
-			buf_addch(b, *p);
+		size_t n = strcspn(p, "'$");
+
+		buf_add(b, p, n);
+		p += n;
+		if (!*p)
+			break;
+		buf_adds(b, *p == '$' ? "$$" : "'\\''");
 	}
 	buf_addch(b, '\'');
 }
@@ -83,8 +87,15 @@ void makefile_add_shell_word(struct buf *b, const char *word)
 /* Text for a comment line: printable, and never ending in a backslash. */
 static void add_comment_text(struct buf *b, const char *s)
 {
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
-		buf_addch(b, *p < 0x20 || *p == '\\' ? '?' : (char)*p);
+	for (const char *p = s; *p; p++) {
+		size_t n = strcspn(p, CONTROL_CHARS "\\");
+
+		buf_add(b, p, n);
+		p += n;
+		if (!*p)
+			break;
+		buf_addch(b, '?');
+	}
 }
 
 static void add_words(struct buf *b, const struct strvec *sv)
