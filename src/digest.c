@@ -41,14 +41,24 @@ static void add_le64(struct digest *d, uint64_t v)
 	digest_update(d, b, sizeof(b));
 }
 
-/* The tag keeps its NUL so that a tag can never run into the length after it. */
+/* The tag keeps its NUL so that a tag can never run into the length after it.
+ * A short field goes in as one update (keys are many short fields). */
 void digest_add_str(struct digest *d, const char *tag, const char *s)
 {
-	size_t n = strlen(s);
+	size_t t = strlen(tag) + 1, n = strlen(s);
+	unsigned char rec[256];
 
-	digest_update(d, tag, strlen(tag) + 1);
-	add_le64(d, n);
-	digest_update(d, s, n);
+	if (t + 8 + n > sizeof(rec)) {
+		digest_update(d, tag, t);
+		add_le64(d, n);
+		digest_update(d, s, n);
+		return;
+	}
+	memcpy(rec, tag, t);
+	for (int i = 0; i < 8; i++)
+		rec[t + i] = (unsigned char)((uint64_t)n >> (8 * i));
+	memcpy(rec + t + 8, s, n);
+	digest_update(d, rec, t + 8 + n);
 }
 
 void digest_add_u64(struct digest *d, const char *tag, uint64_t v)

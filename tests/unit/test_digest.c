@@ -75,6 +75,24 @@ static void test_records(void)
 	digest_final_hex(&d, h1);
 	digest_bytes_hex(expect_u64, sizeof(expect_u64), h2);
 	CHECK_STR(h1, h2);
+	/* The same encoding for fields of every length around the one where a
+	 * field stops going in as one update. */
+	for (size_t n = 200; n < 300; n++) {
+		unsigned char rec[4 + 8 + 300];
+		char s[301];
+
+		memset(s, 'a' + (int)(n % 26), n);
+		s[n] = '\0';
+		memcpy(rec, "tag", 4);
+		for (int i = 0; i < 8; i++)
+			rec[4 + i] = (unsigned char)((uint64_t)n >> (8 * i));
+		memcpy(rec + 12, s, n);
+		digest_init(&d);
+		digest_add_str(&d, "tag", s);
+		digest_final_hex(&d, h1);
+		digest_bytes_hex(rec, 12 + n, h2);
+		CHECK_STR(h1, h2);
+	}
 }
 
 static void test_files(void)
