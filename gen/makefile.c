@@ -358,10 +358,22 @@ static void write_inputs(struct buf *b, const struct plan *plan, const struct ma
 		 "# input counts as changed (empty rules below), never as an error. When\n"
 		 "# gen fails, its recipe appends lines that stop this run (make -k would\n"
 		 "# go on with this stale plan) and make the next run try gen again.\n"
+		 "# The inputs are named once, in KW_INPUTS (each name costs make about\n"
+		 "# as much to read as a rule); a name with '%' is a pattern in a target\n"
+		 "# list, so it is named apart.\n"
 		 ".PRECIOUS: $(KW_SELF)\n"
-		 "$(KW_SELF): ");
+		 "KW_INPUTS := ");
 	add_prereq(b, opts->kwarm);
 	for (size_t i = 0; i < plan->inputs.nr; i++) {
+		if (strchr(plan->inputs.v[i], '%'))
+			continue;
+		buf_adds(b, " \\\n    ");
+		add_prereq(b, plan->inputs.v[i]);
+	}
+	buf_adds(b, "\n$(KW_SELF): $(KW_INPUTS)");
+	for (size_t i = 0; i < plan->inputs.nr; i++) {
+		if (!strchr(plan->inputs.v[i], '%'))
+			continue;
 		buf_adds(b, " \\\n    ");
 		add_prereq(b, plan->inputs.v[i]);
 	}
@@ -434,11 +446,12 @@ static void write_inputs(struct buf *b, const struct plan *plan, const struct ma
 	buf_adds(b, "\nifneq ($(foreach v,$(KW_ENV_VARS),$v$(if $(filter undefined,$(origin $v)),-,"
 		 "=$(value $v))),$(KW_ENV_GEN))\n$(KW_SELF): kw-force\nendif\n");
 	buf_adds(b, "\n");
-	/* "path :" with a blank: a name ending in '&' before ':' would read as
+	/* "names :" with a blank: a name ending in '&' before ':' would read as
 	 * a grouped target. */
-	add_target(b, opts->kwarm);
-	buf_adds(b, " :\n");
+	buf_adds(b, "$(KW_INPUTS) :\n");
 	for (size_t i = 0; i < plan->inputs.nr; i++) {
+		if (!strchr(plan->inputs.v[i], '%'))
+			continue;
 		add_target(b, plan->inputs.v[i]);
 		buf_adds(b, " :\n");
 	}
