@@ -33,15 +33,19 @@ struct loader {
 
 static const char *const sig_names[] = { "SCALAR", "IN", "OUT", "INOUT" };
 
-static int get_signature(struct loader *ld, yaml_node_t *node, int max, int *sig, int *count)
+/* *sig is allocated to the signature's length (NULL when empty): most units
+ * have a short one or none, and a spec holds 100k of them. */
+static int get_signature(struct loader *ld, yaml_node_t *node, int max, int **sig_out, int *count)
 {
 	size_t n;
+	int *sig;
 
 	if (node->type != YAML_SEQUENCE_NODE)
 		return fail(ld, node, "'signature' must be a list of SCALAR, IN, OUT or INOUT");
 	n = yamltree_len(node);
 	if (n > (size_t)max)
 		return fail(ld, node, "'signature' has %zu entries (at most %d)", n, max);
+	sig = *sig_out = n ? xcalloc(n, sizeof(*sig)) : NULL;
 	*count = 0;
 	for (size_t i = 0; i < n; i++) {
 		yaml_node_t *item = yamltree_node(&ld->tree, yamltree_item(node, i));
@@ -442,7 +446,7 @@ static int load_orchestration(struct loader *ld, yaml_node_t *node, struct spec_
 	} else {
 		c->config_name = xstrdup("");
 	}
-	if (f[3].value && get_signature(ld, f[3].value, SPEC_CHIP_SIG_MAX, c->sig, &c->sig_count))
+	if (f[3].value && get_signature(ld, f[3].value, SPEC_CHIP_SIG_MAX, &c->sig, &c->sig_count))
 		return -1;
 	return 0;
 }
@@ -483,7 +487,7 @@ static int load_incore(struct loader *ld, yaml_node_t *node, struct spec_callabl
 	    resolve_core_type(ld, f[3].value, core_type, &in->toolchain))
 		return -1;
 	in->core_type = xstrdup(core_type);
-	if (f[4].value && get_signature(ld, f[4].value, SPEC_CORE_SIG_MAX, in->sig, &in->sig_count))
+	if (f[4].value && get_signature(ld, f[4].value, SPEC_CORE_SIG_MAX, &in->sig, &in->sig_count))
 		return -1;
 	if (f[5].value) {
 		char *ctx = unit_context(ld);
@@ -757,10 +761,12 @@ static void callable_release(struct spec_callable *c)
 	free(c->source);
 	free(c->function_name);
 	free(c->config_name);
+	free(c->sig);
 	for (size_t i = 0; i < c->nr_incores; i++) {
 		free(c->incores[i].name);
 		free(c->incores[i].source);
 		free(c->incores[i].core_type);
+		free(c->incores[i].sig);
 		strvec_release(&c->incores[i].extra_include_dirs);
 	}
 	free(c->incores);

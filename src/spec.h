@@ -46,7 +46,7 @@ struct spec_incore {
 	char *name;			/* given, or the source file's stem */
 	char *source;			/* as written (relative to root or absolute) */
 	char *core_type;
-	int sig[SPEC_CORE_SIG_MAX];
+	int *sig;			/* sig_count directions (NULL when none) */
 	int sig_count;
 	struct strvec extra_include_dirs;	/* expanded, only those that exist */
 	const struct spec_toolchain *toolchain;	/* resolved for its class */
@@ -58,7 +58,7 @@ struct spec_callable {
 	char *source;			/* orchestration source, as written */
 	char *function_name;
 	char *config_name;		/* "" when not given */
-	int sig[SPEC_CHIP_SIG_MAX];
+	int *sig;			/* sig_count directions (NULL when none) */
 	int sig_count;
 	const struct spec_toolchain *toolchain;	/* orchestration role for its class */
 	struct spec_incore *incores;
