@@ -198,7 +198,9 @@ static void write_class_comment(struct buf *b, const struct plan_callable *pc)
 
 		buf_addf(b, "#   incore %4d  ", (int)in->func_id);
 		add_comment_text(b, in->name);
-		buf_addf(b, "  %s  ", in->core_type);
+		buf_adds(b, "  ");
+		buf_adds(b, in->core_type);
+		buf_adds(b, "  ");
 		add_comment_text(b, in->source);
 		buf_addch(b, '\n');
 	}
