@@ -50,7 +50,10 @@ static void rehash(struct hashmap *map)
 	struct hashmap_slot *old = map->slots;
 	size_t old_nr = map->nr_slots;
 
-	map->nr_slots = map->nr_slots ? map->nr_slots * 2 : 64;
+	/* 32 slots of 16 bytes: under glibc's 1 KiB "large" requests, each of
+	 * which consolidates the free lists first (gen makes two small maps a
+	 * unit). */
+	map->nr_slots = map->nr_slots ? map->nr_slots * 2 : 32;
 	map->slots = xcalloc(map->nr_slots, sizeof(*map->slots));
 	for (size_t i = 0; i < old_nr; i++) {
 		size_t j = (size_t)old[i].hash & (map->nr_slots - 1);
