@@ -3,6 +3,7 @@
 #include "buf.h"
 #include "events.h"
 #include "jobserver.h"
+#include "settle.h"
 #include "summary.h"
 #include "trace.h"
 #include "util.h"
@@ -52,71 +53,112 @@ static void announce_failed_classes(const struct progress_step *st, int is_unit,
 
 /* Under the lock: true when this step ends a run that had a failure: make
  * stops after this failed step (no -k), or keeps going and has nothing of its
- * goals left, and no step said so before. */
-static int closing_step(struct runstate *rs, const struct progress_step *st, int failed)
+ * goals left (over), and no step said so before. */
+static int closing_step(struct runstate *rs, int failed, int over, int keep_going)
 {
-	if (failed)
-		(void)runstate_mark(rs, "failed");
-	else if (!runstate_marked(rs, "failed"))
+	if (!failed && !runstate_marked(rs, "failed"))
 		return 0;
-	if (!jobserver_keep_going(getenv("MAKEFLAGS")))
+	if (!keep_going)
 		return failed;
-	return !runstate_compiles_pending(rs) && summary_run_settled(rs, st->goals ? st->goals : "") &&
-	       runstate_mark(rs, "final");
+	return over && runstate_mark(rs, "final");
 }
 
-static void record(struct runstate *rs, const struct progress_step *st, int is_unit,
-		   struct buf *line, struct buf *closing)
+/* Under the lock: whether this step rewrites summary.json. Not every step: the
+ * file lists every class, so that would make the run's reporting quadratic.
+ * These keep it complete whenever make stops: the run's first step to end
+ * (the file names this run from then on), a failed step, a step after which
+ * the run is over (nothing of its goals left, no compile to come), and once a
+ * step failed without -k (make starts nothing more), each step still under
+ * way. */
+static int rewrites_summary(struct runstate *rs, int failed, int over, int keep_going)
+{
+	return runstate_mark(rs, "summary") || failed || over ||
+	       (!keep_going && runstate_marked(rs, "failed"));
+}
+
+/* owners holds the event's "A,B" while ev lives. */
+static void fill_event(struct event *ev, const struct progress_step *st, int is_unit,
+		       struct buf *owners)
+{
+	memset(ev, 0, sizeof(*ev));
+	ev->kind = is_unit ? EVENT_UNIT : EVENT_PACK;
+	ev->key = st->key;
+	ev->status = st->status;
+	ev->seconds = st->t1 - st->t0;
+	strvec_join(owners, st->owners, ",");
+	ev->owners = buf_str(owners);
+	ev->label = st->label;
+}
+
+static void fill_slice(struct trace_slice *sl, const struct progress_step *st, int is_unit)
+{
+	memset(sl, 0, sizeof(*sl));
+	sl->name = st->label;
+	sl->cat = is_unit ? "compile" : "pack";
+	sl->t0 = st->t0;
+	sl->t1 = st->t1;
+	sl->key = st->key;
+	sl->owners = st->owners;
+	sl->cache = !is_unit ? NULL : !strcmp(st->status, "cached") ? "hit" : "miss";
+	sl->status = st->status;
+}
+
+/* Under the lock: the unit's progress line. */
+static void progress_line(struct runstate *rs, const struct progress_step *st, struct buf *line)
+{
+	int done = runstate_bump_done(rs), total = runstate_total(rs, "", "");
+
+	buf_addf(line, "[%d/%d] %s %s (", done, total < done ? done : total, st->status,
+		 st->label);
+	add_classes(line, st->owners);
+	buf_addf(line, ") %.2f s\n", st->t1 - st->t0);
+}
+
+/* Under the lock: what each step records, O(1) in the number of classes and
+ * units but for the summary's rewrites (rewrites_summary). */
+static void record_locked(struct runstate *rs, const struct progress_step *st, int is_unit,
+			  struct buf *line, struct buf *closing)
 {
 	struct trace_slice sl;
 	struct strvec before;
 	struct buf owners = BUF_INIT;
 	struct event ev;
 	int failed = !strcmp(st->status, "failed");
-	int lock = runstate_lock(rs);
+	int keep_going = jobserver_keep_going(getenv("MAKEFLAGS")), over;
 
 	strvec_init(&before);
-	if (failed && st->github && lock >= 0)
-		summary_failed_classes(rs, &before);
-	memset(&ev, 0, sizeof(ev));
-	ev.kind = is_unit ? EVENT_UNIT : EVENT_PACK;
-	ev.key = st->key;
-	ev.status = st->status;
-	ev.seconds = st->t1 - st->t0;
-	strvec_join(&owners, st->owners, ",");
-	ev.owners = buf_str(&owners);
-	ev.label = st->label;
-	memset(&sl, 0, sizeof(sl));
-	sl.name = st->label;
-	sl.cat = is_unit ? "compile" : "pack";
-	sl.t0 = st->t0;
-	sl.t1 = st->t1;
-	sl.key = st->key;
-	sl.owners = st->owners;
-	sl.cache = !is_unit ? NULL : !strcmp(st->status, "cached") ? "hit" : "miss";
-	sl.status = st->status;
-	if (lock >= 0) {
-		events_append(rs->dir, &ev);
-		trace_add_slice(rs->kw_dir, rs->zero, rs->pid,
-				rs->slot < 0 ? RUNSTATE_MAX_SLOTS : rs->slot, &sl);
-		if (is_unit) {
-			int done = runstate_bump_done(rs), total = runstate_total(rs, "", "");
-
-			buf_addf(line, "[%d/%d] %s %s (", done, total < done ? done : total,
-				 st->status, st->label);
-			add_classes(line, st->owners);
-			buf_addf(line, ") %.2f s\n", st->t1 - st->t0);
-		}
-		if (failed || !is_unit)
-			(void)summary_write(rs);
-		if (failed && st->github)
-			announce_failed_classes(st, is_unit, &before, line);
-		if (closing_step(rs, st, failed))
-			(void)summary_failures(rs, closing);
-	}
-	runstate_unlock(lock);
+	if (failed && st->github)
+		settle_failed_classes(rs, &before);
+	if (failed)
+		settle_note_failed(rs, st->owners);
+	fill_event(&ev, st, is_unit, &owners);
+	events_append(rs->dir, &ev);
+	fill_slice(&sl, st, is_unit);
+	trace_add_slice(rs->kw_dir, rs->zero, rs->pid,
+			rs->slot < 0 ? RUNSTATE_MAX_SLOTS : rs->slot, &sl);
+	if (is_unit)
+		progress_line(rs, st, line);
+	/* Callables whose stamp is there but whose units' entries were gone
+	 * are packed again after their compiles: not over before those. */
+	over = settle_done(rs, st->goals ? st->goals : "") && !runstate_compiles_pending(rs);
+	if (rewrites_summary(rs, failed, over, keep_going))
+		(void)summary_write(rs);
+	if (failed && st->github)
+		announce_failed_classes(st, is_unit, &before, line);
+	if (closing_step(rs, failed, over, keep_going))
+		(void)summary_failures(rs, closing);
 	strvec_release(&before);
 	buf_release(&owners);
+}
+
+static void record(struct runstate *rs, const struct progress_step *st, int is_unit,
+		   struct buf *line, struct buf *closing)
+{
+	int lock = runstate_lock(rs);
+
+	if (lock >= 0)
+		record_locked(rs, st, is_unit, line, closing);
+	runstate_unlock(lock);
 }
 
 static void step_done(struct runstate *rs, const struct progress_step *st, int is_unit)

@@ -1,8 +1,9 @@
 /* progress: what a finished step tells the user and the run's reports. One
  * short line per unit, "[done/total] built|cached|failed LABEL (CLASS) 1.23 s",
  * where total counts the units this run compiles (runstate_total) and done
- * those finished; the event, trace slice and summary of runstate.h and
- * summary.h; under --format github, a "::error" line per failed class; and
+ * those finished; the event (events.h), trace slice (trace.h) and, at the
+ * points that keep it complete (progress.c: rewrites_summary), the summary
+ * (summary.h); under --format github, a "::error" line per failed class; and
  * once a run that had a failure is over, its closing lines on stderr
  * (summary_failures): from the failed step when make stops there (no -k in
  * MAKEFLAGS), else from the step after which make -k has nothing left. */
@@ -24,10 +25,9 @@ struct progress_step {
 
 /* A compile begins: take a job slot and, first in the run, fix the total. */
 void progress_unit_start(struct runstate *rs, const char *cache_dir, const char *goals);
-/* A compile ended: record it, print its progress line; a failure rewrites the
- * summary. */
+/* A compile ended: record it, print its progress line. */
 void progress_unit_done(struct runstate *rs, const struct progress_step *st);
-/* A pack ended: record it and rewrite the summary (it prints its own line). */
+/* A pack ended: record it (it prints its own line). */
 void progress_pack_done(struct runstate *rs, const struct progress_step *st);
 
 #endif

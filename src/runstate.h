@@ -14,7 +14,9 @@
  *                        missing from the cache when its first compile began
  *     done               units finished so far (built, cached or failed)
  *     events             what each step did (events.h)
- *     failed             present once a step of the run has failed
+ *     failed, pending,   which classes failed, and the goals' callables not
+ *     pending.at         yet packed (settle.h)
+ *     summary            present once a step wrote the run's summary.json
  *     final              present once a step printed the run's closing lines
  *     cache_unusable     why the cache could not take a result of this run
  *                        (the first reason; its units went to the private store)

@@ -413,20 +413,6 @@ int summary_write(const struct runstate *rs)
 	return ret;
 }
 
-void summary_failed_classes(const struct runstate *rs, struct strvec *out)
-{
-	struct unitlist ul;
-	struct tally t;
-
-	if (tally_load(&t, &ul, rs, 0, NULL, NULL))
-		return;
-	for (size_t i = 0; i < t.nr; i++)
-		if (t.classes[i].status == ST_FAILED)
-			strvec_push(out, t.classes[i].name);
-	tally_release(&t);
-	unitlist_release(&ul);
-}
-
 void summary_counts(const struct runstate *rs, int counts[4])
 {
 	struct unitlist ul;
@@ -440,33 +426,6 @@ void summary_counts(const struct runstate *rs, int counts[4])
 		counts[t.classes[i].status]++;
 	tally_release(&t);
 	unitlist_release(&ul);
-}
-
-int summary_run_settled(const struct runstate *rs, const char *goals)
-{
-	struct unitlist ul;
-	struct tally t;
-	struct strvec picked;
-	int all, settled = 1;
-
-	if (tally_load(&t, &ul, rs, 0, NULL, NULL))
-		return 0;
-	strvec_init(&picked);
-	all = runstate_goals_pick_all(goals, &picked);
-	for (size_t i = 0; i < ul.nr_callables && settled; i++) {
-		const struct unitlist_callable *c = &ul.callables[i];
-		const struct class_tally *ct = find_class(&t, c->cls, strlen(c->cls));
-
-		if (!all && strvec_find(&picked, c->cls) < 0)
-			continue;
-		/* make -k skips the pack of a callable whose unit failed; the list
-		 * knows classes, not callables, so any failure of its class will do. */
-		settled = (ct && ct->status == ST_FAILED) || !access(c->stamp, F_OK);
-	}
-	strvec_release(&picked);
-	tally_release(&t);
-	unitlist_release(&ul);
-	return settled;
 }
 
 int summary_failures(const struct runstate *rs, struct buf *out)

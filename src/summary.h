@@ -1,7 +1,10 @@
 /* summary: OUT/.kwarm/summary.json, the machine-readable account of the last
- * warm-up that did something, rewritten (atomically) by every pack and every
- * failed compile, from the run's events (events.h) and the unit list, so it
- * is complete whenever make stops (make -k included):
+ * warm-up that did something, made (atomically) from the run's events
+ * (events.h) and the unit list by the run's first step to end, each failed
+ * step, and the step after which the run has nothing of its goals left (or,
+ * once make stops on a failure, each step still under way: progress.c), so
+ * it is complete whenever make stops (make -k included) at a cost per run,
+ * not per step:
  *
  *   {"version": 1, "run": "<make pid>@<start>", "runs": ["<tag>", ...],
  *    "started": UNIX, "updated": UNIX, "wall_seconds": S,
@@ -38,15 +41,9 @@
 
 /* Under the lock: rewrite KW_DIR/summary.json; 0, or -1 (not reported). */
 int summary_write(const struct runstate *rs);
-/* Under the lock: the classes that have a failed unit or pack in this run. */
-void summary_failed_classes(const struct runstate *rs, struct strvec *out);
 /* Under the lock: the numbers of classes of the last summary_write-able state
  * that are built, cached, failed and pending. */
 void summary_counts(const struct runstate *rs, int counts[4]);
-/* Under the lock: true when make -k has nothing of goals (MAKECMDGOALS) left
- * to do: each callable of a picked class is packed and current, or its class
- * failed (then make skips its pack). */
-int summary_run_settled(const struct runstate *rs, const char *goals);
 /* Under the lock: append the closing lines of a failed run to out, "kwarm:
  * warm-up failed: F of N classes failed (...)" and one "kwarm: class X
  * failed: LABEL, ..." per failed class; the number of failed classes (0:

@@ -11,6 +11,7 @@
 #include "summary.h"
 #include "util.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -71,8 +72,9 @@ static void step(struct progress_step *st, int i, const char *status, double t0,
 	st->t1 = t1;
 }
 
-/* A unit built: its progress line, its event, its trace slice; a success
- * writes no summary. */
+/* A unit built: its progress line, its event, its trace slice; the run's
+ * first step to end writes the summary (it names the run), a later success
+ * with the run not over writes none. */
 static void test_built(void)
 {
 	struct runstate rs;
@@ -97,7 +99,15 @@ static void test_built(void)
 	CHECK(text && strstr(text, "\"cache\":\"miss\",\"status\":\"built\"}}") != NULL);
 	free(text);
 	text = slurp_in(kw, SUMMARY_FILE);
-	CHECK(text == NULL);
+	CHECK(text && strstr(text, rs.tag) != NULL);
+	CHECK(text && strstr(text, "{\"name\": \"TestA\", \"status\": \"pending\"") != NULL);
+	free(text);
+	want = path_join(kw, SUMMARY_FILE);
+	CHECK_INT(unlink(want), 0);
+	step(&st, 2, "built", rs.start + 2.0, rs.start + 2.5);
+	free(done(&rs, &st, 1));
+	CHECK(access(want, F_OK) && errno == ENOENT);
+	free(want);
 	runstate_release(&rs);
 	free(kw);
 }
@@ -281,6 +291,33 @@ static void test_closing_stop(void)
 	free(kw);
 }
 
+/* TestA's stamp is there, yet its units compile again (their entries were
+ * gone): the run is over only after the last compile. Its first step to end
+ * writes the summary, the next (a compile to come) does not, the last does. */
+static void test_over_after_compiles(void)
+{
+	char *kw = xstrfmt("%s/over/.kwarm", tmp), *json = path_join(kw, SUMMARY_FILE);
+	char *stamp = xstrfmt("%s/out/.kwarm/TestA.callable.x", tmp);	/* the list's */
+	struct runstate rs;
+	struct progress_step st;
+
+	check_write_text(NULL, stamp, "", 0644);
+	runstate_open(&rs, kw, units);
+	progress_unit_start(&rs, cache, "warmup");
+	for (int i = 0; i < 3; i++) {
+		step(&st, i, "built", rs.start, rs.start);
+		st.goals = "warmup";
+		free(done(&rs, &st, 1));
+		CHECK_INT(access(json, F_OK) == 0, i != 1);
+		unlink(json);
+	}
+	runstate_release(&rs);
+	CHECK_INT(unlink(stamp), 0);
+	free(stamp);
+	free(json);
+	free(kw);
+}
+
 int main(int argc, char **argv)
 {
 	struct buf list = BUF_INIT;
@@ -310,6 +347,7 @@ int main(int argc, char **argv)
 	TEST(test_pack_failed(), "pack_failed");
 	TEST(test_closing_keep_going(), "closing_keep_going");
 	TEST(test_closing_stop(), "closing_stop");
+	TEST(test_over_after_compiles(), "over_after_compiles");
 
 	buf_release(&list);
 	free(units);

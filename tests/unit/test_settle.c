@@ -1,0 +1,117 @@
+/* Unit tests of settle: the goals' callables not packed when the run first
+ * asks, passed by a cursor as their stamps appear or their classes fail,
+ * made once per run; failed classes noted and read back; never settled
+ * without a unit list. */
+#include "buf.h"
+#include "check.h"
+#include "path.h"
+#include "runstate.h"
+#include "settle.h"
+#include "util.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static char *tmpdir;
+
+static char *stamp_path(const char *kw, char cls, int i)
+{
+	return xstrfmt("%s/Test%c.callable.%064d", kw, cls, i);
+}
+
+static void write_list(const char *units, const char *kw, int with_d)
+{
+	struct buf list = BUF_INIT;
+	static const char cls[] = "ABBC";
+
+	buf_adds(&list, "class TestA\nclass TestB\nclass TestC\nclass TestD\n");
+	for (int i = 0; i < 4 + with_d; i++) {
+		char c = i < 4 ? cls[i] : 'D';
+		char *stamp = stamp_path(kw, c, i);
+
+		buf_addf(&list, "callable %064d Test%c %s\n", i, c, stamp);
+		free(stamp);
+	}
+	check_write_plan(units, list.s);
+	buf_release(&list);
+}
+
+static void touch(const char *kw, char cls, int i)
+{
+	char *p = stamp_path(kw, cls, i);
+
+	check_write_text(NULL, p, "", 0644);
+	free(p);
+}
+
+static void test_cursor(void)
+{
+	char *kw = path_join(tmpdir, "a/.kwarm"), *units = path_join(tmpdir, "a/w.mk.plan");
+	char *a = stamp_path(kw, 'A', 0);
+	struct runstate rs;
+	struct strvec failed;
+
+	write_list(units, kw, 0);
+	runstate_open(&rs, kw, units);
+	touch(kw, 'C', 3);				/* TestC: packed already */
+	CHECK_INT(settle_done(&rs, "warmup"), 0);	/* A, B1, B2 to go */
+	/* The list is the first asker's: a callable added later is not in it. */
+	write_list(units, kw, 1);
+	touch(kw, 'B', 1);
+	CHECK_INT(settle_done(&rs, "warmup"), 0);	/* stuck at A */
+	touch(kw, 'A', 0);
+	CHECK_INT(settle_done(&rs, "warmup"), 0);	/* stuck at B2 */
+	strvec_init(&failed);
+	settle_failed_classes(&rs, &failed);
+	CHECK_INT(failed.nr, 0);
+	CHECK(!runstate_marked(&rs, "failed"));
+	settle_note_failed(&rs, check_owners("TestB,TestC"));
+	settle_note_failed(&rs, check_owners("TestB"));
+	CHECK(runstate_marked(&rs, "failed"));
+	settle_failed_classes(&rs, &failed);
+	CHECK_INT(failed.nr, 2);
+	CHECK_STR(failed.nr ? failed.v[0] : NULL, "TestB");
+	strvec_release(&failed);
+	CHECK_INT(settle_done(&rs, "warmup"), 1);	/* B2's class failed */
+	/* Passed once: a stamp gone behind the cursor is not looked at again. */
+	CHECK_INT(unlink(a), 0);
+	CHECK_INT(settle_done(&rs, "warmup"), 1);
+	runstate_release(&rs);
+	free(a);
+	free(units);
+	free(kw);
+}
+
+static void test_goals(void)
+{
+	char *kw = path_join(tmpdir, "b/.kwarm"), *units = path_join(tmpdir, "b/w.mk.plan");
+	struct runstate rs;
+
+	write_list(units, kw, 0);
+	touch(kw, 'C', 3);
+	runstate_open(&rs, kw, units);
+	/* Only TestC's callable is a goal, and it is packed. */
+	CHECK_INT(settle_done(&rs, "warmup-TestC"), 1);
+	runstate_release(&rs);
+
+	/* No unit list: never settled, and nothing made to say otherwise. */
+	free(kw);
+	kw = path_join(tmpdir, "c/.kwarm");
+	runstate_open(&rs, kw, "/no/such/list");
+	CHECK_INT(settle_done(&rs, "warmup"), 0);
+	CHECK_INT(settle_done(&rs, "warmup"), 0);
+	runstate_release(&rs);
+	free(units);
+	free(kw);
+}
+
+int main(int argc, char **argv)
+{
+	tmpdir = check_tmpdir("settle");
+	check_init(argc, argv);
+	TEST(test_cursor(), "cursor");
+	TEST(test_goals(), "goals");
+	free(tmpdir);
+	return check_done();
+}
