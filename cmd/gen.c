@@ -101,20 +101,20 @@ static void warn_private(void *data, const char *why)
 		"(nothing is shared)", dirs[0], why, dirs[1]);
 }
 
-/* Plan the spec and make the text of gen's files (into files). */
+/* Plan the spec and check that gen's files can be written from it. */
 static int plan_once(struct spec *spec, const char *cache_dir, const char *out_dir,
 		     const struct strvec *launcher, struct makefile_options *mo,
-		     struct plan *plan, struct gen_output *files)
+		     struct plan *plan)
 {
 	if (!plan_build(plan, spec, cache_dir, out_dir, launcher) &&
-	    !gen_output_make(files, plan, mo))
+	    !gen_output_check(plan, mo))
 		return 0;
 	plan_release(plan);
 	return -1;
 }
 
 /*
- * Plan the spec and make the text of gen's files (into files) over the
+ * Plan the spec and check that gen's files can be written from it, over the
  * store results go to (store.h): the cache *cache_dir, or the private store
  * (*cache_dir is replaced, one warning). The keys depend on the store's
  * entries, so it is chosen first. With a remote, fetch what the cache lacks
@@ -124,7 +124,7 @@ static int plan_once(struct spec *spec, const char *cache_dir, const char *out_d
  */
 static int make_plan(struct spec *spec, char **cache_dir, const char *out_dir,
 		     const struct strvec *launcher, struct makefile_options *mo,
-		     struct plan *plan, struct gen_output *files)
+		     struct plan *plan)
 {
 	struct cache cache = { NULL };
 	char *private_dir = store_private_dir(out_dir);
@@ -142,11 +142,11 @@ static int make_plan(struct spec *spec, char **cache_dir, const char *out_dir,
 		break;
 	}
 	ret = 2;
-	if (plan_once(spec, *cache_dir, out_dir, launcher, mo, plan, files))
+	if (plan_once(spec, *cache_dir, out_dir, launcher, mo, plan))
 		goto out;
 	if (prefetch(plan, &cache, mo->remote)) {
 		plan_release(plan);
-		if (plan_once(spec, *cache_dir, out_dir, launcher, mo, plan, files))
+		if (plan_once(spec, *cache_dir, out_dir, launcher, mo, plan))
 			goto out;
 	}
 	ret = 0;
@@ -237,14 +237,13 @@ int cmd_gen(int argc, char **argv)
 	}
 	plan_file = xstrfmt("%s%s", self, PLANFILE_SUFFIX);
 	mo.plan_file = plan_file;
-	/* Nothing is written before the whole plan and Makefile text are known good. */
-	ret = make_plan(&spec, &cache_dir, out_dir, have_launcher ? &launcher : NULL, &mo, &plan,
-			&files);
+	/* Nothing is written before the whole plan is known good. */
+	ret = make_plan(&spec, &cache_dir, out_dir, have_launcher ? &launcher : NULL, &mo, &plan);
 	if (ret)
 		goto out;
 	have_plan = 1;
 	ret = 1;
-	if (gen_output_publish(&files, self))
+	if (gen_output_write(&files, &plan, &mo, self))
 		goto out;
 	ret = 0;
 out:

@@ -5,6 +5,7 @@
 #include "buf.h"
 #include "plan.h"
 #include "planfile.h"
+#include "sink.h"
 
 struct makefile_options {
 	const char *kwarm;	/* absolute path of the kwarm program */
@@ -19,11 +20,13 @@ struct makefile_options {
 				 * or $KWARM_REMOTE, maybe ""), NULL when the spec decides */
 };
 
-/* Append the Makefile text to out and that of the file it includes,
- * MAKEFILE.inputs (what remakes it), to inputs; 0, or -1 after reporting a
- * path that cannot be written safely into a Makefile (naming it and its unit). */
-int makefile_write(const struct plan *plan, const struct makefile_options *opts,
-		   struct buf *out, struct buf *inputs);
+/* 0, or -1 after reporting a path that cannot be written safely into a
+ * Makefile (naming it and its unit): call before makefile_write. */
+int makefile_check(const struct plan *plan, const struct makefile_options *opts);
+/* Write the Makefile into out and the file it includes, MAKEFILE.inputs (what
+ * remakes it), into inputs (sink.h). */
+void makefile_write(const struct plan *plan, const struct makefile_options *opts,
+		    struct sink *out, struct sink *inputs);
 
 /* Appended to the Makefile's path: the file it includes. */
 #define MAKEFILE_INPUTS_SUFFIX ".inputs"

@@ -1,59 +1,83 @@
 #include "output.h"
 #include "path.h"
 #include "planwrite.h"
-#include "publish.h"
 #include "util.h"
 
 #include <stdlib.h>
 
 void gen_output_init(struct gen_output *o)
 {
-	buf_init(&o->makefile);
-	buf_init(&o->inputs);
-	buf_init(&o->side);
+	sink_init(&o->makefile);
+	sink_init(&o->inputs);
+	sink_init(&o->side);
 	o->packs = NULL;
 }
 
 void gen_output_release(struct gen_output *o)
 {
-	buf_release(&o->makefile);
-	buf_release(&o->inputs);
-	buf_release(&o->side);
+	sink_release(&o->makefile);
+	sink_release(&o->inputs);
+	sink_release(&o->side);
 	free(o->packs);
 	o->packs = NULL;
+}
+
+int gen_output_check(const struct plan *plan, const struct makefile_options *opts)
+{
+	return makefile_check(plan, opts);
+}
+
+/* The side file first: the Makefile's pack recipes say where their sections lie. */
+static void make_files(struct gen_output *o, const struct plan *plan,
+		       struct makefile_options *opts)
+{
+	o->packs = xcalloc(plan->nr_callables + 1, sizeof(*o->packs));
+	planwrite(plan, &o->side, o->packs);
+	opts->packs = o->packs;
+	makefile_write(plan, opts, &o->makefile, &o->inputs);
 }
 
 int gen_output_make(struct gen_output *o, const struct plan *plan,
 		    struct makefile_options *opts)
 {
 	gen_output_release(o);
-	o->packs = xcalloc(plan->nr_callables + 1, sizeof(*o->packs));
-	planwrite(plan, &o->side, o->packs);
-	opts->packs = o->packs;
-	return makefile_write(plan, opts, &o->makefile, &o->inputs);
+	if (gen_output_check(plan, opts))
+		return -1;
+	make_files(o, plan, opts);
+	return 0;
 }
 
-/* Publish text as the file SELF<suffix>. */
-static int write_beside(const char *self, const char *suffix, const struct buf *text)
+/* Begin the temp of the file SELF<suffix> in s. */
+static int begin_beside(struct sink *s, const char *self, const char *suffix)
 {
 	char *path = xstrfmt("%s%s", self, suffix);
-	int ret = publish_bytes(path, text->s ? text->s : "", text->len);
+	int ret = sink_begin(s, path);
 
 	free(path);
 	return ret;
 }
 
-int gen_output_publish(const struct gen_output *o, const char *self)
+int gen_output_write(struct gen_output *o, const struct plan *plan,
+		     struct makefile_options *opts, const char *self)
 {
 	char *dir = path_dirname(self);
 	int ret = 0;
 
+	gen_output_release(o);
 	if (mkdir_p(dir))
 		ret = error_errno("cannot create '%s'", dir);
 	free(dir);
-	if (ret || write_beside(self, PLANFILE_SUFFIX, &o->side) ||
-	    write_beside(self, MAKEFILE_INPUTS_SUFFIX, &o->inputs) ||
-	    write_beside(self, "", &o->makefile))
-		return -1;
+	if (ret || begin_beside(&o->side, self, PLANFILE_SUFFIX) ||
+	    begin_beside(&o->inputs, self, MAKEFILE_INPUTS_SUFFIX) ||
+	    begin_beside(&o->makefile, self, ""))
+		goto fail;
+	make_files(o, plan, opts);
+	/* Every file whole in its temp before any is published. */
+	if (sink_finish(&o->side) || sink_finish(&o->inputs) || sink_finish(&o->makefile) ||
+	    sink_commit(&o->side) || sink_commit(&o->inputs) || sink_commit(&o->makefile))
+		goto fail;
 	return 0;
+fail:
+	gen_output_release(o);
+	return -1;
 }

@@ -32,12 +32,12 @@ static void add_pack(struct planfile_writer *w, const struct plan *plan,
 	planfile_end_pack(w, ref);
 }
 
-void planwrite(const struct plan *plan, struct buf *out, struct planfile_ref *refs)
+void planwrite(const struct plan *plan, struct sink *out, struct planfile_ref *refs)
 {
 	const struct spec *spec = plan->spec;
 	struct planfile_writer w;
 
-	planfile_writer_init(&w);
+	planfile_writer_init(&w, out);
 	for (size_t i = 0; i < plan->nr_callables; i++)
 		add_pack(&w, plan, &plan->callables[i], &refs[i]);
 	for (size_t i = 0; i < spec->nr_classes; i++)
@@ -50,6 +50,6 @@ void planwrite(const struct plan *plan, struct buf *out, struct planfile_ref *re
 
 		planfile_add_unit(&w, u->key, &u->owners, u->id, u->label);
 	}
-	planfile_finish(&w, out);
+	planfile_finish(&w);
 	planfile_writer_release(&w);
 }

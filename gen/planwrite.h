@@ -4,12 +4,11 @@
 #ifndef KWARM_PLANWRITE_H
 #define KWARM_PLANWRITE_H
 
-#include "buf.h"
 #include "plan.h"
 #include "planfile.h"
 
-/* Append the side file of plan to out; refs[i] (nr_callables of them, file
+/* Write the side file of plan into out (sink.h); refs[i] (nr_callables of them, file
  * left alone) receives where callable i's section lies. */
-void planwrite(const struct plan *plan, struct buf *out, struct planfile_ref *refs);
+void planwrite(const struct plan *plan, struct sink *out, struct planfile_ref *refs);
 
 #endif

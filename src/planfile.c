@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -17,15 +18,17 @@ struct planfile_slot {
 	size_t at;		/* in the list */
 };
 
-void planfile_writer_init(struct planfile_writer *w)
+void planfile_writer_init(struct planfile_writer *w, struct sink *out)
 {
 	memset(w, 0, sizeof(*w));
+	w->out = out;
+	/* The header, known at the end: its place for now. */
+	w->header_at = sink_tell(out);
+	buf_addf(&out->b, "%*s", HEADER_SIZE, "");
 }
 
 void planfile_writer_release(struct planfile_writer *w)
 {
-	buf_release(&w->packs);
-	buf_release(&w->list);
 	free(w->slots);
 	memset(w, 0, sizeof(*w));
 }
@@ -37,56 +40,73 @@ static void add_text(struct buf *b, const char *s, int field)
 		buf_addch(b, *s == '\n' || (field && *s == '\t') ? '?' : *s);
 }
 
+/* The unit list begins after the last section. */
+static struct buf *list(struct planfile_writer *w)
+{
+	if (!w->list_at)
+		w->list_at = sink_tell(w->out);
+	sink_flush(w->out);
+	return &w->out->b;
+}
+
 void planfile_add_class(struct planfile_writer *w, const char *name)
 {
-	buf_addf(&w->list, "class %s\n", name);
+	buf_addf(list(w), "class %s\n", name);
 }
 
 void planfile_add_callable(struct planfile_writer *w, const char *ckey, const char *cls,
 			   const char *stamp)
 {
-	buf_addf(&w->list, "callable %s %s ", ckey, cls);
-	add_text(&w->list, stamp, 0);
-	buf_addch(&w->list, '\n');
+	struct buf *b = list(w);
+
+	buf_addf(b, "callable %s %s ", ckey, cls);
+	add_text(b, stamp, 0);
+	buf_addch(b, '\n');
 }
 
 void planfile_add_unit(struct planfile_writer *w, const char *key, const struct strvec *owners,
 		       const char *id, const char *label)
 {
+	struct buf *b = list(w);
 	struct planfile_slot *slot;
 
 	ALLOC_GROW(w->slots, w->nr_slots + 1, w->alloc_slots);
 	slot = &w->slots[w->nr_slots++];
 	memcpy(slot->key, key, DIGEST_HEX_SIZE);
-	slot->at = w->list.len;
-	buf_addf(&w->list, "unit %s ", key);
-	strvec_join(&w->list, owners, ",");
-	buf_addch(&w->list, ' ');
-	add_text(&w->list, id, 1);
-	buf_addch(&w->list, '\t');
-	add_text(&w->list, label, 1);
-	buf_addch(&w->list, '\n');
+	slot->at = sink_tell(w->out) - w->list_at;
+	buf_addf(b, "unit %s ", key);
+	strvec_join(b, owners, ",");
+	buf_addch(b, ' ');
+	add_text(b, id, 1);
+	buf_addch(b, '\t');
+	add_text(b, label, 1);
+	buf_addch(b, '\n');
 }
 
 void planfile_begin_pack(struct planfile_writer *w, const char *desc, struct planfile_ref *ref)
 {
-	ref->offset = HEADER_SIZE + w->packs.len;
+	if (w->list_at)
+		BUG("planfile_begin_pack after the unit list began");
+	ref->offset = sink_tell(w->out) - w->header_at;
 	ref->len = strlen(desc);
-	buf_adds(&w->packs, desc);
+	buf_adds(&w->out->b, desc);
 }
 
 void planfile_add_record(struct planfile_writer *w, const char *key, const struct strvec *words)
 {
-	buf_addf(&w->packs, "unit %s %zu\n", key, words->nr);
+	struct buf *b = &w->out->b;
+
+	sink_flush(w->out);
+	buf_addf(b, "unit %s %zu\n", key, words->nr);
 	for (size_t i = 0; i < words->nr; i++) {
-		add_text(&w->packs, words->v[i], 0);
-		buf_addch(&w->packs, '\n');
+		add_text(b, words->v[i], 0);
+		buf_addch(b, '\n');
 	}
 }
 
 void planfile_end_pack(struct planfile_writer *w, struct planfile_ref *ref)
 {
-	ref->cmds_len = HEADER_SIZE + w->packs.len - ref->offset - ref->len;
+	ref->cmds_len = sink_tell(w->out) - w->header_at - ref->offset - ref->len;
 }
 
 static int by_key(const void *a, const void *b)
@@ -95,16 +115,21 @@ static int by_key(const void *a, const void *b)
 		      ((const struct planfile_slot *)b)->key);
 }
 
-void planfile_finish(struct planfile_writer *w, struct buf *out)
+void planfile_finish(struct planfile_writer *w)
 {
-	size_t list_at = HEADER_SIZE + w->packs.len, index_at = list_at + w->list.len;
+	size_t list_at, index_at = sink_tell(w->out) - w->header_at;
+	char header[HEADER_SIZE + 1];
 
+	list_at = w->list_at ? w->list_at - w->header_at : index_at;
 	qsort(w->slots, w->nr_slots, sizeof(*w->slots), by_key);
-	buf_addf(out, MAGIC "%017zu %017zu %017zu\n", list_at, index_at, w->nr_slots);
-	buf_add(out, w->packs.s ? w->packs.s : "", w->packs.len);
-	buf_add(out, w->list.s ? w->list.s : "", w->list.len);
-	for (size_t i = 0; i < w->nr_slots; i++)
-		buf_addf(out, "%s %010zu\n", w->slots[i].key, list_at + w->slots[i].at);
+	for (size_t i = 0; i < w->nr_slots; i++) {
+		sink_flush(w->out);
+		buf_addf(&w->out->b, "%s %010zu\n", w->slots[i].key,
+			 list_at + w->slots[i].at);
+	}
+	snprintf(header, sizeof(header), MAGIC "%017zu %017zu %017zu\n", list_at, index_at,
+		  w->nr_slots);
+	sink_patch(w->out, w->header_at, header, HEADER_SIZE);
 }
 
 /* Reading. */

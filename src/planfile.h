@@ -33,6 +33,7 @@
 #define KWARM_PLANFILE_H
 
 #include "buf.h"
+#include "sink.h"
 #include "digest.h"
 #include "strvec.h"
 
@@ -52,15 +53,18 @@ struct planfile_ref {
 struct planfile_slot;
 
 struct planfile_writer {
-	struct buf packs;		/* the callables' sections */
-	struct buf list;		/* the unit list */
+	struct sink *out;		/* the file, written as it is made */
+	uint64_t header_at;		/* where it begins in out */
+	uint64_t list_at;		/* where the unit list begins in out, 0 before */
 	struct planfile_slot *slots;	/* each unit line's key and place in list */
 	size_t nr_slots, alloc_slots;
 };
 
-void planfile_writer_init(struct planfile_writer *w);
+/* Write the file into out (sink.h): every section before the unit list. */
+void planfile_writer_init(struct planfile_writer *w, struct sink *out);
 void planfile_writer_release(struct planfile_writer *w);
-/* The unit list, each kind in its order (classes, callables, units). */
+/* The unit list, each kind in its order (classes, callables, units), after
+ * every callable's section. */
 void planfile_add_class(struct planfile_writer *w, const char *name);
 void planfile_add_callable(struct planfile_writer *w, const char *ckey, const char *cls,
 			   const char *stamp);
@@ -72,8 +76,8 @@ void planfile_add_unit(struct planfile_writer *w, const char *key, const struct 
 void planfile_begin_pack(struct planfile_writer *w, const char *desc, struct planfile_ref *ref);
 void planfile_add_record(struct planfile_writer *w, const char *key, const struct strvec *words);
 void planfile_end_pack(struct planfile_writer *w, struct planfile_ref *ref);
-/* Append the whole file to out. */
-void planfile_finish(struct planfile_writer *w, struct buf *out);
+/* Write the index and the header: the file is whole in out. */
+void planfile_finish(struct planfile_writer *w);
 
 /* A unit of the list. */
 struct unitlist_unit {

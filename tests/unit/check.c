@@ -325,18 +325,19 @@ static void add_plan_line(struct planfile_writer *w, const char *line)
 void check_write_plan(const char *path, const char *lines)
 {
 	struct planfile_writer w;
-	struct buf out = BUF_INIT;
+	struct sink out;
 	char *copy = xstrdup(lines), *line, *nl;
 
-	planfile_writer_init(&w);
+	sink_init(&out);
+	planfile_writer_init(&w, &out);
 	for (line = copy; (nl = strchr(line, '\n')); line = nl + 1) {
 		*nl = '\0';
 		add_plan_line(&w, line);
 	}
-	planfile_finish(&w, &out);
-	check_write_file(path, out.s, out.len, 0644);
+	planfile_finish(&w);
+	check_write_file(path, out.b.s, out.b.len, 0644);
 	planfile_writer_release(&w);
-	buf_release(&out);
+	sink_release(&out);
 	free(copy);
 }
 

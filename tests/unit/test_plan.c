@@ -217,18 +217,20 @@ static void test_callables(struct spec *spec, const char *cache)
 	/* In the side file, each description is followed by its distinct units'
 	 * compile records, one callable after the other. */
 	{
-		struct buf side = BUF_INIT;
+		struct sink out;
+		struct buf *side = &out.b;
 		struct planfile_ref refs[2];
 		char *cmds;
 		size_t n = 0;
 
-		planwrite(&plan, &side, refs);
+		sink_init(&out);
+		planwrite(&plan, &out, refs);
 		CHECK_INT(refs[1].offset, refs[0].offset + refs[0].len + refs[0].cmds_len);
 		for (size_t i = 0; i < 2; i++) {
 			CHECK_INT(refs[i].len, strlen(plan.callables[i].desc));
-			CHECK(!memcmp(side.s + refs[i].offset, plan.callables[i].desc, refs[i].len));
+			CHECK(!memcmp(side->s + refs[i].offset, plan.callables[i].desc, refs[i].len));
 		}
-		cmds = xstrndup(side.s + refs[0].offset + refs[0].len, refs[0].cmds_len);
+		cmds = xstrndup(side->s + refs[0].offset + refs[0].len, refs[0].cmds_len);
 		CHECK(starts_with(cmds, "unit "));
 		CHECK(!strncmp(cmds + 5, plan.units[0]->key, 64));
 		for (const char *p = cmds; (p = strstr(p, "\nunit ")); p++)
@@ -236,7 +238,7 @@ static void test_callables(struct spec *spec, const char *cache)
 		CHECK_INT(n, 2);	/* one record for each of three units: orch, two incores */
 		CHECK(strstr(cmds, "\n--\n") != NULL);
 		free(cmds);
-		buf_release(&side);
+		sink_release(&out);
 	}
 	for (size_t i = 0; i < 2; i++) {
 		struct plan_callable *pc = &plan.callables[i];

@@ -54,13 +54,14 @@ static struct planfile_ref refs[2];
 static void write_sample(const char *path)
 {
 	struct planfile_writer w;
-	struct buf out = BUF_INIT;
+	struct sink out;
 
 	for (int i = 0; i < 2; i++)
 		fill_key(ck[i], 'a' + i);
 	for (int i = 0; i < 3; i++)
 		fill_key(uk[i], '7' - i);
-	planfile_writer_init(&w);
+	sink_init(&out);
+	planfile_writer_init(&w, &out);
 	planfile_begin_pack(&w, "kwarm-pack 1\nwhat class TestA\n", &refs[0]);
 	add_record(&w, uk[0], "cc -c o.cpp");
 	add_record(&w, uk[2], "cc\nodd");
@@ -75,10 +76,10 @@ static void write_sample(const char *path)
 	add_unit(&w, uk[0], "TestA,TestB", "TestA/orchestration 'k/o.cpp'", "orchestration 'k/o.cpp'");
 	add_unit(&w, uk[1], "TestB", "TestB/incore 'rms norm' (aiv)", "incore 'rms norm' (aiv)");
 	add_unit(&w, uk[2], "TestA", "TestA/x", "incore 'odd\nname\t' (aic)");
-	planfile_finish(&w, &out);
-	check_write_file(path, out.s, out.len, 0644);
+	planfile_finish(&w);
+	check_write_file(path, out.b.s, out.b.len, 0644);
 	planfile_writer_release(&w);
-	buf_release(&out);
+	sink_release(&out);
 }
 
 static void test_list(const char *path)
@@ -172,18 +173,19 @@ static void test_many(void)
 {
 	char *path = path_join(tmpdir, "many.plan"), key[DIGEST_HEX_SIZE];
 	struct planfile_writer w;
-	struct buf out = BUF_INIT;
+	struct sink out;
 	struct unitlist_unit u;
 	int all = 1;
 
-	planfile_writer_init(&w);
+	sink_init(&out);
+	planfile_writer_init(&w, &out);
 	planfile_add_class(&w, "T");
 	for (unsigned i = 0; i < 2000; i++) {
 		many_key(key, i);
 		add_unit(&w, key, "T", "id", "label");
 	}
-	planfile_finish(&w, &out);
-	check_write_file(path, out.s, out.len, 0644);
+	planfile_finish(&w);
+	check_write_file(path, out.b.s, out.b.len, 0644);
 	for (unsigned i = 0; i < 2000; i++) {
 		many_key(key, i);
 		all &= planfile_lookup(path, key, &u) == 1 && !strcmp(u.key, key);
@@ -191,7 +193,7 @@ static void test_many(void)
 	}
 	CHECK(all);
 	planfile_writer_release(&w);
-	buf_release(&out);
+	sink_release(&out);
 	free(path);
 }
 
