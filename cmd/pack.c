@@ -130,6 +130,7 @@ int cmd_pack(int argc, char **argv)
 	ret = 1;
 	if (state) {
 		runstate_open(&rs, state, desc.file);
+		runstate_pack_begin(&rs, ckey);
 		runstate_claim_entries(&rs, cache_dir, goals);
 		runstate_take_slot(&rs);
 	}

@@ -133,6 +133,8 @@ static void record_locked(struct runstate *rs, const struct progress_step *st, i
 		settle_note_failed(rs, st->owners);
 	fill_event(&ev, st, is_unit, &owners);
 	events_append(rs->dir, &ev);
+	if (!is_unit)
+		runstate_pack_end(rs);	/* its event is in: it ended */
 	fill_slice(&sl, st, is_unit);
 	trace_add_slice(rs->kw_dir, rs->zero, rs->pid,
 			rs->slot < 0 ? RUNSTATE_MAX_SLOTS : rs->slot, &sl);

@@ -135,7 +135,7 @@ void runstate_open(struct runstate *rs, const char *kw_dir, const char *units)
 	int lock;
 
 	memset(rs, 0, sizeof(*rs));
-	rs->slot = rs->slot_fd = -1;
+	rs->slot = rs->slot_fd = rs->pack_fd = -1;
 	rs->kw_dir = xstrdup(kw_dir);
 	rs->units = xstrdup(units);
 	runid_tag(rs->tag, sizeof(rs->tag));
@@ -191,7 +191,7 @@ void runstate_open_last(struct runstate *rs, const char *kw_dir, const char *uni
 	double best = -1;
 
 	memset(rs, 0, sizeof(*rs));
-	rs->slot = rs->slot_fd = -1;
+	rs->slot = rs->slot_fd = rs->pack_fd = -1;
 	rs->kw_dir = xstrdup(kw_dir);
 	rs->units = xstrdup(units);
 	while (d && (de = readdir(d))) {
@@ -222,11 +222,12 @@ void runstate_release(struct runstate *rs)
 {
 	if (rs->slot_fd >= 0)
 		close(rs->slot_fd);
+	runstate_pack_end(rs);
 	free(rs->kw_dir);
 	free(rs->dir);
 	free(rs->units);
 	memset(rs, 0, sizeof(*rs));
-	rs->slot = rs->slot_fd = -1;
+	rs->slot = rs->slot_fd = rs->pack_fd = -1;
 }
 
 void runstate_take_slot(struct runstate *rs)
@@ -245,6 +246,45 @@ void runstate_take_slot(struct runstate *rs)
 			close(fd);
 		}
 	}
+}
+
+static char *packing_path(const struct runstate *rs, const char *ckey)
+{
+	return xstrfmt("%s/packing.%s", rs->dir, ckey);
+}
+
+void runstate_pack_begin(struct runstate *rs, const char *ckey)
+{
+	char *path = packing_path(rs, ckey);
+	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+
+	free(path);
+	if (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB)) {
+		close(fd);
+		fd = -1;
+	}
+	rs->pack_fd = fd;
+}
+
+void runstate_pack_end(struct runstate *rs)
+{
+	if (rs->pack_fd >= 0)
+		close(rs->pack_fd);	/* drops the flock */
+	rs->pack_fd = -1;
+}
+
+int runstate_pack_running(const struct runstate *rs, const char *ckey)
+{
+	char *path = packing_path(rs, ckey);
+	int fd = open(path, O_RDONLY | O_CLOEXEC), running;
+
+	free(path);
+	if (fd < 0)
+		return 0;
+	/* A flock goes with its holder: a killed pack holds none. */
+	running = flock(fd, LOCK_SH | LOCK_NB) && errno == EWOULDBLOCK;
+	close(fd);
+	return running;
 }
 
 static int read_int(const char *path, int *v)

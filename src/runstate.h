@@ -23,6 +23,10 @@
  *     slot.N             job slots: a step holds the lowest N whose lock it
  *                        can take (flock LOCK_NB) while it runs; under
  *                        make -jN, N < the -j value
+ *     packing.<ckey>     flock'd by the pack of that callable from its start
+ *                        until its event is in (its stamp appears before): a
+ *                        pack whose stamp is there but not its event has not
+ *                        ended yet, and its run has not either
  *   trace.json           the timeline (trace.h); a run that starts while
  *                        another runs joins its trace, else it starts a new one
  *   trace.prev.json      the previous trace
@@ -51,6 +55,7 @@ struct runstate {
 				 * trace this one joined */
 	int slot;		/* the job slot held, -1 when none */
 	int slot_fd;
+	int pack_fd;		/* this pack's packing.<ckey>, -1 when none */
 	int first;		/* this step started the run */
 };
 
@@ -64,6 +69,12 @@ void runstate_open_last(struct runstate *rs, const char *kw_dir, const char *uni
 void runstate_release(struct runstate *rs);
 /* Take the lowest free job slot (rs->slot, -1 when none could be taken). */
 void runstate_take_slot(struct runstate *rs);
+/* A pack step of callable ckey begins: hold its packing.<ckey>. */
+void runstate_pack_begin(struct runstate *rs, const char *ckey);
+/* Under the lock, once the pack's event is in: let packing.<ckey> go. */
+void runstate_pack_end(struct runstate *rs);
+/* True while the pack of callable ckey holds its packing.<ckey>. */
+int runstate_pack_running(const struct runstate *rs, const char *ckey);
 /* Lock KW_DIR/state.lock exclusively: an fd for runstate_unlock, or -1. */
 int runstate_lock(const struct runstate *rs);
 void runstate_unlock(int fd);

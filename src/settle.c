@@ -84,12 +84,14 @@ struct cursor {
 /* Whether the callable of line "CLASS STAMP" is settled. */
 static int settled(struct cursor *c, char *line)
 {
-	char *sp = strchr(line, ' ');
+	char *sp = strchr(line, ' '), *ckey;
 
 	if (!sp)
 		return 1;	/* not a callable */
 	*sp = '\0';
-	if (!access(sp + 1, F_OK))
+	ckey = strrchr(sp + 1, '.');	/* a stamp is <...>.<ckey> */
+	/* A pack writes its stamp before its event: not settled till it ends. */
+	if (!access(sp + 1, F_OK) && !(ckey && runstate_pack_running(c->rs, ckey + 1)))
 		return 1;
 	/* Only once a stamp is missing: runs without a failure never read it. */
 	if (!c->failed_read) {

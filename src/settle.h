@@ -10,8 +10,9 @@
  *                not yet known settled, at a fixed width, only ever moved on
  *
  * A callable is settled when its stamp exists (packed and current, by any
- * run) or its class failed in this run (make -k skips its pack; the unit
- * list knows classes, not callables, so any failure of its class will do).
+ * run) and no pack of it runs (runstate_pack_running), or its class failed
+ * in this run (make -k skips its pack; the unit list knows classes, not
+ * callables, so any failure of its class will do).
  * Each step checks from the cursor on and stops at the first callable not
  * settled: over a run every callable is passed once, so a step costs O(1)
  * amortised, and the list is made once per run.

@@ -1,8 +1,9 @@
 /* Unit tests of runstate: a run's folder, start and trace (its exact slice
  * format, kept across joins, moved to trace.prev.json by a new run), ended
- * runs removed, the newest run found again, job slots, the done counter under
- * the lock from concurrent processes, events, and the total from the unit
- * list, the cache's manifests and the goals. */
+ * runs removed, the newest run found again, job slots, a pack's packing.<ckey>
+ * while it runs, the done counter under the lock from concurrent processes,
+ * events, and the total from the unit list, the cache's manifests and the
+ * goals. */
 #include "buf.h"
 #include "check.h"
 #include "events.h"
@@ -257,6 +258,36 @@ static void test_slots(void)
 	free(kw);
 }
 
+/* A pack runs from runstate_pack_begin until runstate_pack_end, or until its
+ * process ends (a killed pack's flock goes with it). */
+static void test_packing(void)
+{
+	char *kw = path_join(tmpdir, "packing");
+	struct runstate pack, other;
+	pid_t pid;
+	int status;
+
+	runstate_open(&pack, kw, "/u");
+	runstate_open(&other, kw, "/u");
+	CHECK(!runstate_pack_running(&other, "c1"));
+	runstate_pack_begin(&pack, "c1");
+	CHECK(runstate_pack_running(&other, "c1"));
+	CHECK(!runstate_pack_running(&other, "c2"));
+	runstate_pack_end(&pack);
+	CHECK(!runstate_pack_running(&other, "c1"));
+	pid = fork();
+	if (!pid) {
+		runstate_pack_begin(&pack, "c2");
+		_exit(runstate_pack_running(&other, "c2") ? 0 : 1);
+	}
+	CHECK(pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status));
+	CHECK_INT(WEXITSTATUS(status), 0);
+	CHECK(!runstate_pack_running(&other, "c2"));
+	runstate_release(&pack);
+	runstate_release(&other);
+	free(kw);
+}
+
 static void test_counters(void)
 {
 	char *kw = path_join(tmpdir, "counters"), *events, *text;
@@ -433,6 +464,7 @@ int main(int argc, char **argv)
 	TEST(test_join_trace(), "join_trace");
 	TEST(test_open_last(), "open_last");
 	TEST(test_slots(), "slots");
+	TEST(test_packing(), "packing");
 	TEST(test_counters(), "counters");
 	TEST(test_total(), "total");
 	free(tmpdir);
