@@ -5,7 +5,8 @@
 # classes are packed byte for byte as a build of them alone packs them,
 # summary.json marks exactly that class failed with that unit, and the last
 # lines name it. Nested under a parent make the -k stays in the warm-up.
-# KWARM_STOP=1 stops at the first error. make -n compiles nothing.
+# KWARM_STOP=1 stops at the first error. make -n compiles nothing. Two packs
+# that end together are both counted in the closing lines.
 . "$(dirname "$0")/lib.sh"
 need g++ g++
 need python3 python3
@@ -122,3 +123,34 @@ if make -f w.mk -j2 warmup > fixed.txt 2>&1; then fail "TestBad still has its er
 [ -s out/TestA.callable ] && [ -s out/TestB.callable ] || { cat fixed.txt; fail "the fixed spec did not warm up"; }
 grep -q '^\$(error kwarm gen failed' w.mk && fail "the regenerated Makefile kept the failure lines"
 pass "a spec that does not load stops the run; fixed, the next run regenerates and warms up"
+
+# Two packs that end together (their shared unit compiled last, held until the
+# others have ended): the closing lines come from the step that really ends
+# the run, and count both classes built. (The first pack to end once took the
+# other's stamp, written before its event, for the end, and said "1 cached".)
+export STANDIN_SCALE=0
+mkdir -p "$T/two"
+for u in a b; do printf 'int %s;\n' "$u" > "$T/two/$u.c"; done
+printf 'kwarm-standin: fail\n' > "$T/two/bad.c"
+printf 'kwarm-standin: block %s\nint orch;\n' "$T/holdO" > "$T/two/orch.c"
+standin_spec "$T/two" TestA=a.c TestBad=bad.c TestB=b.c
+trap 'touch "$T/holdO.go"' EXIT
+"$KWARM" gen two/spec.yaml -o two.mk --cache "$T/cache.two" --out "$T/out.two"
+make -f two.mk -j2 warmup > two.txt 2>&1 &
+mk=$!
+wait_file "$T/holdO" "$mk"
+i=0
+until [ "$(grep -c '^end .* \(a\|b\|bad\)\.c$' "$STANDIN_LOG")" = 3 ]; do
+	kill -0 "$mk" 2>/dev/null || { cat two.txt; fail "the run ended before its other units did"; }
+	i=$((i + 1))
+	[ "$i" -lt 6000 ] || fail "timed out waiting for the units other than orch.c"
+	sleep 0.01
+done
+touch "$T/holdO.go"
+if wait "$mk"; then cat two.txt; fail "the run with a failed unit succeeded"; fi
+grep -v '^make' two.txt | tail -n 2 > closing.txt
+diff - closing.txt <<EOF2 || { cat two.txt; fail "the closing lines miscount two packs that ended together"; }
+kwarm: warm-up failed: 1 of 3 classes failed (2 built, 0 cached, 0 pending); see '$T/out.two/.kwarm/summary.json'
+kwarm: class TestBad failed: incore 'bad' (aiv)
+EOF2
+pass "two packs that end together: the closing lines count both built"
