@@ -153,26 +153,20 @@ static void record_locked(struct runstate *rs, const struct progress_step *st, i
 	buf_release(&owners);
 }
 
-static void record(struct runstate *rs, const struct progress_step *st, int is_unit,
-		   struct buf *line, struct buf *closing)
-{
-	int lock = runstate_lock(rs);
-
-	if (lock >= 0)
-		record_locked(rs, st, is_unit, line, closing);
-	runstate_unlock(lock);
-}
-
 static void step_done(struct runstate *rs, const struct progress_step *st, int is_unit)
 {
 	struct buf line = BUF_INIT, closing = BUF_INIT;
+	int lock = runstate_lock(rs);
 
-	record(rs, st, is_unit, &line, &closing);
+	if (lock >= 0)
+		record_locked(rs, st, is_unit, &line, &closing);
 	fflush(stdout);
 	fflush(stderr);
-	/* One write each, so parallel steps never interleave within a line. */
+	/* One write each, so parallel steps never interleave within a line; before
+	 * the lock goes, so no step's line comes after the closing lines. */
 	(void)write_all(1, line.s ? line.s : "", line.len);
 	(void)write_all(2, closing.s ? closing.s : "", closing.len);
+	runstate_unlock(lock);
 	buf_release(&line);
 	buf_release(&closing);
 }
