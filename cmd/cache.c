@@ -2,14 +2,14 @@
  * entry (verify) and removal of old entries and leftovers (prune). */
 #include "commands.h"
 #include "buf.h"
-#include "cache.h"
-#include "cachedir.h"
-#include "cachelog.h"
-#include "cachemaint.h"
+#include "cache/cache.h"
+#include "cache/cachedir.h"
+#include "cache/cachelog.h"
+#include "cache/cachemaint.h"
 #include "json.h"
 #include "parseopt.h"
 #include "path.h"
-#include "spec.h"
+#include "spec/spec.h"
 #include "util.h"
 
 #include <errno.h>

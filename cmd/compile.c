@@ -1,8 +1,8 @@
 /* kwarm compile: one unit's Makefile recipe (the work is unitcompile.h's). */
 #include "commands.h"
-#include "annotate.h"
-#include "progress.h"
-#include "publish.h"
+#include "report/annotate.h"
+#include "report/progress.h"
+#include "cache/publish.h"
 #include "unitcompile.h"
 #include "util.h"
 

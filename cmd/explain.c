@@ -1,10 +1,10 @@
 /* kwarm explain: why a unit of a generated Makefile would compile. */
 #include "commands.h"
-#include "explain.h"
+#include "key/explain.h"
 #include "parseopt.h"
 #include "path.h"
-#include "plan.h"
-#include "spec.h"
+#include "plan/plan.h"
+#include "spec/spec.h"
 #include "util.h"
 
 #include <stdio.h>

@@ -1,10 +1,10 @@
 /* kwarm summary: rewrite OUT/.kwarm/summary.json now (say after a make run
  * that had nothing to do, which starts no step), and print the class counts. */
 #include "commands.h"
-#include "annotate.h"
+#include "report/annotate.h"
 #include "parseopt.h"
-#include "runstate.h"
-#include "summary.h"
+#include "report/runstate.h"
+#include "report/summary.h"
 #include "util.h"
 
 #include <stdio.h>

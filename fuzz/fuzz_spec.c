@@ -10,9 +10,9 @@
 #include "buf.h"
 #include "output.h"
 #include "path.h"
-#include "plan.h"
+#include "plan/plan.h"
 #include "run.h"
-#include "spec.h"
+#include "spec/spec.h"
 #include "util.h"
 
 #include <dirent.h>

@@ -1,7 +1,7 @@
 #include "makefile.h"
-#include "deps.h"
-#include "cache.h"
-#include "store.h"
+#include "key/deps.h"
+#include "cache/cache.h"
+#include "cache/store.h"
 
 #include <stdlib.h>
 #include "util.h"

@@ -3,8 +3,8 @@
 #define KWARM_MAKEFILE_H
 
 #include "buf.h"
-#include "plan.h"
-#include "planfile.h"
+#include "plan/plan.h"
+#include "plan/planfile.h"
 #include "sink.h"
 
 struct makefile_options {

@@ -6,8 +6,8 @@
 #define KWARM_OUTPUT_H
 
 #include "makefile.h"
-#include "plan.h"
-#include "planfile.h"
+#include "plan/plan.h"
+#include "plan/planfile.h"
 #include "sink.h"
 
 struct gen_output {

@@ -4,8 +4,8 @@
 #ifndef KWARM_PLANWRITE_H
 #define KWARM_PLANWRITE_H
 
-#include "plan.h"
-#include "planfile.h"
+#include "plan/plan.h"
+#include "plan/planfile.h"
 
 /* Write the side file of plan into out (sink.h); refs[i] (nr_callables of them, file
  * left alone) receives where callable i's section lies. */

@@ -12,8 +12,8 @@
  * are not followed (a token must not travel elsewhere); a body larger than
  * any entry fails the transfer. Checking what was fetched is kwarm's work.
  */
-#include "remote.h"
-#include "remoteproto.h"
+#include "cache/remote.h"
+#include "cache/remoteproto.h"
 #include "version.h"
 #include "buf.h"
 #include "util.h"

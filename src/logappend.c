@@ -1,6 +1,6 @@
 #include "logappend.h"
 #include "buf.h"
-#include "publish.h"
+#include "cache/publish.h"
 #include "util.h"
 
 #include <errno.h>

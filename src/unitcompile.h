@@ -14,11 +14,11 @@
 #ifndef KWARM_UNITCOMPILE_H
 #define KWARM_UNITCOMPILE_H
 
-#include "deps.h"
-#include "runstate.h"
+#include "key/deps.h"
+#include "report/runstate.h"
 #include "strvec.h"
-#include "planfile.h"
-#include "unitkey.h"
+#include "plan/planfile.h"
+#include "key/unitkey.h"
 
 struct compile_job {
 	const char *cache, *root, *platform, *key, *label;

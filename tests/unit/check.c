@@ -1,7 +1,7 @@
 #include "check.h"
 #include "buf.h"
 #include "path.h"
-#include "planfile.h"
+#include "plan/planfile.h"
 #include "strvec.h"
 #include "util.h"
 

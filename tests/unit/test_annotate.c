@@ -2,7 +2,7 @@
  * "::error" lines made from compiler output and their fallback, the workflow
  * command escapes of data and properties, and file paths made relative to
  * GITHUB_WORKSPACE. */
-#include "annotate.h"
+#include "report/annotate.h"
 #include "check.h"
 #include "util.h"
 

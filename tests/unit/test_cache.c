@@ -13,9 +13,9 @@
  * compiled file publishes a copy and leaves the file; on a cache it may only
  * read, a try-lock is a read lock that a write lock holds off and that holds
  * one off. */
-#include "cache.h"
+#include "cache/cache.h"
 #include "check.h"
-#include "digest.h"
+#include "key/digest.h"
 #include "path.h"
 #include "util.h"
 

@@ -1,5 +1,5 @@
 /* Unit tests of cachedir: XDG_CACHE_HOME first, then HOME, then /tmp. */
-#include "cachedir.h"
+#include "cache/cachedir.h"
 #include "check.h"
 
 #include <stdlib.h>

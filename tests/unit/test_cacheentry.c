@@ -2,8 +2,8 @@
  * and names that only look alike (another mark, a pid that is not all digits,
  * hex of another length, an entry with another suffix) do not; a temp is an
  * orphan when its process is gone or it is over CACHE_TEMP_MAX_AGE old. */
-#include "cacheentry.h"
-#include "cache.h"
+#include "cache/cacheentry.h"
+#include "cache/cache.h"
 #include "check.h"
 #include "util.h"
 

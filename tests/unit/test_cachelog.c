@@ -3,7 +3,7 @@
  * mtime alone. */
 #include "check.h"
 #include "buf.h"
-#include "cachelog.h"
+#include "cache/cachelog.h"
 #include "path.h"
 #include "util.h"
 

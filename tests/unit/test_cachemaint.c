@@ -9,8 +9,8 @@
  * held entry both prune passes reach is busy once; verify by another user
  * than root (a child dropped to uid 65534) of a cache it may only read checks
  * each entry without a lock error and finds a held one busy. */
-#include "cache.h"
-#include "cachemaint.h"
+#include "cache/cache.h"
+#include "cache/cachemaint.h"
 #include "check.h"
 #include "path.h"
 #include "util.h"

@@ -1,6 +1,6 @@
 #include "buf.h"
 #include "check.h"
-#include "closure.h"
+#include "key/closure.h"
 #include "path.h"
 #include "util.h"
 

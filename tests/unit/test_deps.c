@@ -1,6 +1,6 @@
 #include "check.h"
 #include "buf.h"
-#include "deps.h"
+#include "key/deps.h"
 #include "util.h"
 
 #include <stdlib.h>

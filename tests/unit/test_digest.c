@@ -1,6 +1,6 @@
 #include "check.h"
-#include "digest.h"
-#include "filehash.h"
+#include "key/digest.h"
+#include "key/filehash.h"
 #include "util.h"
 
 #include <errno.h>

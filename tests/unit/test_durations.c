@@ -2,7 +2,7 @@
  * line wins, torn and garbled lines, concurrent appenders, compaction) and the
  * longest-first order (unknown = average, stable ties, determinism). */
 #include "check.h"
-#include "durations.h"
+#include "report/durations.h"
 #include "path.h"
 #include "util.h"
 

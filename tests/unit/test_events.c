@@ -1,7 +1,7 @@
 /* Unit tests of events: each kind of line written and read back (a label with
  * spaces, the remote's six counts), lines of no kind, a torn last line. */
 #include "check.h"
-#include "events.h"
+#include "report/events.h"
 #include "path.h"
 #include "util.h"
 

@@ -1,7 +1,7 @@
 /* Unit tests of extract: real images built here with cc and ld, each error
  * told apart by its message, and the good bytes compared with objcopy's. */
 #include "check.h"
-#include "extract.h"
+#include "pack/extract.h"
 #include "util.h"
 
 #include <errno.h>

@@ -2,8 +2,8 @@
  * the file's stamp holds (reads counts the misses), read again after any
  * change stat can see, and a missing file is an error with errno set. */
 #include "check.h"
-#include "digest.h"
-#include "filehash.h"
+#include "key/digest.h"
+#include "key/filehash.h"
 #include "path.h"
 #include "util.h"
 

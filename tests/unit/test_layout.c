@@ -1,7 +1,7 @@
 /* Unit tests of layout: the ChipCallable image, byte for byte. */
 #include "check.h"
 #include "buf.h"
-#include "layout.h"
+#include "pack/layout.h"
 #include "util.h"
 
 #include <fcntl.h>

@@ -1,8 +1,8 @@
 #include "buf.h"
-#include "cache.h"
+#include "cache/cache.h"
 #include "check.h"
-#include "digest.h"
-#include "pack.h"
+#include "key/digest.h"
+#include "pack/pack.h"
 #include "path.h"
 #include "util.h"
 

@@ -1,7 +1,7 @@
 /* Unit tests of packdesc: a description written by its encoders reads back
  * whole; a description that is cut short or carries a bad line does not. */
 #include "check.h"
-#include "packdesc.h"
+#include "plan/packdesc.h"
 #include "util.h"
 
 #include <stdlib.h>

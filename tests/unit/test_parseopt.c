@@ -1,5 +1,5 @@
 #include "check.h"
-#include "annotate.h"
+#include "report/annotate.h"
 #include "parseopt.h"
 #include "util.h"
 

@@ -8,10 +8,10 @@
  * ordered longest recorded first (unknown = average). */
 #include "buf.h"
 #include "check.h"
-#include "digest.h"
-#include "durations.h"
+#include "key/digest.h"
+#include "report/durations.h"
 #include "path.h"
-#include "plan.h"
+#include "plan/plan.h"
 #include "planwrite.h"
 #include "util.h"
 
@@ -383,7 +383,7 @@ static void test_relative_compiler(void)
 		goto out;
 	}
 	free(check_capture_end(2));
-	/* BUG: unitkey_compute (src/unitkey.c) hands the compiler word to
+	/* BUG: unitkey_compute (src/key/unitkey.c) hands the compiler word to
 	 * toolid_get, whose path_which resolves "bin/kcc" against the current
 	 * folder, not uc->root: plan_build fails with "cannot read compiler
 	 * 'CWD/bin/kcc'" (or keys another file when one is there). */

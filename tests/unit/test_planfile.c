@@ -3,7 +3,7 @@
  * damaged or missing files are refused with one message. */
 #include "check.h"
 #include "path.h"
-#include "planfile.h"
+#include "plan/planfile.h"
 #include "util.h"
 
 #include <stdlib.h>

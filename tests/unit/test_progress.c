@@ -7,8 +7,8 @@
 #include "buf.h"
 #include "check.h"
 #include "path.h"
-#include "progress.h"
-#include "summary.h"
+#include "report/progress.h"
+#include "report/summary.h"
 #include "util.h"
 
 #include <errno.h>

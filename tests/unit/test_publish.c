@@ -1,7 +1,7 @@
 /* Unit tests of publish: atomic publication and the temp registry, with real
  * files, real child processes and real signals. */
 #include "check.h"
-#include "publish.h"
+#include "cache/publish.h"
 #include "strvec.h"
 #include "util.h"
 

@@ -3,7 +3,7 @@
  * between messages, and input that is not a message: no length, a length over
  * the cap, a body cut short, a header line without end. */
 #include "check.h"
-#include "remoteproto.h"
+#include "cache/remoteproto.h"
 
 #include <stdlib.h>
 #include <string.h>

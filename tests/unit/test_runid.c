@@ -1,7 +1,7 @@
 /* Unit tests of runid: the start of the nearest make ancestor (else of the
  * process itself), the run tag, and whether a tag's make still runs. */
 #include "check.h"
-#include "runid.h"
+#include "report/runid.h"
 #include "util.h"
 
 #include <errno.h>

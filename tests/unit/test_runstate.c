@@ -6,11 +6,11 @@
  * goals. */
 #include "buf.h"
 #include "check.h"
-#include "events.h"
+#include "report/events.h"
 #include "path.h"
-#include "runid.h"
-#include "runstate.h"
-#include "trace.h"
+#include "report/runid.h"
+#include "report/runstate.h"
+#include "report/trace.h"
 #include "util.h"
 
 #include <errno.h>

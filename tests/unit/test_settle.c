@@ -5,8 +5,8 @@
 #include "buf.h"
 #include "check.h"
 #include "path.h"
-#include "runstate.h"
-#include "settle.h"
+#include "report/runstate.h"
+#include "report/settle.h"
 #include "util.h"
 
 #include <stdlib.h>

@@ -2,7 +2,7 @@
 #include "check.h"
 #include "buf.h"
 #include "path.h"
-#include "spec.h"
+#include "spec/spec.h"
 #include "util.h"
 
 #include <errno.h>

@@ -1,7 +1,7 @@
 /* The bad-spec corpus: every tests/specs/bad/NAME.yaml must fail to load with
  * exactly the one line of NAME.expected on stderr, and nothing else. */
 #include "check.h"
-#include "spec.h"
+#include "spec/spec.h"
 #include "strvec.h"
 #include "util.h"
 

@@ -4,11 +4,11 @@
  * unit list. */
 #include "buf.h"
 #include "check.h"
-#include "events.h"
+#include "report/events.h"
 #include "logappend.h"
 #include "path.h"
-#include "runstate.h"
-#include "summary.h"
+#include "report/runstate.h"
+#include "report/summary.h"
 #include "util.h"
 
 #include <fcntl.h>

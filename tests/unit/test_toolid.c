@@ -1,5 +1,5 @@
 #include "check.h"
-#include "toolid.h"
+#include "key/toolid.h"
 #include "path.h"
 #include "util.h"
 

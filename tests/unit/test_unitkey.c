@@ -1,7 +1,7 @@
 #include "buf.h"
 #include "check.h"
 #include "path.h"
-#include "unitkey.h"
+#include "key/unitkey.h"
 #include "util.h"
 
 #include <fcntl.h>

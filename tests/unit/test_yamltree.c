@@ -6,7 +6,7 @@
 #include "check.h"
 #include "path.h"
 #include "util.h"
-#include "yamltree.h"
+#include "spec/yamltree.h"
 
 #include <fcntl.h>
 #include <limits.h>

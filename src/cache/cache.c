@@ -1,0 +1,592 @@
+#include "cache/cache.h"
+#include "os.h"
+#include "path.h"
+#include "cache/publish.h"
+#include "util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+int cache_probe(const struct cache *c, char **why)
+{
+	char *probe = cache_probe_path(c->dir, (long)getpid());
+	int fd = open(probe, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0666), ret = 0;
+	char block[4096];
+
+	*why = NULL;
+	memset(block, 0, sizeof(block));
+	if (fd < 0) {
+		*why = xstrfmt("cannot write in '%s': %s", c->dir, strerror(errno));
+		ret = -1;
+	} else {
+		/* A real write: creating an empty file still works on a full disk. */
+		if (write_all(fd, block, sizeof(block)) || fsync(fd))
+			*why = xstrfmt("cannot write in '%s': %s", c->dir, strerror(errno));
+		/* The entries' locks are of this kind: probe it. */
+		else if (os_lock_range(fd, 0, 0, 1, 0))
+			*why = xstrfmt("cannot lock files in '%s': %s", c->dir, strerror(errno));
+		ret = *why ? -1 : 0;
+		close(fd);
+		unlink(probe);
+	}
+	free(probe);
+	return ret;
+}
+
+int cache_try_init(struct cache *c, const char *dir, char **why)
+{
+	static const char *const subdirs[] = { CACHE_UNITS_DIR, CACHE_PROBES_DIR };
+
+	c->dir = path_absolute(dir);
+	*why = NULL;
+	for (size_t i = 0; i < ARRAY_SIZE(subdirs); i++) {
+		char *sub = path_join(c->dir, subdirs[i]);
+
+		if (mkdir_p(sub)) {
+			*why = xstrfmt("cannot create '%s': %s", sub, strerror(errno));
+			free(sub);
+			return -1;
+		}
+		free(sub);
+	}
+	return 0;
+}
+
+int cache_init(struct cache *c, const char *dir)
+{
+	char *why;
+
+	if (!cache_try_init(c, dir, &why))
+		return 0;
+	error("cache folder unusable: %s", why);
+	free(why);
+	return -1;
+}
+
+void cache_release(struct cache *c)
+{
+	free(c->dir);
+	c->dir = NULL;
+}
+
+/* The byte of the lock file that stands for key: its first 15 hex digits,
+ * so two entries share a lock only if their keys agree on 60 bits. */
+static off_t lock_offset(const char *key)
+{
+	uint64_t v = 0;
+
+	for (size_t i = 0; i < 15 && key[i]; i++) {
+		char ch = key[i];
+		unsigned digit = ch >= '0' && ch <= '9' ? (unsigned)(ch - '0')
+			       : ch >= 'a' && ch <= 'f' ? (unsigned)(ch - 'a' + 10) : 0;
+
+		v = v << 4 | digit;
+	}
+	return (off_t)v;
+}
+
+/* The entry locks this process holds (write locks), by fd: a reader in the
+ * same process must not wait for a shared lock on one of them (OFD locks of
+ * two open files conflict even within one process). Few: a step holds one. */
+#define HELD_MAX 16
+static struct { int fd; off_t at; } held[HELD_MAX];
+static size_t nr_held;
+
+static void note_held(int fd, off_t at)
+{
+	if (nr_held < HELD_MAX) {
+		held[nr_held].fd = fd;
+		held[nr_held++].at = at;
+	}
+}
+
+static int is_held(off_t at)
+{
+	for (size_t i = 0; i < nr_held; i++)
+		if (held[i].at == at)
+			return 1;
+	return 0;
+}
+
+static void forget_held(int fd)
+{
+	for (size_t i = 0; i < nr_held; i++)
+		if (held[i].fd == fd) {
+			held[i] = held[--nr_held];
+			return;
+		}
+}
+
+/* Lock key's byte of the lock file: the fd, -1 when busy (without wait), -2
+ * after reporting. A lock of the open file description (os.h), not a lock
+ * file per entry: nothing to create per compile, and it goes with the fd (the
+ * compiler kwarm starts has none). exclusive: a compile's or a remover's;
+ * else a reader's (shared). */
+static int lock_entry(const struct cache *c, const char *key, int wait, int exclusive)
+{
+	char *path = path_join(c->dir, CACHE_LOCK_FILE);
+	off_t at = lock_offset(key);
+	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+
+	/* A cache this user may only read (verify, prune of another's cache, a
+	 * reader): a read lock still conflicts with a compile's write lock. */
+	if (fd < 0 && (!wait || !exclusive) && (errno == EACCES || errno == EROFS)) {
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		exclusive = 0;
+		/* No lock file, and none can be made: nobody holds a lock. The
+		 * folder stands for the lock, so the caller has an fd to close. */
+		if (fd < 0 && errno == ENOENT) {
+			fd = open(c->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+			if (fd >= 0)
+				goto out;
+		}
+	}
+	if (fd < 0) {
+		error_errno("cannot open lock '%s'", path);
+		fd = -2;
+		goto out;
+	}
+	if (os_lock_range(fd, at, 1, exclusive, wait)) {
+		int busy = !wait && (errno == EAGAIN || errno == EACCES);
+
+		if (!busy)
+			error_errno("cannot lock '%.16s' in '%s'", key, path);
+		close(fd);
+		fd = busy ? -1 : -2;
+	}
+	if (fd >= 0 && exclusive)
+		note_held(fd, at);
+out:
+	free(path);
+	return fd;
+}
+
+int cache_lock_unit(const struct cache *c, const char *key)
+{
+	int fd = lock_entry(c, key, 1, 1);
+
+	return fd < 0 ? -1 : fd;
+}
+
+int cache_try_lock_unit(const struct cache *c, const char *key)
+{
+	return lock_entry(c, key, 0, 1);
+}
+
+void cache_unlock(int fd)
+{
+	if (fd >= 0) {
+		forget_held(fd);
+		close(fd);	/* drops the lock */
+	}
+}
+
+struct manifest {
+	char key[DIGEST_HEX_SIZE];
+	char sha[DIGEST_HEX_SIZE];
+	uint64_t size;
+};
+
+/* Parse a manifest's lines (without its length line); 0, or -1 with *why set
+ * to a static reason. */
+static int parse_manifest(const char *text, struct manifest *m, const char **why)
+{
+	const char *p = text;
+	int have = 0;
+
+	if (!starts_with(p, CACHE_ENTRY_MAGIC "\n")) {
+		*why = "unknown entry schema";
+		return -1;
+	}
+	p += strlen(CACHE_ENTRY_MAGIC "\n");
+	while (*p) {
+		const char *nl = strchr(p, '\n');
+		size_t len = nl ? (size_t)(nl - p) : strlen(p);
+
+		if (len == 68 && starts_with(p, "key ")) {
+			memcpy(m->key, p + 4, 64);
+			m->key[64] = '\0';
+			have |= 1;
+		} else if (len == 71 && starts_with(p, "sha256 ")) {
+			memcpy(m->sha, p + 7, 64);
+			m->sha[64] = '\0';
+			have |= 2;
+		} else if (starts_with(p, "unit ")) {
+			break;	/* the last line: a label's text is never a field */
+		} else if (starts_with(p, "size ")) {
+			char *end;
+
+			errno = 0;
+			m->size = strtoull(p + 5, &end, 10);
+			if (errno || end != p + len) {
+				*why = "bad size in manifest";
+				return -1;
+			}
+			have |= 4;
+		}
+		p += len;
+		if (*p == '\n')
+			p++;
+	}
+	if (have != 7) {
+		*why = "incomplete manifest";
+		return -1;
+	}
+	return 0;
+}
+
+/* The length line that ends an entry: 8 digits and a newline. */
+#define LENGTH_LINE 9
+
+/* Split entry bytes into artifact and manifest; the artifact's size, or -1
+ * with *why set to a static reason. */
+static long long split_entry(const char *data, size_t len, const char *key, const char **why)
+{
+	struct manifest m;
+	char hex[DIGEST_HEX_SIZE], *text;
+	size_t tlen = 0, start;
+	int bad;
+
+	for (size_t i = len - LENGTH_LINE; len >= LENGTH_LINE && i < len - 1; i++) {
+		if (data[i] < '0' || data[i] > '9') {
+			tlen = 0;
+			break;
+		}
+		tlen = tlen * 10 + (size_t)(data[i] - '0');
+	}
+	if (!tlen || data[len - 1] != '\n') {
+		*why = "no manifest at its end (truncated?)";
+		return -1;
+	}
+	if (tlen < LENGTH_LINE || tlen > len) {
+		*why = "bad manifest length";
+		return -1;
+	}
+	start = len - tlen;
+	text = xstrndup(data + start, tlen - LENGTH_LINE);
+	bad = parse_manifest(text, &m, why);
+	free(text);
+	if (bad)
+		return -1;
+	if (strcmp(m.key, key)) {
+		*why = "manifest names another key";
+		return -1;
+	}
+	if (m.size != start) {
+		*why = "artifact size differs from its manifest";
+		return -1;
+	}
+	digest_bytes_hex(data, start, hex);
+	if (strcmp(hex, m.sha)) {
+		*why = "artifact SHA-256 differs from its manifest";
+		return -1;
+	}
+	return (long long)start;
+}
+
+long long cache_entry_check(const char *data, size_t len, const char *key, const char **why)
+{
+	if (!len) {
+		*why = "empty";
+		return -1;
+	}
+	return split_entry(data, len, key, why);
+}
+
+int cache_unit_get(const struct cache *c, const char *key, struct buf *data, const char **why)
+{
+	char *mpath = cache_unit_path(c, key, ".m"), *bytes = NULL;
+	long long size;
+	size_t len;
+	int ret = -1;
+
+	*why = NULL;
+	if (read_file_all(mpath, &bytes, &len)) {
+		if (errno == ENOENT)
+			ret = 0;
+		else
+			*why = strerror(errno);
+		goto out;
+	}
+	size = split_entry(bytes, len, key, why);
+	if (size < 0)
+		goto out;
+	if (data)
+		buf_add(data, bytes, (size_t)size);
+	ret = 1;
+out:
+	free(bytes);
+	free(mpath);
+	return ret;
+}
+
+/* cache_unit_get, reporting a corrupt entry when report is set. */
+static int check_entry(const struct cache *c, const char *key, int report, struct buf *data)
+{
+	const char *why;
+	int ret = cache_unit_get(c, key, data, &why);
+
+	if (ret < 0 && report) {
+		char *mpath = cache_unit_path(c, key, ".m");
+
+		error("cache entry '%s' is corrupt: %s", mpath, why);
+		free(mpath);
+	}
+	return ret;
+}
+
+int cache_unit_check(const struct cache *c, const char *key, int report)
+{
+	return check_entry(c, key, report, NULL);
+}
+
+int cache_unit_read(const struct cache *c, const char *key, struct buf *out)
+{
+	struct buf sink = BUF_INIT, *old;
+	int fd = -1, ret;
+
+	/* A shared lock while the entry is read, so that prune and verify (which
+	 * remove only what they can lock without waiting) leave it alone; it waits
+	 * for a compile of the entry. Without a lock the read goes on unguarded. */
+	if (!is_held(lock_offset(key))) {
+		old = error_sink(&sink);
+		fd = lock_entry(c, key, 1, 0);
+		error_sink(old);
+		buf_release(&sink);
+	}
+	ret = check_entry(c, key, 1, out);
+	cache_unlock(fd);
+
+	if (ret == 0) {
+		char *mpath = cache_unit_path(c, key, ".m");
+
+		error("cache entry '%s' is missing", mpath);
+		free(mpath);
+	}
+	return ret == 1 ? 0 : -1;
+}
+
+/* Append the manifest of an artifact of size bytes with digest hex to b. */
+static void add_manifest(struct buf *b, const char *key, uint64_t size, const char *hex,
+			 const char *label, const char *extra)
+{
+	size_t start = b->len;
+
+	buf_addf(b, "%s\nkey %s\nsize %llu\nsha256 %s\n", CACHE_ENTRY_MAGIC, key,
+		 (unsigned long long)size, hex);
+	if (extra)
+		buf_adds(b, extra);	/* ~1 KB of lines: copied, not formatted */
+	buf_addf(b, "unit %s\n", label);
+	if (b->len - start + LENGTH_LINE > 99999999)
+		BUG("a manifest of %zu bytes", b->len - start);
+	buf_addf(b, "%08zu\n", b->len - start + LENGTH_LINE);
+}
+
+int cache_unit_store(const struct cache *c, const char *key, const char *tmp_path,
+		     const char *label, const char *extra)
+{
+	char *mpath = cache_unit_path(c, key, ".m"), *dir = path_dirname(mpath);
+	char hex[DIGEST_HEX_SIZE];
+	struct buf entry = BUF_INIT;
+	char *bytes = NULL;
+	size_t size;
+	int ret = -1;
+
+	/* The bytes are copied, not renamed: the compiled file stays where it is for
+	 * the caller's fallback, and the digest is of exactly what is published. */
+	if (read_file_all(tmp_path, &bytes, &size)) {
+		error_errno("cannot read compiled output '%s'", tmp_path);
+		goto out;
+	}
+	digest_bytes_hex(bytes, size, hex);
+	if (mkdir_p(dir)) {
+		error_errno("cannot create cache folder '%s'", dir);
+		goto out;
+	}
+	buf_add(&entry, bytes, size);
+	add_manifest(&entry, key, size, hex, label, extra);
+	ret = publish_bytes(mpath, entry.s, entry.len);
+out:
+	buf_release(&entry);
+	free(bytes);
+	free(dir);
+	free(mpath);
+	return ret;
+}
+
+int cache_unit_adopt_begin(const struct cache *c, const char *key, const char *tmp_path,
+			   const char *label, const char *extra, struct cache_adoption *a)
+{
+	char hex[DIGEST_HEX_SIZE];
+	struct buf man = BUF_INIT;
+	int ret = -1;
+
+	memset(a, 0, sizeof(*a));
+	a->fd = -1;
+	if (digest_file_hex(tmp_path, hex, &a->size)) {
+		error_errno("cannot read compiled output '%s'", tmp_path);
+		return -1;
+	}
+	a->fd = open(tmp_path, O_WRONLY | O_APPEND | O_CLOEXEC);
+	if (a->fd < 0) {
+		/* A compiler may leave its output read-only: publish a copy now. */
+		return cache_unit_store(c, key, tmp_path, label, extra);
+	}
+	add_manifest(&man, key, a->size, hex, label, extra);
+	if (write_all(a->fd, man.s, man.len)) {
+		error_errno("cannot append to '%s'", tmp_path);
+		/* Leave the compiled file as it was, for the caller's fallback. */
+		if (ftruncate(a->fd, (off_t)a->size))
+			unlink(tmp_path);
+		close(a->fd);
+		a->fd = -1;
+		goto out;
+	}
+	/* Start writing it back now: the caller's work until finish overlaps it. */
+	os_start_writeback(a->fd);
+	a->tmp = xstrdup(tmp_path);
+	a->mpath = cache_unit_path(c, key, ".m");
+	ret = 0;
+out:
+	buf_release(&man);
+	return ret;
+}
+
+int cache_unit_adopt_finish(struct cache_adoption *a)
+{
+	const char *step = "fsync";
+	int fd = a->fd, ret = -1;
+
+	if (fd < 0)
+		return 0;	/* a copy was published by begin */
+	a->fd = -1;
+	if (fsync(fd))
+		goto fail;
+	step = "close";
+	if (close(fd)) {
+		fd = -1;
+		goto fail;
+	}
+	fd = -1;
+	if (rename(a->tmp, a->mpath)) {
+		step = "rename";
+		goto fail;
+	}
+	if (publish_sync_folder(a->mpath)) {
+		/* Not durable: take it back rather than leave an entry a crash may tear. */
+		if (rename(a->mpath, a->tmp) || truncate(a->tmp, (off_t)a->size))
+			unlink(a->mpath);
+		goto out;
+	}
+	ret = 0;
+	goto out;
+fail:
+	error_errno("cannot %s '%s'", step, a->tmp);
+	/* Leave the compiled file as it was, for the caller's fallback. */
+	if (fd >= 0 ? ftruncate(fd, (off_t)a->size) : truncate(a->tmp, (off_t)a->size))
+		unlink(a->tmp);
+	if (fd >= 0)
+		close(fd);
+out:
+	cache_unit_adopt_abort(a);
+	return ret;
+}
+
+void cache_unit_adopt_abort(struct cache_adoption *a)
+{
+	if (a->fd >= 0)
+		close(a->fd);
+	a->fd = -1;
+	free(a->tmp);
+	free(a->mpath);
+	a->tmp = a->mpath = NULL;
+}
+
+int cache_fs_full(const struct cache *c)
+{
+	struct statvfs st;
+
+	/* Under 1 MiB left for us counts as full: a compile there just failed. */
+	return !statvfs(c->dir, &st) && (uint64_t)st.f_bavail * st.f_frsize < (1u << 20);
+}
+
+int cache_unit_remove(const struct cache *c, const char *key)
+{
+	char *mpath = cache_unit_path(c, key, ".m");
+	int ret = 0;
+
+	if (unlink(mpath) && errno != ENOENT)
+		ret = error_errno("cannot remove '%s'", mpath);
+	free(mpath);
+	return ret;
+}
+
+int cache_unit_manifest(const char *dir, const char *key, struct buf *text)
+{
+	struct buf path = BUF_INIT;
+	char tail[LENGTH_LINE + 1];
+	struct manifest m;
+	const char *why;
+	struct stat st;
+	size_t tlen = 0;
+	int fd, ret = -1;
+
+	cache_add_unit_path(&path, dir, key, ".m");
+	fd = open(path.s, O_RDONLY | O_CLOEXEC);
+	buf_release(&path);
+	/* An entry that cannot be opened is not one to choose: absent. */
+	if (fd < 0)
+		return 0;
+	/* Only the manifest: the artifact is checked where it is used. */
+	if (fstat(fd, &st) || st.st_size < LENGTH_LINE ||
+	    pread(fd, tail, LENGTH_LINE, st.st_size - LENGTH_LINE) != LENGTH_LINE)
+		goto out;
+	for (size_t i = 0; i < LENGTH_LINE - 1; i++) {
+		if (tail[i] < '0' || tail[i] > '9')
+			goto out;
+		tlen = tlen * 10 + (size_t)(tail[i] - '0');
+	}
+	if (tail[LENGTH_LINE - 1] != '\n' || tlen < LENGTH_LINE || tlen > (size_t)st.st_size)
+		goto out;
+	buf_grow(text, tlen);
+	if (pread(fd, text->s + text->len, tlen - LENGTH_LINE, st.st_size - (off_t)tlen) !=
+	    (ssize_t)(tlen - LENGTH_LINE))
+		goto out;
+	text->len += tlen - LENGTH_LINE;
+	text->s[text->len] = '\0';
+	if (parse_manifest(text->s, &m, &why) || strcmp(m.key, key))
+		goto out;
+	ret = 1;
+out:
+	close(fd);
+	return ret;
+}
+
+int cache_manifest_reads(const char *text, struct strvec *reads, char deps[16])
+{
+	const char *p = strchr(text, '\n');
+	int recorded = 0;
+
+	deps[0] = '\0';
+	while (p && *++p && !starts_with(p, "unit ")) {
+		const char *nl = strchr(p, '\n');
+		size_t len = nl ? (size_t)(nl - p) : strlen(p);
+
+		if (starts_with(p, "read ") && len > 5 + 65 && p[69] == ' ') {
+			strvec_push_nodup(reads, xstrndup(p + 5, len - 5));
+		} else if (starts_with(p, "deps ") && len - 5 < 16) {
+			memcpy(deps, p + 5, len - 5);
+			deps[len - 5] = '\0';
+			recorded = 1;
+		}
+		p = nl;
+	}
+	return recorded;
+}

@@ -1,0 +1,110 @@
+/* cache: the persistent content-addressed store of compiled units.
+ *
+ * On disk, under the cache folder:
+ *
+ *   units/<k0>/<key>.m        unit <key>: its artifact, then its manifest (the make target)
+ *   units/<k0>/<key>.tmp.*    a compile's outputs; the last one becomes the entry by rename
+ *                             (these names, the temps' and the probes': cacheentry.h)
+ *   entries.lock              the per-entry locks: entry <key> is an fcntl OFD write lock
+ *                             on one byte of this file, at its key's first 15 hex digits
+ *   tools/                    compiler identities, reused while a compiler's stat holds
+ *   tmp/                      probes of whether the cache can be written
+ *
+ * An entry is one file, so that one fsync and one rename publish it (files are
+ * costly to create on some filesystems, and a compile is short):
+ *
+ *   <the artifact's bytes>
+ *   kwarm-entry 2
+ *   key <64 hex>
+ *   size <bytes of the artifact>
+ *   sha256 <64 hex of the artifact>
+ *   deps <gcc|clang|none>      how the files the compiler read were listed
+ *   read <64 hex> <path>       one per file the compiler read beyond the scanner's
+ *                              closure (its dependency output), as it named it
+ *   unit <label>
+ *   <8 digits: the manifest's length in bytes, this line included>
+ *
+ * An entry is trusted only when its manifest is whole, names its own key and the
+ * current schema, and the artifact's size and SHA-256 match it. Publication:
+ * the manifest is appended to the compiled file, which is fsync'd, renamed over
+ * <key>.m, and its folder fsync'd. */
+#ifndef KWARM_CACHE_H
+#define KWARM_CACHE_H
+
+#include "buf.h"
+#include "cache/cacheentry.h"
+#include "key/digest.h"
+#include "strvec.h"
+
+#include <stdint.h>
+
+#define CACHE_ENTRY_MAGIC "kwarm-entry 2"
+#define CACHE_LOCK_FILE "entries.lock"
+
+struct cache {
+	char *dir;	/* absolute */
+};
+
+/* Set up dir (created with its sub-folders if missing); 0 or -1 after reporting. */
+int cache_init(struct cache *c, const char *dir);
+/* The same without reporting: on failure *why says why (caller frees it). */
+int cache_try_init(struct cache *c, const char *dir, char **why);
+/* Can data be written and files locked in the cache? 0, or -1 with *why set
+ * (caller frees). A real write, so a full disk shows. */
+int cache_probe(const struct cache *c, char **why);
+void cache_release(struct cache *c);
+/* Take the entry's lock (blocking); returns the lock fd, or -1 after reporting. */
+int cache_lock_unit(const struct cache *c, const char *key);
+/* Take the entry's lock without waiting: the fd, -1 when someone holds it,
+ * -2 when it cannot be taken at all (reported). */
+int cache_try_lock_unit(const struct cache *c, const char *key);
+void cache_unlock(int fd);
+/* 1 when the entry is present and valid, 0 when absent, -1 when present but
+ * corrupt (reported when report is set). */
+int cache_unit_check(const struct cache *c, const char *key, int report);
+/* The same, silent, adding a valid entry's artifact to data (may be NULL); for
+ * a corrupt one (-1), *why says what is wrong (static text, or strerror's). */
+int cache_unit_get(const struct cache *c, const char *key, struct buf *data, const char **why);
+/* Check the bytes of a whole entry file (from elsewhere: a remote) as entry
+ * key: the artifact's size, or -1 with *why set (static text). data must be
+ * followed by a NUL byte (as buf and read_file_all leave it). */
+long long cache_entry_check(const char *data, size_t len, const char *key, const char **why);
+/* Publish a copy of the finished file tmp_path, with its manifest, as entry key;
+ * extra (may be NULL) holds manifest lines that go before the unit line.
+ * 0 or -1 after reporting; tmp_path is left as it was either way. */
+int cache_unit_store(const struct cache *c, const char *key, const char *tmp_path,
+		     const char *label, const char *extra);
+/* Publish the finished file tmp_path, which lies in the entry's own folder, in
+ * two steps so that the caller's work overlaps the disk's: begin appends the
+ * manifest and starts writing the file back (or, when the file cannot be
+ * opened for append, publishes a copy at once); finish fsyncs, renames and
+ * fsyncs the folder. Each is 0, or -1 after reporting with
+ * tmp_path left as it was (unless it could not be restored: then it is gone).
+ * After a begin that returned 0, call finish or abort; abort leaves tmp_path
+ * with its manifest appended, for the caller to discard. */
+struct cache_adoption {
+	char *tmp, *mpath;	/* owned */
+	int fd;			/* open on tmp until finish; -1 when a copy was published */
+	uint64_t size;		/* the artifact's, to restore tmp on failure */
+};
+int cache_unit_adopt_begin(const struct cache *c, const char *key, const char *tmp_path,
+			   const char *label, const char *extra, struct cache_adoption *a);
+int cache_unit_adopt_finish(struct cache_adoption *a);
+void cache_unit_adopt_abort(struct cache_adoption *a);
+/* True when the cache's filesystem is (nearly) full. */
+int cache_fs_full(const struct cache *c);
+/* Read a verified entry into out; -1 after reporting when absent or corrupt. */
+int cache_unit_read(const struct cache *c, const char *key, struct buf *out);
+/* Remove an entry (a corrupt one, say); 0 or -1. */
+int cache_unit_remove(const struct cache *c, const char *key);
+
+/* Add entry key's manifest text (without its length line) to text, reading only
+ * the end of the entry, not its artifact: 1, 0 when there is no such entry (or
+ * it cannot be opened), -1 when it does not end in a manifest of key. */
+int cache_unit_manifest(const char *dir, const char *key, struct buf *text);
+/* The recorded reads of a manifest's text ("HEX PATH", appended to reads) and
+ * its deps family (empty when none was recorded). 1 when the manifest says how
+ * the reads were listed, 0 for an entry from before the compiler's list was kept. */
+int cache_manifest_reads(const char *text, struct strvec *reads, char deps[16]);
+
+#endif

@@ -1,0 +1,97 @@
+#include "cache/cacheentry.h"
+#include "cache/cache.h"
+#include "os.h"
+#include "util.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define TEMP_MARK ".tmp."
+#define PROBE_PREFIX "probe."
+
+void cache_add_unit_name(struct buf *b, const char *key)
+{
+	buf_addf(b, "%.1s/%s", key, key);
+}
+
+void cache_add_unit_path(struct buf *b, const char *dir, const char *key, const char *suffix)
+{
+	buf_addf(b, "%s/" CACHE_UNITS_DIR "/", dir);
+	cache_add_unit_name(b, key);
+	buf_adds(b, suffix);
+}
+
+char *cache_unit_path(const struct cache *c, const char *key, const char *suffix)
+{
+	struct buf b = BUF_INIT;
+
+	cache_add_unit_path(&b, c->dir, key, suffix);
+	return buf_detach(&b);
+}
+
+static int is_hex(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
+			return 0;
+	return 1;
+}
+
+static int all_digits(const char *s, size_t n)
+{
+	if (!n)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (s[i] < '0' || s[i] > '9')
+			return 0;
+	return 1;
+}
+
+int cache_entry_name_key(const char *name, char key[DIGEST_HEX_SIZE])
+{
+	if (!is_hex(name, 64) || strcmp(name + 64, CACHE_ENTRY_SUFFIX))
+		return 0;
+	memcpy(key, name, 64);
+	key[64] = '\0';
+	return 1;
+}
+
+void cache_add_temp_name(struct buf *b, const char *final, long pid, uint32_t word)
+{
+	buf_addf(b, "%s" TEMP_MARK "%ld.%08x", final, pid, (unsigned)word);
+}
+
+long cache_temp_name_pid(const char *name)
+{
+	size_t n = strlen(name), mark = strlen(TEMP_MARK);
+	const char *p, *end = name + n - 9;
+
+	if (n < 9 || *end != '.' || !is_hex(end + 1, 8))
+		return -1;
+	/* The pid's digits, and ".tmp." just before them. */
+	for (p = end; p > name && p[-1] >= '0' && p[-1] <= '9'; p--)
+		;
+	if (!all_digits(p, (size_t)(end - p)) || (size_t)(p - name) < mark ||
+	    strncmp(p - mark, TEMP_MARK, mark))
+		return -1;
+	return strtol(p, NULL, 10);
+}
+
+char *cache_probe_path(const char *dir, long pid)
+{
+	return xstrfmt("%s/" CACHE_PROBES_DIR "/" PROBE_PREFIX "%ld", dir, pid);
+}
+
+long cache_probe_name_pid(const char *name)
+{
+	const char *p = name + strlen(PROBE_PREFIX);
+
+	if (starts_with(name, PROBE_PREFIX) && all_digits(p, strlen(p)))
+		return strtol(p, NULL, 10);
+	return -1;
+}
+
+int cache_temp_orphaned(long pid, double mtime, double now)
+{
+	return !os_pid_alive(pid) || now - mtime > CACHE_TEMP_MAX_AGE;
+}

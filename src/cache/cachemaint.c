@@ -1,0 +1,398 @@
+/* cachemaint: scan, verify and prune a cache folder.
+ *
+ * Nothing here holds a lock longer than one entry: a warm-up that wants an
+ * entry prune is removing waits for that entry alone, then finds it missing
+ * and compiles it. A compile in progress holds its entry's lock, so prune and
+ * verify skip it rather than remove a half-published entry from under it.
+ */
+#include "cache/cachemaint.h"
+#include "cache/cachelog.h"
+#include "path.h"
+#include "util.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+static double ts_seconds(const struct timespec *ts)
+{
+	return (double)ts->tv_sec + (double)ts->tv_nsec / 1e9;
+}
+
+static double last_use(const struct stat *st)
+{
+	double a = ts_seconds(&st->st_atim), m = ts_seconds(&st->st_mtim);
+
+	return a > m ? a : m;
+}
+
+static void add_temp(struct cache_scan *s, const char *path, enum cache_temp_kind kind,
+		     long pid, const struct stat *st)
+{
+	struct cache_temp *t;
+
+	ALLOC_GROW(s->temps, s->nr_temps + 1, s->alloc_temps);
+	t = &s->temps[s->nr_temps++];
+	t->path = xstrdup(path);
+	t->kind = kind;
+	t->pid = pid;
+	t->mtime = ts_seconds(&st->st_mtim);
+}
+
+void cache_scan_init(struct cache_scan *s)
+{
+	memset(s, 0, sizeof(*s));
+}
+
+void cache_scan_release(struct cache_scan *s)
+{
+	for (size_t i = 0; i < s->nr_temps; i++)
+		free(s->temps[i].path);
+	free(s->units);
+	free(s->temps);
+	cache_scan_init(s);
+}
+
+static void add_unit(struct cache_scan *s, const char *key, const struct stat *st)
+{
+	struct cache_unit_entry *u;
+
+	ALLOC_GROW(s->units, s->nr_units + 1, s->alloc_units);
+	u = &s->units[s->nr_units++];
+	memset(u, 0, sizeof(*u));
+	memcpy(u->key, key, DIGEST_HEX_SIZE);
+	u->bytes = (uint64_t)st->st_size;
+	u->last_use = last_use(st);
+}
+
+typedef int (*scan_file_fn)(struct cache_scan *s, const char *path, const char *name,
+			    const struct stat *st);
+
+/* Call fn for each file of each sub-folder of dir (units/). */
+static int scan_two_levels(struct cache_scan *s, const char *dir, scan_file_fn fn)
+{
+	DIR *top = opendir(dir), *sub;
+	struct dirent *de, *fe;
+	int ret = 0;
+
+	if (!top)
+		return errno == ENOENT ? 0 : error_errno("cannot read '%s'", dir);
+	while ((de = readdir(top))) {
+		char *subdir;
+
+		if (de->d_name[0] == '.')
+			continue;
+		subdir = path_join(dir, de->d_name);
+		sub = opendir(subdir);
+		if (!sub) {
+			if (errno != ENOTDIR && errno != ENOENT)
+				ret = error_errno("cannot read '%s'", subdir);
+			free(subdir);
+			continue;
+		}
+		while ((fe = readdir(sub))) {
+			struct stat st;
+			char *path;
+
+			if (!strcmp(fe->d_name, ".") || !strcmp(fe->d_name, ".."))
+				continue;
+			path = path_join(subdir, fe->d_name);
+			if (!lstat(path, &st))
+				fn(s, path, fe->d_name, &st);
+			free(path);
+		}
+		closedir(sub);
+		free(subdir);
+	}
+	closedir(top);
+	return ret;
+}
+
+static int scan_unit_file(struct cache_scan *s, const char *path, const char *name,
+			  const struct stat *st)
+{
+	char key[DIGEST_HEX_SIZE];
+	long pid = cache_temp_name_pid(name);
+
+	if (pid >= 0)
+		add_temp(s, path, CACHE_TEMP_PUBLISH, pid, st);
+	else if (S_ISREG(st->st_mode) && cache_entry_name_key(name, key))
+		add_unit(s, key, st);
+	else
+		s->nr_unknown++;
+	return 0;
+}
+
+static int scan_tmp(struct cache_scan *s, const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+
+	if (!d)
+		return errno == ENOENT ? 0 : error_errno("cannot read '%s'", dir);
+	while ((de = readdir(d))) {
+		struct stat st;
+		long pid;
+		char *path;
+
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		pid = cache_probe_name_pid(de->d_name);
+		path = path_join(dir, de->d_name);
+		if (pid < 0 || lstat(path, &st))
+			s->nr_unknown++;
+		else
+			add_temp(s, path, CACHE_TEMP_PROBE, pid, &st);
+		free(path);
+	}
+	closedir(d);
+	return 0;
+}
+
+static int by_key(const void *a, const void *b)
+{
+	return strcmp(((const struct cache_unit_entry *)a)->key,
+		      ((const struct cache_unit_entry *)b)->key);
+}
+
+int cache_scan_run(struct cache_scan *s, const struct cache *c)
+{
+	char *units = path_join(c->dir, CACHE_UNITS_DIR), *tmp = path_join(c->dir, CACHE_PROBES_DIR);
+	int ret = 0;
+
+	cache_scan_release(s);
+	if (scan_two_levels(s, units, scan_unit_file) || scan_tmp(s, tmp))
+		ret = -1;
+	if (s->nr_units)
+		qsort(s->units, s->nr_units, sizeof(*s->units), by_key);
+	free(units);
+	free(tmp);
+	return ret;
+}
+
+static int remove_temp(const struct cache_temp *t)
+{
+	if (unlink(t->path) && errno != ENOENT)
+		return error_errno("cannot remove '%s'", t->path);
+	return 0;
+}
+
+/* Check one unit entry with its lock held, keeping its use time; 1 good,
+ * 0 gone, -1 bad (reported). */
+static int check_unit(const struct cache *c, const struct cache_unit_entry *u)
+{
+	char *mpath = cache_unit_path(c, u->key, ".m");
+	struct stat st;
+	int ret, have_st = !stat(mpath, &st);
+
+	ret = cache_unit_check(c, u->key, 1);
+	if (have_st) {
+		struct timespec ts[2] = { st.st_atim, { 0, UTIME_OMIT } };
+
+		(void)utimensat(AT_FDCWD, mpath, ts, 0);
+	}
+	free(mpath);
+	return ret;
+}
+
+int cache_verify(const struct cache *c, int repair, struct cache_verify_result *r)
+{
+	struct cache_scan s;
+	double now = now_wall();
+	int ret;
+
+	memset(r, 0, sizeof(*r));
+	cache_scan_init(&s);
+	ret = cache_scan_run(&s, c);
+	for (size_t i = 0; i < s.nr_units; i++) {
+		const struct cache_unit_entry *u = &s.units[i];
+		int fd, state;
+
+		fd = cache_try_lock_unit(c, u->key);
+		if (fd == -1) {
+			r->busy++;
+			continue;
+		}
+		/* Without a lock (a read-only cache) the check still tells. */
+		r->checked++;
+		state = check_unit(c, u);
+		if (state < 0) {
+			r->bad++;
+			if (repair && !cache_unit_remove(c, u->key)) {
+				r->removed++;
+				cachelog_event(c->dir, "corrupt", u->key, 0);
+			}
+		}
+		cache_unlock(fd);
+	}
+	for (size_t i = 0; i < s.nr_temps; i++) {
+		const struct cache_temp *t = &s.temps[i];
+
+		if (!cache_temp_orphaned(t->pid, t->mtime, now))
+			continue;
+		r->bad++;
+		error("orphaned temp '%s' (its process %ld is gone or it is over a day old)",
+		      t->path, t->pid);
+		if (repair && !remove_temp(t))
+			r->removed++;
+	}
+	cache_scan_release(&s);
+	return ret;
+}
+
+static int by_last_use(const void *a, const void *b)
+{
+	const struct cache_unit_entry *x = *(const struct cache_unit_entry *const *)a;
+	const struct cache_unit_entry *y = *(const struct cache_unit_entry *const *)b;
+
+	if (x->last_use != y->last_use)
+		return x->last_use < y->last_use ? -1 : 1;
+	return strcmp(x->key, y->key);
+}
+
+/* The entry's last use now (a pack may have used it since the scan). */
+static double current_last_use(const struct cache *c, const struct cache_unit_entry *u)
+{
+	char *mpath = cache_unit_path(c, u->key, ".m");
+	struct stat st;
+	double t = u->last_use;
+
+	if (!stat(mpath, &st))
+		t = last_use(&st);
+	free(mpath);
+	return t;
+}
+
+/* Remove unit u when nobody holds its lock and it is still unused since
+ * before limit: 1 removed, 0 kept (busy or used), -1 error (reported). */
+static int prune_unit(const struct cache *c, struct cache_unit_entry *u, double limit,
+		      struct cache_prune_result *r)
+{
+	int fd = cache_try_lock_unit(c, u->key);
+
+	if (fd == -1) {
+		/* Once per entry, though both passes may find it held. */
+		r->busy += !u->busy;
+		u->busy = 1;
+		return 0;
+	}
+	if (fd < 0)
+		return -1;
+	if (current_last_use(c, u) >= limit) {
+		cache_unlock(fd);
+		return 0;
+	}
+	if (cache_unit_remove(c, u->key)) {
+		cache_unlock(fd);
+		return -1;
+	}
+	cache_unlock(fd);
+	r->units++;
+	r->bytes += u->bytes;
+	return 1;
+}
+
+int cache_prune(const struct cache *c, const struct cache_prune_options *o,
+		struct cache_prune_result *r)
+{
+	struct cache_scan s;
+	struct cache_unit_entry **lru = NULL;
+	double grace_limit = o->now - CACHE_PRUNE_GRACE, age_limit = grace_limit;
+	uint64_t total = 0;
+	size_t nr_lru = 0;
+	int ret;
+
+	memset(r, 0, sizeof(*r));
+	if (o->max_age >= 0 && o->now - o->max_age < age_limit)
+		age_limit = o->now - o->max_age;
+	cache_scan_init(&s);
+	ret = cache_scan_run(&s, c);
+
+	/* By age. */
+	for (size_t i = 0; i < s.nr_units; i++) {
+		struct cache_unit_entry *u = &s.units[i];
+
+		int done;
+
+		if (o->max_age < 0 || u->last_use >= age_limit)
+			continue;
+		done = prune_unit(c, u, age_limit, r);
+		if (done < 0)
+			ret = -1;
+		u->removed = done > 0;
+	}
+
+	/* By size, least recently used first. */
+	lru = xmalloc((s.nr_units ? s.nr_units : 1) * sizeof(*lru));
+	for (size_t i = 0; i < s.nr_units; i++) {
+		struct cache_unit_entry *u = &s.units[i];
+
+		if (u->removed)
+			continue;
+		total += u->bytes;
+		lru[nr_lru++] = u;
+	}
+	if (o->max_size && total > o->max_size) {
+		qsort(lru, nr_lru, sizeof(*lru), by_last_use);
+		for (size_t i = 0; i < nr_lru && total > o->max_size; i++) {
+			uint64_t bytes = lru[i]->bytes;
+			int done;
+
+			if (lru[i]->last_use >= grace_limit)
+				break;	/* sorted: the rest are recent too */
+			done = prune_unit(c, lru[i], grace_limit, r);
+			if (done < 0)
+				ret = -1;
+			else if (done)
+				total -= bytes;
+		}
+	}
+	r->total_after = total;
+
+	/* Orphaned temps. */
+	for (size_t i = 0; i < s.nr_temps; i++) {
+		if (!cache_temp_orphaned(s.temps[i].pid, s.temps[i].mtime, o->now))
+			continue;
+		if (remove_temp(&s.temps[i]))
+			ret = -1;
+		else
+			r->temps++;
+	}
+	free(lru);
+	cache_scan_release(&s);
+	return ret;
+}
+
+int cache_parse_size(const char *s, uint64_t *bytes)
+{
+	static const char units[] = "KMGT";
+	uint64_t v = 0, mul = 1;
+	const char *p = s, *u;
+
+	if (*p < '0' || *p > '9')
+		return -1;
+	for (; *p >= '0' && *p <= '9'; p++) {
+		if (v > (UINT64_MAX - 9) / 10)
+			return -1;
+		v = v * 10 + (uint64_t)(*p - '0');
+	}
+	if (*p && (u = strchr(units, *p >= 'a' ? *p - 32 : *p))) {
+		for (const char *q = units; q <= u; q++)
+			mul *= 1024;
+		p++;
+		if (*p == 'i')
+			p++;
+	}
+	if (*p == 'B')
+		p++;
+	if (*p || (mul > 1 && v > UINT64_MAX / mul))
+		return -1;
+	*bytes = v * mul;
+	return 0;
+}

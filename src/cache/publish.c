@@ -1,0 +1,301 @@
+#include "cache/publish.h"
+#include "cache/cacheentry.h"
+#include "path.h"
+#include "util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <time.h>
+#include <unistd.h>
+
+/*
+ * The temp registry. Signal handlers read it, so it is a fixed static array
+ * (no allocation, no locks): a slot's path is written first and only then is
+ * the slot marked used, with a signal fence in between, so that a handler
+ * never sees a half-written path. The owner pid keeps a forked child (which
+ * inherits the array and the atexit handler) from removing its parent's temps.
+ * Only the slots below temps_end were ever used: the cleanup reads no further,
+ * as each slot is a page of its own that reading would fault in (64 page
+ * faults, half of a compile step's).
+ */
+struct temp_slot {
+	volatile sig_atomic_t used;
+	pid_t owner;
+	char path[PATH_MAX];
+};
+
+static struct temp_slot temps[PUBLISH_MAX_TEMPS];
+static volatile sig_atomic_t temps_end;
+static int atexit_installed;
+static int signals_installed;
+static unsigned int name_counter;
+
+void publish_cleanup_all(void)
+{
+	int saved = errno;
+	pid_t me = getpid();
+	size_t i, end = (size_t)temps_end;
+
+	for (i = 0; i < end; i++) {
+		if (!temps[i].used || temps[i].owner != me)
+			continue;
+		atomic_signal_fence(memory_order_seq_cst);
+		unlink(temps[i].path);
+	}
+	errno = saved;
+}
+
+static void cleanup_at_exit(void)
+{
+	publish_cleanup_all();
+}
+
+static void cleanup_on_signal(int sig)
+{
+	struct sigaction dfl;
+
+	publish_cleanup_all();
+	/* The signal stays blocked until we return, so the re-raised one is
+	 * delivered then, with the default action: the parent sees the real
+	 * cause of death. */
+	memset(&dfl, 0, sizeof(dfl));
+	dfl.sa_handler = SIG_DFL;
+	sigemptyset(&dfl.sa_mask);
+	sigaction(sig, &dfl, NULL);
+	raise(sig);
+}
+
+void publish_install_signal_cleanup(void)
+{
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
+	struct sigaction sa;
+	size_t i;
+
+	if (signals_installed)
+		return;
+	signals_installed = 1;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = cleanup_on_signal;
+	sigemptyset(&sa.sa_mask);
+	for (i = 0; i < ARRAY_SIZE(sigs); i++)
+		sigaddset(&sa.sa_mask, sigs[i]);
+	for (i = 0; i < ARRAY_SIZE(sigs); i++) {
+		struct sigaction old;
+
+		if (sigaction(sigs[i], NULL, &old))
+			continue;
+		/* An inherited SIG_IGN (nohup, background jobs) or someone
+		 * else's handler wins over ours. */
+		if ((old.sa_flags & SA_SIGINFO) || old.sa_handler != SIG_DFL)
+			continue;
+		sigaction(sigs[i], &sa, NULL);
+	}
+}
+
+int publish_register_temp(const char *path)
+{
+	size_t len = strlen(path), i;
+
+	if (len >= sizeof(temps[0].path))
+		return error("cannot register temp '%s': path too long", path);
+	for (i = 0; i < ARRAY_SIZE(temps); i++) {
+		if (temps[i].used)
+			continue;
+		memcpy(temps[i].path, path, len + 1);
+		temps[i].owner = getpid();
+		atomic_signal_fence(memory_order_seq_cst);
+		if ((size_t)temps_end <= i)
+			temps_end = (sig_atomic_t)(i + 1);
+		atomic_signal_fence(memory_order_seq_cst);
+		temps[i].used = 1;
+		if (!atexit_installed) {
+			if (atexit(cleanup_at_exit))
+				warning("cannot register the temp cleanup at exit");
+			atexit_installed = 1;
+		}
+		publish_install_signal_cleanup();
+		return (int)i;
+	}
+	return error("cannot register temp '%s': more than %d temps at once",
+		     path, PUBLISH_MAX_TEMPS);
+}
+
+void publish_unregister_temp(int slot)
+{
+	if (slot < 0)
+		return;
+	if (slot >= PUBLISH_MAX_TEMPS)
+		BUG("temp slot %d out of range", slot);
+	temps[slot].used = 0;
+	atomic_signal_fence(memory_order_seq_cst);
+}
+
+/* Past RLIMIT_FSIZE the kernel sends SIGXFSZ, whose default kills us before
+ * we can remove the temp; ignored, the write fails with EFBIG instead. */
+static void ignore_sigxfsz(void)
+{
+	struct sigaction old, sa;
+
+	if (sigaction(SIGXFSZ, NULL, &old))
+		return;
+	if ((old.sa_flags & SA_SIGINFO) || old.sa_handler != SIG_DFL)
+		return;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = SIG_IGN;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGXFSZ, &sa, NULL);
+}
+
+static unsigned int random_word(void)
+{
+	unsigned int r;
+	struct timespec ts;
+
+	if (getrandom(&r, sizeof(r), GRND_NONBLOCK) == (ssize_t)sizeof(r))
+		return r;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (unsigned int)ts.tv_nsec ^ (++name_counter * 2654435761u);
+}
+
+int publish_begin(struct publish *p, const char *final)
+{
+	int attempt;
+
+	p->final = NULL;
+	p->tmp = NULL;
+	p->fd = -1;
+	p->slot = -1;
+	ignore_sigxfsz();
+	for (attempt = 0; attempt < 100; attempt++) {
+		struct buf name = BUF_INIT;
+		char *tmp;
+		int slot, fd, err;
+
+		/* Named as cacheentry.h says, so that a temp left in a cache is
+		 * known for its process's. */
+		cache_add_temp_name(&name, final, (long)getpid(), random_word());
+		tmp = buf_detach(&name);
+		/* Registered before it exists, so no signal can leave it behind. */
+		slot = publish_register_temp(tmp);
+
+		if (slot < 0) {
+			free(tmp);
+			return -1;
+		}
+		fd = open(tmp, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0644);
+		if (fd >= 0) {
+			p->final = xstrdup(final);
+			p->tmp = tmp;
+			p->fd = fd;
+			p->slot = slot;
+			return 0;
+		}
+		err = errno;
+		publish_unregister_temp(slot);
+		if (err != EEXIST) {
+			error("cannot create '%s': %s", tmp, strerror(err));
+			free(tmp);
+			return -1;
+		}
+		free(tmp);
+	}
+	return error("cannot create a temp file for '%s': too many name clashes", final);
+}
+
+int publish_write(struct publish *p, const void *data, size_t len)
+{
+	if (!p->tmp || p->fd < 0)
+		BUG("publish_write without publish_begin");
+	if (write_all(p->fd, data, len)) {
+		error_errno("cannot write '%s'", p->tmp);
+		publish_abort(p);
+		return -1;
+	}
+	return 0;
+}
+
+int publish_sync_folder(const char *path)
+{
+	char *dir = path_dirname(path);
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int ret = 0;
+
+	if (fd < 0) {
+		ret = error_errno("cannot open folder '%s'", dir);
+	} else {
+		/* Some filesystems cannot fsync a folder (EINVAL): nothing to do. */
+		if (fsync(fd) && errno != EINVAL)
+			ret = error_errno("cannot fsync folder '%s'", dir);
+		close(fd);
+	}
+	free(dir);
+	return ret;
+}
+
+int publish_commit(struct publish *p)
+{
+	int fd, ret;
+
+	if (!p->tmp || p->fd < 0)
+		BUG("publish_commit without publish_begin");
+	if (fsync(p->fd)) {
+		error_errno("cannot fsync '%s'", p->tmp);
+		goto fail;
+	}
+	fd = p->fd;
+	p->fd = -1;
+	/* Delayed write errors (NFS, quotas) may only show up here. */
+	if (close(fd)) {
+		error_errno("cannot close '%s'", p->tmp);
+		goto fail;
+	}
+	if (rename(p->tmp, p->final)) {
+		error_errno("cannot rename '%s' to '%s'", p->tmp, p->final);
+		goto fail;
+	}
+	publish_unregister_temp(p->slot);
+	p->slot = -1;
+	free(p->tmp);
+	p->tmp = NULL;
+	ret = publish_sync_folder(p->final);
+	publish_abort(p);
+	return ret;
+fail:
+	publish_abort(p);
+	return -1;
+}
+
+void publish_abort(struct publish *p)
+{
+	if (p->tmp) {
+		if (p->fd >= 0)
+			close(p->fd);
+		unlink(p->tmp);
+		publish_unregister_temp(p->slot);
+		free(p->tmp);
+	}
+	free(p->final);
+	p->final = NULL;
+	p->tmp = NULL;
+	p->fd = -1;
+	p->slot = -1;
+}
+
+int publish_bytes(const char *final, const void *data, size_t len)
+{
+	struct publish p;
+
+	if (publish_begin(&p, final))
+		return -1;
+	if (publish_write(&p, data, len))
+		return -1;
+	return publish_commit(&p);
+}
+

@@ -1,0 +1,375 @@
+/* remote: the HTTP tier of the cache.
+ *
+ * Protocol (HTTP/1.1, or https where libcurl has TLS), for any server that
+ * stores what PUT sends and serves it back with GET (nginx with dav_methods
+ * PUT and create_full_put_path on, Apache mod_dav, bazel-remote's HTTP mode):
+ *
+ *   GET URL/kwarm-entry-2/<key>    200: the entry file's bytes; 404: a miss
+ *   PUT URL/kwarm-entry-2/<key>    the entry file's bytes; any 2xx is success
+ *
+ * A fetched object is untrusted: it must pass the local entry's checks for the
+ * key asked (cache_entry_check: whole manifest, the key, the size, SHA-256)
+ * before it is published, by rename, as the local entry. Redirects are not
+ * followed (a token must not travel elsewhere).
+ *
+ * The transfers are made by the helper kwarm-remote (remoteproto.c), which
+ * alone links libcurl; it is started when a process first asks the remote
+ * and serves every request of that process over one connection.
+ *
+ * The run's markers, in mark_dir:
+ *   remote-off      a fault was seen: no step of the run asks the remote again
+ *   remote-warned   the one warning of the run was printed
+ *
+ * Environment: KWARM_REMOTE_TOKEN (an "Authorization: Bearer" header),
+ * KWARM_REMOTE_MODE=read-only, KWARM_REMOTE_CONNECT_TIMEOUT and
+ * KWARM_REMOTE_TIMEOUT (seconds, defaults 2 and 10); ~/.netrc is read when
+ * present (CURL_NETRC_OPTIONAL).
+ */
+#include "cache/remote.h"
+#include "buf.h"
+#include "cache/cachelog.h"
+#include "report/runid.h"
+#include "os.h"
+#include "path.h"
+#include "cache/publish.h"
+#include "cache/remoteproto.h"
+#include "run.h"
+#include "util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static void release_handle(struct remote *r);
+static void fault(struct remote *r, const char *what);
+
+#define REMOTE_CONNECT_DEFAULT_MS 2000
+#define REMOTE_TOTAL_DEFAULT_MS 10000
+
+const char *remote_choose(const char *flag, const char *spec_url)
+{
+	const char *env = getenv("KWARM_REMOTE");
+	const char *url = flag ? flag : env ? env : spec_url;
+
+	return url && *url ? url : NULL;
+}
+
+const char *remote_url_problem(const char *url)
+{
+	const char *host, *end;
+
+	if (!strncmp(url, "http://", 7))
+		host = url + 7;
+	else if (!strncmp(url, "https://", 8))
+		host = url + 8;
+	else
+		return "it must start with http:// or https://";
+	end = host + strcspn(host, "/");
+	if (end == host)
+		return "it names no host";
+	if (memchr(host, '@', (size_t)(end - host)))
+		return "it holds credentials: use ~/.netrc or KWARM_REMOTE_TOKEN";
+	for (const char *p = url; *p; p++)
+		if ((unsigned char)*p <= ' ' || (unsigned char)*p >= 127 || strchr("\"'`\\#$?", *p))
+			return "it holds a space, quote, '#', '$', '?' or a control character";
+	return NULL;
+}
+
+/* Milliseconds from the environment variable name (seconds, fractions
+ * allowed), else def. */
+static long env_ms(const char *name, long def)
+{
+	const char *v = getenv(name);
+	char *end;
+	double s;
+
+	if (!v || !*v)
+		return def;
+	errno = 0;
+	s = strtod(v, &end);
+	if (errno || *end || !isfinite(s) || s <= 0 || s > 86400) {
+		warning("ignoring %s='%s' (seconds expected)", name, v);
+		return def;
+	}
+	return (long)(s * 1000) > 0 ? (long)(s * 1000) : 1;
+}
+
+static char *marker(const struct remote *r, const char *name)
+{
+	return r->mark_dir ? path_join(r->mark_dir, name) : NULL;
+}
+
+void remote_init(struct remote *r, const char *url, const char *mark_dir)
+{
+	const char *mode = getenv("KWARM_REMOTE_MODE");
+	char *off;
+
+	memset(r, 0, sizeof(*r));
+	if (!url || !*url)
+		return;
+	/* Checked by gen; a Makefile written by hand could still hold a password. */
+	if (remote_url_problem(url)) {
+		warning("not using the remote cache: its URL cannot be used (%s)",
+			remote_url_problem(url));
+		return;
+	}
+	r->url = xstrdup(url);
+	while (r->url[0] && r->url[strlen(r->url) - 1] == '/')
+		r->url[strlen(r->url) - 1] = '\0';
+	r->mark_dir = mark_dir ? xstrdup(mark_dir) : NULL;
+	r->read_only = mode && !strcmp(mode, "read-only");
+	if (mode && *mode && !r->read_only && strcmp(mode, "read-write"))
+		warning("ignoring KWARM_REMOTE_MODE='%s' (read-only or read-write)", mode);
+	r->connect_ms = env_ms("KWARM_REMOTE_CONNECT_TIMEOUT", REMOTE_CONNECT_DEFAULT_MS);
+	r->total_ms = env_ms("KWARM_REMOTE_TIMEOUT", REMOTE_TOTAL_DEFAULT_MS);
+	off = marker(r, "remote-off");
+	r->off = off && !access(off, F_OK);
+	free(off);
+}
+
+char *remote_marker_dir(const char *private_dir)
+{
+	char run[RUNID_TAG_SIZE];
+
+	runid_tag(run, sizeof(run));
+	return xstrfmt("%s/remote.%s", private_dir, run);
+}
+
+void remote_release(struct remote *r)
+{
+	release_handle(r);
+	free(r->url);
+	free(r->mark_dir);
+	memset(r, 0, sizeof(*r));
+}
+
+/* Create marker name; 1 when this call created it (or there is no marker
+ * folder), 0 when it was there. */
+static int mark(const struct remote *r, const char *name)
+{
+	char *path = marker(r, name);
+	int fd, created;
+
+	if (!path)
+		return 1;
+	mkdir_p(r->mark_dir);
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+	created = fd >= 0 || errno != EEXIST;
+	if (fd >= 0)
+		close(fd);
+	free(path);
+	return created;
+}
+
+/* A fault: one warning per run, and no more requests in this run. */
+static void fault(struct remote *r, const char *what)
+{
+	r->off = 1;
+	(void)mark(r, "remote-off");
+	if (!r->warned && mark(r, "remote-warned"))
+		warning("remote cache '%s': %s; going on without it for this run", r->url, what);
+	r->warned = 1;
+}
+
+/* An object that is not what was asked: a miss, one warning per run. */
+static void bad_object(struct remote *r, const char *key, const char *why)
+{
+	if (!r->warned && mark(r, "remote-warned"))
+		warning("remote cache '%s': object '%.16s' is not a valid entry (%s); compiling "
+			"it here", r->url, key, why);
+	r->warned = 1;
+}
+
+/* The helper's path: kwarm-remote beside this program (also in a build
+ * tree). Caller frees; NULL when this program cannot be found. */
+static char *helper_path(void)
+{
+	char *self = os_self_path(), *dir, *path;
+
+	if (!self)
+		return NULL;
+	dir = path_dirname(self);
+	path = path_join(dir, REMOTEPROTO_HELPER);
+	free(dir);
+	free(self);
+	return path;
+}
+
+/* Start the helper unless it runs: 0, or -1 after fault(). */
+static int helper_start(struct remote *r)
+{
+	struct buf why = BUF_INIT, *old;
+	char connect[32], total[32], *path;
+	const char *argv[5];
+	int fd, started;
+
+	if (r->helper)
+		return 0;
+	path = helper_path();
+	if (!path) {
+		fault(r, "its helper " REMOTEPROTO_HELPER " cannot be found");
+		return -1;
+	}
+	snprintf(connect, sizeof(connect), "%ld", r->connect_ms);
+	snprintf(total, sizeof(total), "%ld", r->total_ms);
+	argv[0] = path;
+	argv[1] = r->url;
+	argv[2] = connect;
+	argv[3] = total;
+	argv[4] = NULL;
+	old = error_sink(&why);
+	started = !run_start_socket(argv, &r->helper_pid, &fd);
+	error_sink(old);
+	if (!started) {
+		fault(r, buf_str(&why));
+		buf_release(&why);
+		free(path);
+		return -1;
+	}
+	free(path);
+	r->helper = xmalloc(sizeof(*r->helper));
+	remoteproto_init(r->helper, fd, fd);
+	return 0;
+}
+
+static void release_handle(struct remote *r)
+{
+	if (!r->helper)
+		return;
+	close(r->helper->fd_in);	/* the end of its input: it exits */
+	run_wait(r->helper_pid);
+	free(r->helper);
+	r->helper = NULL;
+}
+
+/* One request (verb key, data its body): the HTTP status with its body in
+ * *answer, or -1 after fault(). */
+static long ask(struct remote *r, const char *verb, const char *key, const char *data, size_t len,
+		struct buf *answer)
+{
+	struct buf head = BUF_INIT;
+	char *sent, *end, *what = NULL;
+	const char *why;
+	long status = -1;
+	int got;
+
+	if (helper_start(r))
+		return -1;
+	sent = xstrfmt("%s %s", verb, key);
+	if (remoteproto_send(r->helper, sent, data, len))
+		what = xstrfmt("its helper cannot be asked: %s", strerror(errno));
+	else if ((got = remoteproto_recv(r->helper, &head, answer, REMOTE_MAX_OBJECT, &why)) <= 0)
+		what = xstrfmt("its helper gave no answer (%s)", got ? why : "it ended");
+	else if (!strcmp(head.s, "error"))
+		what = xstrfmt("%s failed: %s", verb, buf_str(answer));
+	else if ((status = strtol(head.s, &end, 10)) < 100 || *end)
+		what = xstrfmt("its helper answered '%s'", head.s);
+	if (what) {
+		fault(r, what);
+		status = -1;
+	}
+	free(what);
+	free(sent);
+	buf_release(&head);
+	return status;
+}
+
+int remote_fetch(struct remote *r, const struct cache *c, const char *key)
+{
+	struct buf body = BUF_INIT;
+	char *mpath = NULL, *what;
+	const char *why;
+	double t0 = now_monotonic();
+	long status;
+	int ret = -1;
+
+	if (!r->url || r->off)
+		return 0;
+	status = ask(r, "GET", key, NULL, 0, &body);
+	if (status < 0)
+		goto error;
+	if (status == 404 || status == 410) {
+		cachelog_event_bytes(c->dir, "remote-miss", key, now_monotonic() - t0, 0);
+		r->tally.misses++;
+		ret = 0;
+		goto out;
+	}
+	if (status != 200) {
+		what = xstrfmt("GET answered HTTP %ld", status);
+		fault(r, what);
+		free(what);
+		goto error;
+	}
+	if (cache_entry_check(body.s ? body.s : "", body.len, key, &why) < 0) {
+		bad_object(r, key, why);
+		goto error;
+	}
+	mpath = cache_unit_path(c, key, ".m");
+	{
+		char *dir = path_dirname(mpath);
+
+		mkdir_p(dir);
+		free(dir);
+	}
+	/* A local failure to publish: the unit compiles, as without a remote. */
+	if (publish_bytes(mpath, body.s, body.len))
+		goto error;
+	cachelog_event_bytes(c->dir, "remote-hit", key, now_monotonic() - t0, body.len);
+	r->tally.hits++;
+	r->tally.bytes_in += body.len;
+	ret = 1;
+	goto out;
+error:
+	cachelog_event_bytes(c->dir, "remote-error", key, now_monotonic() - t0, 0);
+	r->tally.errors++;
+out:
+	buf_release(&body);
+	free(mpath);
+	return ret;
+}
+
+int remote_upload(struct remote *r, const struct cache *c, const char *key)
+{
+	struct buf answer = BUF_INIT;
+	char *mpath = NULL, *bytes = NULL, *what;
+	const char *why;
+	double t0 = now_monotonic();
+	size_t len;
+	long status;
+	int ret = -1;
+
+	if (!r->url || r->off || r->read_only)
+		return 0;
+	/* Exactly the entry as published, checked again: a remote never gets
+	 * what the local checks would refuse. */
+	mpath = cache_unit_path(c, key, ".m");
+	if (read_file_all(mpath, &bytes, &len) || cache_entry_check(bytes, len, key, &why) < 0)
+		goto out;
+	status = ask(r, "PUT", key, bytes, len, &answer);
+	if (status < 0)
+		goto error;
+	if (status < 200 || status > 299) {
+		what = xstrfmt("PUT answered HTTP %ld", status);
+		fault(r, what);
+		free(what);
+		goto error;
+	}
+	cachelog_event_bytes(c->dir, "upload", key, now_monotonic() - t0, len);
+	r->tally.uploads++;
+	r->tally.bytes_out += len;
+	ret = 0;
+	goto out;
+error:
+	cachelog_event_bytes(c->dir, "remote-error", key, now_monotonic() - t0, 0);
+	r->tally.errors++;
+out:
+	buf_release(&answer);
+	free(bytes);
+	free(mpath);
+	return ret;
+}

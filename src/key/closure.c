@@ -1,0 +1,490 @@
+/*
+ * The include closure of a unit, over-approximated: #if is not evaluated, every
+ * line that reads as an #include directive counts (even one inside a multi-line
+ * block comment, which is safe), and for #include_next every match in the
+ * search list is followed. Missing the file the compiler reads would let an
+ * edit reuse a stale cache entry; an extra file only costs a recompile.
+ */
+#include "key/closure.h"
+#include "buf.h"
+#include "key/incdirs.h"
+#include "path.h"
+#include "util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+enum directive_kind {
+	INC_QUOTE, INC_ANGLE, INC_QUOTE_NEXT, INC_ANGLE_NEXT, INC_MACRO,
+	HAS_QUOTE, HAS_ANGLE	/* __has_include("name"), __has_include(<name>): a probe */
+};
+
+static const char *const kind_names[] = {
+	"quote", "angle", "quote-next", "angle-next", "macro", "has-quote", "has-angle"
+};
+
+struct directive {
+	enum directive_kind kind;
+	char *text;	/* the name between the delimiters, or the macro text */
+};
+
+struct scan {
+	struct filestamp stamp;
+	char hex[DIGEST_HEX_SIZE];
+	struct directive *d;
+	size_t nr, alloc;
+};
+
+/* Probe results, stored as non-NULL pointers in cc->probes. */
+enum probe { PROBE_NONE = 1, PROBE_FILE, PROBE_DIR };
+
+void closure_cache_init(struct closure_cache *cc)
+{
+	hashmap_init(&cc->scans);
+	hashmap_init(&cc->probes);
+	hashmap_init(&cc->tools);
+	hashmap_init(&cc->listings);
+	hashmap_init(&cc->resolutions);
+	filehash_init(&cc->files);
+	cc->reads = 0;
+	cc->env_hex[0] = '\0';
+	cc->tool_memo_dir = NULL;
+}
+
+static void scan_clear(struct scan *s)
+{
+	for (size_t i = 0; i < s->nr; i++)
+		free(s->d[i].text);
+	free(s->d);
+	s->d = NULL;
+	s->nr = s->alloc = 0;
+}
+
+void closure_cache_release(struct closure_cache *cc)
+{
+	for (size_t i = 0; i < cc->scans.nr; i++) {
+		scan_clear(cc->scans.entries[i].value);
+		free(cc->scans.entries[i].value);
+	}
+	hashmap_release(&cc->scans);
+	hashmap_release(&cc->probes);
+	filehash_release(&cc->files);
+	for (size_t i = 0; i < cc->tools.nr; i++)
+		free(cc->tools.entries[i].value);
+	hashmap_release(&cc->tools);
+	incdirs_release(cc);
+	cc->reads = 0;
+}
+
+static int is_blank(char c)
+{
+	return c == ' ' || c == '\t' || c == '\f' || c == '\v' || c == '\r';
+}
+
+/* Skip blanks and block comments that close on this line; a comment that runs
+ * past the line hides the rest of it. */
+static const char *skip_blank(const char *p, const char *end)
+{
+	for (;;) {
+		while (p < end && is_blank(*p))
+			p++;
+		if (end - p >= 2 && p[0] == '/' && p[1] == '*') {
+			const char *close = memmem(p + 2, (size_t)(end - p - 2), "*/", 2);
+
+			if (!close)
+				return end;
+			p = close + 2;
+			continue;
+		}
+		return p;
+	}
+}
+
+static int is_ident(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+static void add_directive(struct scan *s, enum directive_kind kind, const char *text, size_t len)
+{
+	ALLOC_GROW(s->d, s->nr + 1, s->alloc);
+	s->d[s->nr].kind = kind;
+	s->d[s->nr].text = xstrndup(text, len);
+	s->nr++;
+}
+
+/* Every __has_include("name") or __has_include(<name>) of a directive line: the
+ * answer depends on whether a file exists, which no dependency list records. */
+static void scan_has_include(struct scan *s, const char *p, const char *end)
+{
+	static const char word[] = "__has_include";
+
+	while ((p = memmem(p, (size_t)(end - p), word, sizeof(word) - 1))) {
+		const char *close;
+
+		p += sizeof(word) - 1;
+		if (end - p >= 5 && !memcmp(p, "_next", 5))
+			p += 5;
+		p = skip_blank(p, end);
+		if (p == end || *p != '(')
+			continue;
+		p = skip_blank(p + 1, end);
+		if (p == end || (*p != '"' && *p != '<'))
+			continue;
+		close = memchr(p + 1, *p == '"' ? '"' : '>', (size_t)(end - p - 1));
+		if (!close)
+			return;
+		add_directive(s, *p == '"' ? HAS_QUOTE : HAS_ANGLE, p + 1, (size_t)(close - p - 1));
+		p = close + 1;
+	}
+}
+
+/* One line: optional blanks, '#', optional blanks, include or include_next, then
+ * "name", <name> or anything else (a macro, recorded by its text). */
+static void scan_line(struct scan *s, const char *p, const char *end)
+{
+	int next = 0;
+	const char *close;
+
+	p = skip_blank(p, end);
+	if (p == end || *p != '#')
+		return;
+	p = skip_blank(p + 1, end);
+	if (end - p >= 2 && (!memcmp(p, "if", 2) || !memcmp(p, "el", 2)))
+		scan_has_include(s, p, end);
+	if (end - p < 7 || memcmp(p, "include", 7))
+		return;
+	p += 7;
+	if (end - p >= 5 && !memcmp(p, "_next", 5)) {
+		p += 5;
+		next = 1;
+	}
+	if (p < end && is_ident(*p))
+		return;	/* #includes, #include_foo: not a directive we know */
+	p = skip_blank(p, end);
+	if (p < end && (*p == '"' || *p == '<')) {
+		close = memchr(p + 1, *p == '"' ? '"' : '>', (size_t)(end - p - 1));
+		if (close) {
+			enum directive_kind kind = *p == '"' ? (next ? INC_QUOTE_NEXT : INC_QUOTE)
+							     : (next ? INC_ANGLE_NEXT : INC_ANGLE);
+
+			add_directive(s, kind, p + 1, (size_t)(close - p - 1));
+			return;
+		}
+	}
+	while (end > p && is_blank(end[-1]))
+		end--;
+	add_directive(s, INC_MACRO, p, (size_t)(end - p));
+}
+
+static void scan_text(struct scan *s, const char *data, size_t len)
+{
+	const char *p = data, *end = data + len;
+
+	if (len >= 3 && !memcmp(p, "\xef\xbb\xbf", 3))
+		p += 3;	/* a UTF-8 byte order mark */
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *eol = nl ? nl : end;
+
+		scan_line(s, p, eol);
+		p = nl ? nl + 1 : end;
+	}
+}
+
+/* Read all of fd into b; size is what fstat said (the file may still grow).
+ * Sized reads: a small file costs a small buffer, not a 64 KiB one per file.
+ * 0 or -1 with errno set. */
+static int read_fd(int fd, struct buf *b, off_t size)
+{
+	/* One byte more than the file, so the read that finds its end needs no growth. */
+	buf_grow(b, size > 0 ? (size_t)size + 1 : 4096);
+	for (;;) {
+		ssize_t n;
+
+		if (b->alloc - b->len < 2)
+			buf_grow(b, 4096);
+		n = read(fd, b->s + b->len, b->alloc - b->len - 1);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		if (n == 0)
+			return 0;
+		b->len += (size_t)n;
+		b->s[b->len] = '\0';
+	}
+}
+
+/* The scanned form of the file at abs, read at most once while its stamp holds;
+ * NULL with errno set when it cannot be read. */
+static struct scan *get_scan(struct closure_cache *cc, const char *abs)
+{
+	struct scan *s = hashmap_get(&cc->scans, abs);
+	struct filestamp before, after;
+	struct buf data = BUF_INIT;
+	struct stat st;
+	int fd, saved;
+
+	/* A file seen before is checked by its stamp; a new one is opened
+	 * straight away (most of gen's sources are read once). */
+	if (s) {
+		if (stat(abs, &st))
+			return NULL;
+		filestamp_from_stat(&before, &st);
+		if (!S_ISDIR(st.st_mode) && filestamp_equal(&s->stamp, &before))
+			return s;
+	}
+	fd = open(abs, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &st))
+		goto fail;
+	if (S_ISDIR(st.st_mode)) {
+		errno = EISDIR;
+		goto fail;
+	}
+	cc->reads++;
+	if (read_fd(fd, &data, st.st_size))
+		goto fail;
+	filestamp_from_stat(&before, &st);
+	if (fstat(fd, &st))
+		goto fail;
+	filestamp_from_stat(&after, &st);
+	close(fd);
+	if (!s) {
+		s = xcalloc(1, sizeof(*s));
+		hashmap_put(&cc->scans, abs, s);
+	}
+	scan_clear(s);
+	digest_bytes_hex(buf_str(&data), data.len, s->hex);
+	scan_text(s, buf_str(&data), data.len);
+	/* Rewritten while we read it: keep the result for this unit but let the
+	 * next use read again (no real file has inode 0). */
+	if (filestamp_equal(&before, &after) && after.size == data.len)
+		s->stamp = before;
+	else
+		memset(&s->stamp, 0, sizeof(s->stamp));
+	buf_release(&data);
+	return s;
+fail:
+	saved = errno;
+	close(fd);
+	buf_release(&data);
+	errno = saved;
+	return NULL;
+}
+
+static enum probe probe(struct closure_cache *cc, const char *abs)
+{
+	uintptr_t known = (uintptr_t)hashmap_get(&cc->probes, abs);
+	enum probe what = PROBE_NONE;
+	struct stat st;
+
+	if (known)
+		return (enum probe)known;
+	if (!stat(abs, &st))
+		what = S_ISDIR(st.st_mode) ? PROBE_DIR : PROBE_FILE;
+	hashmap_put(&cc->probes, abs, (void *)(uintptr_t)what);
+	return what;
+}
+
+struct walk {
+	struct closure_cache *cc;
+	const char *root;
+	struct strvec dirs;		/* the -I dirs, absolute */
+	struct hashmap visited;		/* absolute path -> (void *)1 */
+	struct hashmap searched;	/* absolute folder -> (void *)1 */
+	struct closure *out;
+};
+
+/* A new file at cand would appear in its folder, or, if that is missing, in
+ * the nearest folder above it that exists: that folder's mtime changes. */
+static void note_searched(struct walk *w, const char *cand)
+{
+	char *dir = path_dirname(cand);
+
+	while (strcmp(dir, "/") && probe(w->cc, dir) != PROBE_DIR) {
+		char *up = path_dirname(dir);
+
+		free(dir);
+		dir = up;
+	}
+	hashmap_put(&w->searched, dir, (void *)1);
+	free(dir);
+}
+
+static int visit(struct walk *w, const char *abs, const char *source);
+
+static int try_candidate(struct walk *w, const char *cand, const char *from,
+			 const struct directive *d, int *found)
+{
+	int probe_only = d->kind == HAS_QUOTE || d->kind == HAS_ANGLE;
+	char *vis;
+	int ret;
+
+	note_searched(w, cand);
+	if (probe(w->cc, cand) != PROBE_FILE)
+		return 0;
+	*found = 1;
+	vis = path_visible(w->root, cand);
+	strvec_pushf(&w->out->edges, "%s\t%s\t%s\t%s", from, kind_names[d->kind], d->text, vis);
+	free(vis);
+	ret = probe_only ? 0 : visit(w, cand, NULL);
+	return ret;
+}
+
+/* Resolve one directive of the file at from (visible) in folder; record edges and
+ * visit what it reaches. */
+static int follow(struct walk *w, const char *from, const char *folder, const struct directive *d)
+{
+	int next = d->kind == INC_QUOTE_NEXT || d->kind == INC_ANGLE_NEXT;
+	int quoted = d->kind == INC_QUOTE || d->kind == INC_QUOTE_NEXT || d->kind == HAS_QUOTE;
+	int found = 0;
+
+	if (d->kind == INC_MACRO || !d->text[0]) {
+		strvec_pushf(&w->out->edges, "%s\t%s\t%s\t", from, kind_names[d->kind], d->text);
+		return 0;
+	}
+	if (d->text[0] == '/') {
+		char *cand = path_normalize(d->text);
+		int ret = try_candidate(w, cand, from, d, &found);
+
+		free(cand);
+		if (ret)
+			return -1;
+	} else {
+		/* The including file's folder comes first for "name" only. */
+		for (size_t i = quoted ? 0 : 1; i <= w->dirs.nr; i++) {
+			char *joined = path_join(i ? w->dirs.v[i - 1] : folder, d->text);
+			char *cand = path_normalize(joined);
+			int ret = try_candidate(w, cand, from, d, &found);
+
+			free(joined);
+			free(cand);
+			if (ret)
+				return -1;
+			/* #include_next continues past the including file's own folder,
+			 * which we do not track: follow every match instead. */
+			if (found && !next)
+				break;
+		}
+	}
+	if (!found)
+		strvec_pushf(&w->out->edges, "%s\t%s\t%s\t", from, kind_names[d->kind], d->text);
+	return 0;
+}
+
+/* Visit the file at abs (source: the path as given, for sources only). */
+static int visit(struct walk *w, const char *abs, const char *source)
+{
+	struct closure *c = w->out;
+	struct scan *s;
+	char *vis, *folder;
+	int ret = 0;
+
+	if (hashmap_get(&w->visited, abs))
+		return 0;
+	hashmap_put(&w->visited, abs, (void *)1);
+	vis = path_visible(w->root, abs);
+	s = get_scan(w->cc, abs);
+	if (!s) {
+		if (source)
+			ret = error_errno("cannot read source '%s'", source);
+		else
+			ret = error_errno("cannot read header '%s'", vis);
+		free(vis);
+		return ret;
+	}
+	ALLOC_GROW(c->files, c->nr + 1, c->alloc);
+	c->files[c->nr].path = vis;
+	memcpy(c->files[c->nr].hex, s->hex, DIGEST_HEX_SIZE);
+	c->nr++;
+	folder = path_dirname(abs);
+	/* s stays valid below: each file is visited once, so nothing rescans it. */
+	for (size_t i = 0; i < s->nr && !ret; i++)
+		ret = follow(w, vis, folder, &s->d[i]);
+	free(folder);
+	return ret;
+}
+
+int closure_compute(struct closure_cache *cc, const char *root, const struct strvec *sources,
+		    const struct strvec *include_dirs, struct closure *out)
+{
+	struct walk w;
+	char *abs_root = path_normalize(root);
+	int ret = 0;
+
+	memset(out, 0, sizeof(*out));
+	strvec_init(&out->edges);
+	strvec_init(&out->dirs);
+	if (abs_root[0] != '/')
+		BUG("closure root '%s' is not absolute", root);
+	w.cc = cc;
+	w.root = abs_root;
+	w.out = out;
+	strvec_init(&w.dirs);
+	hashmap_init(&w.visited);
+	hashmap_init(&w.searched);
+	for (size_t i = 0; i < include_dirs->nr; i++) {
+		char *joined = path_join(abs_root, include_dirs->v[i]);
+
+		strvec_push_nodup(&w.dirs, path_normalize(joined));
+		free(joined);
+	}
+	for (size_t i = 0; i < sources->nr && !ret; i++) {
+		char *joined = path_join(abs_root, sources->v[i]);
+		char *abs = path_normalize(joined);
+
+		ret = visit(&w, abs, sources->v[i]);
+		free(joined);
+		free(abs);
+	}
+	if (!ret) {
+		for (size_t i = 0; i < w.searched.nr; i++)
+			strvec_push_nodup(&out->dirs, path_visible(abs_root, w.searched.entries[i].key));
+		qsort(out->dirs.v, out->dirs.nr, sizeof(char *), strvec_cmp);
+	} else {
+		closure_release(out);
+	}
+	hashmap_release(&w.searched);
+	hashmap_release(&w.visited);
+	strvec_release(&w.dirs);
+	free(abs_root);
+	return ret;
+}
+
+void closure_release(struct closure *c)
+{
+	for (size_t i = 0; i < c->nr; i++)
+		free(c->files[i].path);
+	free(c->files);
+	c->files = NULL;
+	c->nr = c->alloc = 0;
+	strvec_release(&c->edges);
+	strvec_release(&c->dirs);
+}
+
+void closure_digest(const struct closure *c, struct digest *d)
+{
+	digest_add_str(d, "closure", "kwarm-closure-1");
+	digest_add_u64(d, "files", c->nr);
+	for (size_t i = 0; i < c->nr; i++) {
+		digest_add_str(d, "path", c->files[i].path);
+		digest_add_str(d, "sha256", c->files[i].hex);
+	}
+	digest_add_u64(d, "edges", c->edges.nr);
+	for (size_t i = 0; i < c->edges.nr; i++)
+		digest_add_str(d, "edge", c->edges.v[i]);
+}
+
+void closure_searched_dirs(const struct closure *c, struct strvec *out)
+{
+	strvec_pushv(out, &c->dirs);
+}

@@ -1,0 +1,62 @@
+/* closure: the files a compile unit can read through #include, with their digests. */
+#ifndef KWARM_CLOSURE_H
+#define KWARM_CLOSURE_H
+
+#include "key/digest.h"
+#include "key/filehash.h"
+#include "hashmap.h"
+#include "strvec.h"
+
+#include <stddef.h>
+
+/*
+ * The per-process memo shared by every unit of a run. File contents (digests and
+ * #include directives) are re-validated by stat on each use, so an edited file is
+ * seen; whether a file or folder exists is asked once per cache, because one run
+ * looks at one tree and the generated Makefile watches the searched folders.
+ */
+struct closure_cache {
+	struct hashmap scans;	/* absolute path -> scanned file (private to closure.c) */
+	struct hashmap probes;	/* absolute path -> what stat found (private to closure.c) */
+	struct hashmap tools;	/* program as given -> its resolution and identity (private to toolid.c) */
+	struct hashmap listings;	/* absolute folder -> its files (private to incdirs.c) */
+	struct hashmap resolutions;	/* -I list -> what it decides (private to incdirs.c) */
+	struct filehash files;	/* digests of files that are not scanned (compilers) */
+	unsigned long reads;	/* files read and scanned so far (the memo's misses) */
+	char env_hex[DIGEST_HEX_SIZE];	/* the steering variables' digest, or "" (unitkey.c) */
+	const char *tool_memo_dir;	/* where toolid keeps identities across processes, or NULL */
+};
+
+struct closure_file {
+	char *path;			/* compiler-visible */
+	char hex[DIGEST_HEX_SIZE];	/* SHA-256 of the content */
+};
+
+struct closure {
+	struct closure_file *files;	/* first-visit DFS order from the sources in order */
+	size_t nr, alloc;
+	/* One line per directive of each file: "FROM\tKIND\tNAME\tRESOLVED", with
+	 * KIND quote, angle, quote-next, angle-next, has-quote, has-angle (a
+	 * __has_include probe) or macro (NAME is then the
+	 * directive's text) and RESOLVED empty when the name did not resolve. */
+	struct strvec edges;
+	struct strvec dirs;	/* searched folders, compiler-visible, sorted, unique */
+};
+
+void closure_cache_init(struct closure_cache *cc);
+void closure_cache_release(struct closure_cache *cc);
+
+/* Compute the closure of sources (compiler-visible: relative to root, or absolute)
+ * with the -I dirs in order (as passed to the compiler); root is absolute.
+ * Initialises out. 0, or -1 after an error naming the source (or header) that
+ * cannot be read; a header name that does not resolve is an edge, not an error. */
+int closure_compute(struct closure_cache *cc, const char *root, const struct strvec *sources,
+		    const struct strvec *include_dirs, struct closure *out);
+void closure_release(struct closure *c);
+/* Feed the closure into d canonically (files with their digests, then edges). */
+void closure_digest(const struct closure *c, struct digest *d);
+/* Append every folder where a new file could change how a name resolves
+ * (compiler-visible, sorted, unique, existing): the Makefile depends on them. */
+void closure_searched_dirs(const struct closure *c, struct strvec *out);
+
+#endif

@@ -1,0 +1,222 @@
+#include "key/reads.h"
+#include "buf.h"
+#include "cache/cache.h"
+#include "path.h"
+#include "cache/publish.h"
+#include "util.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define READS_MAGIC "kwarm-reads 1\n"
+
+static char *pointer_path(const char *cache_dir, const char *base)
+{
+	return xstrfmt("%s/reads/%.1s/%s", cache_dir, base, base);
+}
+
+int reads_match(struct closure_cache *cc, const char *root, const struct strvec *reads,
+		struct buf *why)
+{
+	for (size_t i = 0; i < reads->nr; i++) {
+		const char *line = reads->v[i], *path = line + 65;
+		char *abs = path_join(root, path), hex[DIGEST_HEX_SIZE] = "";
+		int same = !filehash_get(&cc->files, abs, hex, NULL) && !strncmp(hex, line, 64);
+
+		free(abs);
+		if (!same) {
+			if (why)
+				buf_addf(why, "'%s' changed: %.12s -> %.12s", path, line,
+					 hex[0] ? hex : "missing");
+			return 0;
+		}
+	}
+	return 1;
+}
+
+/* The recorded reads of entry key: 1 (appended to reads), 0 none, -1 unusable. */
+static int entry_reads(const char *cache_dir, const char *key, struct strvec *reads)
+{
+	struct buf text = BUF_INIT;
+	char deps[16];
+	int ret = cache_unit_manifest(cache_dir, key, &text);
+
+	if (ret == 1)
+		cache_manifest_reads(text.s, reads, deps);
+	buf_release(&text);
+	return ret;
+}
+
+static void push_inputs(const char *root, const struct strvec *reads, struct strvec *inputs)
+{
+	for (size_t i = 0; inputs && i < reads->nr; i++)
+		strvec_push_nodup(inputs, path_join(root, reads->v[i] + 65));
+}
+
+/* Does entry key exist with reads that match now? 1 yes, 0 no such entry, -1
+ * it exists (or cannot be read) and does not match; its reads go to reads. */
+static int try_entry(struct closure_cache *cc, const char *cache_dir, const char *root,
+		     const char *key, struct strvec *reads)
+{
+	int got = entry_reads(cache_dir, key, reads);
+
+	if (got <= 0)
+		return got;
+	return reads_match(cc, root, reads, NULL) ? 1 : -1;
+}
+
+/* An entry never built: its appearance changes the choice (appear may be NULL). */
+static void push_entry_path(struct strvec *appear, const char *cache_dir, const char *key)
+{
+	struct buf b = BUF_INIT;
+
+	if (!appear)
+		return;
+	cache_add_unit_path(&b, cache_dir, key, ".m");
+	strvec_push_nodup(appear, buf_detach(&b));
+}
+
+static void read_pointer(const char *cache_dir, const char *base, char key[DIGEST_HEX_SIZE])
+{
+	char *path = pointer_path(cache_dir, base), *text = NULL;
+	size_t len;
+
+	key[0] = '\0';
+	if (!read_file_all(path, &text, &len) && len == strlen(READS_MAGIC) + 65 &&
+	    starts_with(text, READS_MAGIC) && text[len - 1] == '\n') {
+		memcpy(key, text + strlen(READS_MAGIC), 64);
+		key[64] = '\0';
+	}
+	free(text);
+	free(path);
+}
+
+int reads_pick_key(struct closure_cache *cc, const char *cache_dir, const char *root,
+		   const char *base, char key[DIGEST_HEX_SIZE], struct strvec *inputs,
+		   struct strvec *appear)
+{
+	struct strvec last, reads;
+	char pointed[DIGEST_HEX_SIZE], name[DIGEST_HEX_SIZE];
+	int got, ret = 0;
+
+	strvec_init(&last);
+	strvec_init(&reads);
+	got = try_entry(cc, cache_dir, root, base, &last);
+	if (got >= 0) {
+		/* Built under its base and still good, or never built. */
+		memcpy(key, base, DIGEST_HEX_SIZE);
+		push_inputs(root, &last, inputs);
+		if (!got)
+			push_entry_path(appear, cache_dir, base);
+		goto out;
+	}
+	read_pointer(cache_dir, base, pointed);
+	if (pointed[0] && strcmp(pointed, base)) {
+		got = try_entry(cc, cache_dir, root, pointed, &reads);
+		if (got == 1) {
+			memcpy(key, pointed, DIGEST_HEX_SIZE);
+			push_inputs(root, &reads, inputs);
+			goto out;
+		}
+		if (got < 0 && reads.nr) {
+			strvec_release(&last);
+			last = reads;
+			strvec_init(&reads);
+		}
+	}
+	/* A fresh name over the files last recorded, as they are now. */
+	for (unsigned attempt = 0; attempt < 16; attempt++) {
+		struct digest d;
+
+		digest_init(&d);
+		digest_add_str(&d, "schema", "kwarm-reads-key-1");
+		digest_add_str(&d, "base", base);
+		digest_add_u64(&d, "attempt", attempt);
+		for (size_t i = 0; i < last.nr; i++) {
+			char *abs = path_join(root, last.v[i] + 65), hex[DIGEST_HEX_SIZE];
+
+			if (filehash_get(&cc->files, abs, hex, NULL))
+				snprintf(hex, sizeof(hex), "missing");
+			digest_add_str(&d, "path", last.v[i] + 65);
+			digest_add_str(&d, "sha256", hex);
+			free(abs);
+		}
+		digest_final_hex(&d, name);
+		strvec_release(&reads);
+		strvec_init(&reads);
+		got = try_entry(cc, cache_dir, root, name, &reads);
+		if (got >= 0) {
+			memcpy(key, name, DIGEST_HEX_SIZE);
+			push_inputs(root, &last, inputs);
+			if (!got)
+				push_entry_path(appear, cache_dir, name);
+			goto out;
+		}
+	}
+	ret = error("no free cache name for the unit of base key '%.16s'", base);
+out:
+	strvec_release(&last);
+	strvec_release(&reads);
+	return ret;
+}
+
+void reads_point(const char *cache_dir, const char *base, const char *key)
+{
+	char *path = pointer_path(cache_dir, base), *dir = path_dirname(path);
+	char *text = xstrfmt(READS_MAGIC "%s\n", key);
+	struct buf *old = error_sink(NULL);
+	struct buf ignored = BUF_INIT;
+
+	/* Best effort: without it, the next run finds the entry by its reads' name. */
+	error_sink(&ignored);
+	if (!mkdir_p(dir))
+		(void)publish_bytes(path, text, strlen(text));
+	error_sink(old);
+	buf_release(&ignored);
+	free(text);
+	free(dir);
+	free(path);
+}
+
+int reads_manifest_lines(struct closure_cache *cc, const char *root, const char *family,
+			 const struct strvec *listed, const struct closure *closure,
+			 struct buf *out)
+{
+	struct hashmap held;
+	struct strvec vis;
+	int ret = 0;
+
+	hashmap_init(&held);
+	strvec_init(&vis);
+	for (size_t i = 0; i < closure->nr; i++)
+		hashmap_put(&held, closure->files[i].path, (void *)1);
+	for (size_t i = 0; i < listed->nr; i++) {
+		char *joined = path_join(root, listed->v[i]), *abs = path_normalize(joined);
+		char *v = path_visible(root, abs);
+
+		free(joined);
+		free(abs);
+		if (hashmap_get(&held, v) || strvec_find(&vis, v) >= 0)
+			free(v);
+		else
+			strvec_push_nodup(&vis, v);
+	}
+	qsort(vis.v, vis.nr, sizeof(char *), strvec_cmp);
+	buf_addf(out, "deps %s\n", family);
+	for (size_t i = 0; i < vis.nr && !ret; i++) {
+		char *abs = path_join(root, vis.v[i]), hex[DIGEST_HEX_SIZE];
+
+		if (strchr(vis.v[i], '\n'))
+			ret = error("cannot record the read of a file whose name has a newline");
+		else if (filehash_get(&cc->files, abs, hex, NULL))
+			ret = error_errno("cannot read '%s', which the compiler read", abs);
+		else
+			buf_addf(out, "read %s %s\n", hex, vis.v[i]);
+		free(abs);
+	}
+	hashmap_release(&held);
+	strvec_release(&vis);
+	return ret;
+}

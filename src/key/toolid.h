@@ -1,0 +1,15 @@
+/* toolid: a compiler's identity, from what exec would run, without running it. */
+#ifndef KWARM_TOOLID_H
+#define KWARM_TOOLID_H
+
+#include "key/closure.h"
+#include "key/digest.h"
+
+/* Resolve program (PATH lookup for a bare name) and compute its identity:
+ * SHA-256 over the resolved path, its realpath and the binary's content digest.
+ * Memoized in cc. *resolved (may be NULL) gets the resolved absolute path, which
+ * the caller frees. 0, or -1 after an error naming the compiler. */
+int toolid_get(struct closure_cache *cc, const char *program, char **resolved,
+	       char hex[DIGEST_HEX_SIZE]);
+
+#endif

@@ -1,0 +1,334 @@
+#include "key/unitkey.h"
+#include "key/incdirs.h"
+#include "path.h"
+#include "key/reads.h"
+#include "key/toolid.h"
+#include "util.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+void unit_command_init(struct unit_command *uc)
+{
+	memset(uc, 0, sizeof(*uc));
+	strvec_init(&uc->argv);
+	strvec_init(&uc->link);
+	strvec_init(&uc->env);
+	uc->deps = -1;
+}
+
+void unit_command_release(struct unit_command *uc)
+{
+	strvec_release(&uc->argv);
+	strvec_release(&uc->link);
+	strvec_release(&uc->env);
+}
+
+static const char *const include_options[] = { "-I", "-iquote", "-isystem", "-idirafter" };
+
+void unit_command_inputs(const struct unit_command *uc, struct strvec *sources,
+			 struct strvec *include_dirs)
+{
+	size_t i, n = uc->argv.nr, out = n;
+
+	/* The sources follow the last "-o {out}" (the generator puts it there).
+	 * Found first, so that a flag list ending in an option that takes an
+	 * argument ("-iquote") cannot swallow it: that compile then fails with
+	 * the compiler's own message instead. */
+	for (i = n; i-- > 2;)
+		if (!strcmp(uc->argv.v[i], UNITKEY_OUT) && !strcmp(uc->argv.v[i - 1], "-o")) {
+			out = i - 1;
+			break;
+		}
+	for (i = out + 2; i < n; i++)
+		strvec_push(sources, uc->argv.v[i]);
+	for (i = 1; i < out; i++) {
+		const char *w = uc->argv.v[i];
+
+		for (size_t k = 0; k < ARRAY_SIZE(include_options); k++) {
+			size_t len = strlen(include_options[k]);
+
+			if (strncmp(w, include_options[k], len))
+				continue;
+			if (w[len])
+				strvec_push(include_dirs, w + len);
+			else if (i + 1 < out)
+				strvec_push(include_dirs, uc->argv.v[++i]);
+			break;
+		}
+	}
+}
+
+/* The file a command word may name: the word itself, the value of
+ * "--opt=FILE", or the rest of a joined "-TFILE". */
+static void add_named_files(const char *root, const char *word, struct digest *d,
+			    struct strvec *inputs, struct strvec *why)
+{
+	const char *cands[3] = { word, NULL, NULL };
+	const char *eq = word[0] == '-' ? strchr(word, '=') : NULL;
+
+	if (eq)
+		cands[1] = eq + 1;
+	if (word[0] == '-' && word[1] == 'T' && word[2])
+		cands[2] = word + 2;
+	for (size_t i = 0; i < ARRAY_SIZE(cands); i++) {
+		char hex[DIGEST_HEX_SIZE], *path;
+		uint64_t size;
+		struct stat st;
+
+		if (!cands[i] || !*cands[i] || cands[i][0] == '-')
+			continue;
+		path = path_join(root, cands[i]);
+		if (!stat(path, &st) && S_ISREG(st.st_mode) && !digest_file_hex(path, hex, &size)) {
+			digest_add_str(d, "named-file", cands[i]);
+			digest_add_str(d, "named-digest", hex);
+			if (why)
+				strvec_pushf(why, "named %s %s", hex, cands[i]);
+			if (inputs)
+				strvec_push(inputs, path);
+		}
+		free(path);
+	}
+}
+
+/* A tool named by a relative path runs from root, as the compile does. */
+static int tool_identity(struct closure_cache *cc, const char *root, const char *program,
+			 char **resolved, char hex[DIGEST_HEX_SIZE])
+{
+	char *joined = NULL;
+	int ret;
+
+	if (strchr(program, '/') && program[0] != '/')
+		program = joined = path_join(root, program);
+	ret = toolid_get(cc, program, resolved, hex);
+	free(joined);
+	return ret;
+}
+
+/* Variables that change what a compiler reads or emits. */
+const char *const unitkey_steering_env[] = {
+	"CPATH", "C_INCLUDE_PATH", "CPLUS_INCLUDE_PATH", "OBJC_INCLUDE_PATH", "GCC_EXEC_PREFIX",
+	"COMPILER_PATH", "LIBRARY_PATH", "SOURCE_DATE_EPOCH", "GCC_COMPARE_DEBUG", NULL
+};
+
+static void digest_env(struct digest *d, const char *name)
+{
+	const char *value = getenv(name);
+
+	digest_add_str(d, "env", name);
+	digest_add_str(d, value ? "set" : "unset", value ? value : "");
+}
+
+/* The description line of a variable (kwarm explain compares them). */
+static void note_env(struct strvec *why, const char *name)
+{
+	const char *value = getenv(name);
+
+	if (!why)
+		return;
+	if (value && !strchr(value, '\n'))
+		strvec_pushf(why, "env %s=%s", name, value);
+	else
+		strvec_pushf(why, "env %s%s", name, value ? "=(several lines)" : " unset");
+}
+
+/* Is argv word i an -I option (its folder joined, or in the next word)? The
+ * number of words it takes, or 0. */
+static size_t include_option(const struct strvec *argv, size_t i)
+{
+	const char *w = argv->v[i];
+
+	if (strncmp(w, "-I", 2) || !strcmp(w, "-I-"))
+		return 0;
+	return w[2] ? 1 : i + 1 < argv->nr ? 2 : 1;
+}
+
+/*
+ * May the key cover what the -I list resolves to instead of its words? Not
+ * when the output can record the command or its folders: debug information
+ * (-g, and -grecord-gcc-switches with it), -frecord-gcc-switches; nor with the
+ * old -I- split. The -I folders come back in dirs, in order.
+ */
+static int keys_by_resolution(const struct unit_command *uc, struct strvec *dirs)
+{
+	for (size_t i = 1; i < uc->argv.nr; i++) {
+		const char *w = uc->argv.v[i];
+		size_t n = include_option(&uc->argv, i);
+
+		if (!strcmp(w, UNITKEY_OUT) && i > 0 && !strcmp(uc->argv.v[i - 1], "-o"))
+			break;
+		if ((starts_with(w, "-g") && strcmp(w, "-g0")) || !strcmp(w, "-I-") ||
+		    !strcmp(w, "-frecord-gcc-switches"))
+			return 0;
+		if (n)
+			strvec_push(dirs, n == 1 ? w + 2 : uc->argv.v[i + 1]);
+		if (n == 2)
+			i++;
+	}
+	return 1;
+}
+
+/* Does a lookup depend on where the includer sits in the -I list? #include_next
+ * goes on after the includer's folder; a macro-named include may reach a file
+ * the scanner did not read, with an #include_next of its own. */
+static int position_dependent(const struct closure *c)
+{
+	for (size_t i = 0; i < c->edges.nr; i++)
+		if (strstr(c->edges.v[i], "\tquote-next\t") || strstr(c->edges.v[i], "\tangle-next\t") ||
+		    strstr(c->edges.v[i], "\tmacro\t"))
+			return 1;
+	return 0;
+}
+
+/* The digest of the steering variables as digest_env feeds them, once per
+ * process (the environment does not change while it runs). */
+static const char *steering_env_hex(struct closure_cache *cc)
+{
+	if (!cc->env_hex[0]) {
+		struct digest d;
+
+		digest_init(&d);
+		for (size_t i = 0; unitkey_steering_env[i]; i++)
+			digest_env(&d, unitkey_steering_env[i]);
+		digest_final_hex(&d, cc->env_hex);
+	}
+	return cc->env_hex;
+}
+
+/* One line of the key's description, when one is wanted. */
+static void note(struct strvec *why, const char *what, const char *text)
+{
+	if (why)
+		strvec_pushf(why, "%s %s", what, text);
+}
+
+static int base_key(struct closure_cache *cc, const struct unit_command *uc,
+		    char hex[DIGEST_HEX_SIZE], struct closure *closure_out,
+		    struct strvec *tools_out, struct strvec *why)
+{
+	struct strvec sources, dirs, idirs, resolution;
+	struct closure closure;
+	struct digest d;
+	char tool_hex[DIGEST_HEX_SIZE];
+	char *resolved = NULL;
+	int ret = -1, by_resolution;
+
+	if (!uc->argv.nr)
+		BUG("empty unit command");
+	memset(&closure, 0, sizeof(closure));
+	strvec_init(&sources);
+	strvec_init(&dirs);
+	unit_command_inputs(uc, &sources, &dirs);
+	if (!sources.nr)
+		BUG("unit command has no source after '-o %s'", UNITKEY_OUT);
+	if (closure_compute(cc, uc->root, &sources, &dirs, &closure))
+		goto out;
+
+	digest_init(&d);
+	digest_add_str(&d, "schema", UNITKEY_SCHEMA);
+	digest_add_str(&d, "platform", uc->platform);
+	note(why, "platform", uc->platform);
+	if (tool_identity(cc, uc->root, uc->argv.v[0], &resolved, tool_hex))
+		goto fail_digest;
+	digest_add_str(&d, "compiler", tool_hex);
+	note(why, "compiler", tool_hex);
+	if (tools_out)
+		strvec_push(tools_out, resolved);
+	free(resolved);
+	resolved = NULL;
+	/* Two units whose -I lists differ in spelling or order but resolve every
+	 * name alike compile alike: the key covers the resolution instead. */
+	strvec_init(&idirs);
+	strvec_init(&resolution);
+	by_resolution = keys_by_resolution(uc, &idirs) && !position_dependent(&closure) &&
+			!incdirs_resolution(cc, uc->root, &idirs, &resolution, tools_out);
+	digest_add_str(&d, "include-list", by_resolution ? "resolution" : "words");
+	for (size_t i = 0; i < uc->argv.nr; i++) {
+		size_t n = by_resolution && i ? include_option(&uc->argv, i) : 0;
+
+		for (size_t k = 0; k < (n ? n : 1); k++)
+			note(why, "arg", uc->argv.v[i + k]);
+		if (n) {
+			i += n - 1;
+			continue;
+		}
+		digest_add_str(&d, "arg", uc->argv.v[i]);
+	}
+	digest_add_u64(&d, "resolved-names", resolution.nr);
+	for (size_t i = 0; i < resolution.nr; i++)
+		digest_add_str(&d, "resolves", resolution.v[i]);
+	strvec_release(&idirs);
+	strvec_release(&resolution);
+	/* Files that flags name (a -include header, a response file, a profile):
+	 * their content matters as much as a source's. */
+	for (size_t i = 1; i < uc->argv.nr; i++)
+		if (strvec_find(&sources, uc->argv.v[i]) < 0 && strcmp(uc->argv.v[i], UNITKEY_OUT))
+			add_named_files(uc->root, uc->argv.v[i], &d, tools_out, why);
+	closure_digest(&closure, &d);
+	for (size_t i = 0; why && i < closure.nr; i++)
+		strvec_pushf(why, "file %s %s", closure.files[i].hex, closure.files[i].path);
+	digest_add_u64(&d, "linkc", uc->link.nr);
+	if (uc->link.nr) {
+		if (tool_identity(cc, uc->root, uc->link.v[0], &resolved, tool_hex))
+			goto fail_digest;
+		digest_add_str(&d, "linker", tool_hex);
+		note(why, "linker", tool_hex);
+		if (tools_out)
+			strvec_push(tools_out, resolved);
+		free(resolved);
+		for (size_t i = 0; i < uc->link.nr; i++) {
+			digest_add_str(&d, "linkarg", uc->link.v[i]);
+			note(why, "linkarg", uc->link.v[i]);
+		}
+		/* A linker script's content, say. */
+		for (size_t i = 1; i < uc->link.nr; i++)
+			add_named_files(uc->root, uc->link.v[i], &d, tools_out, why);
+	}
+	digest_add_str(&d, "extract", uc->extract_text ? "text" : "none");
+	note(why, "extract", uc->extract_text ? "text" : "none");
+	/* The same for every unit of a process: digested once. */
+	digest_add_str(&d, "steering-env", steering_env_hex(cc));
+	for (size_t i = 0; why && unitkey_steering_env[i]; i++)
+		note_env(why, unitkey_steering_env[i]);
+	digest_add_u64(&d, "envc", uc->env.nr);
+	for (size_t i = 0; i < uc->env.nr; i++) {
+		digest_env(&d, uc->env.v[i]);
+		note_env(why, uc->env.v[i]);
+	}
+	digest_final_hex(&d, hex);
+	ret = 0;
+	if (closure_out) {
+		*closure_out = closure;
+		goto out_keep_closure;
+	}
+	goto out;
+
+fail_digest:
+	digest_release(&d);
+out:
+	closure_release(&closure);
+out_keep_closure:
+	strvec_release(&sources);
+	strvec_release(&dirs);
+	return ret;
+}
+
+int unitkey_compute(struct closure_cache *cc, const struct unit_command *uc,
+		    char hex[DIGEST_HEX_SIZE], const struct unitkey_out *out)
+{
+	static const struct unitkey_out none;
+	char base[DIGEST_HEX_SIZE];
+
+	if (!out)
+		out = &none;
+	if (base_key(cc, uc, base, out->closure, out->inputs, out->why))
+		return -1;
+	if (out->base)
+		memcpy(out->base, base, DIGEST_HEX_SIZE);
+	if (!uc->cache_dir) {
+		memcpy(hex, base, DIGEST_HEX_SIZE);
+		return 0;
+	}
+	return reads_pick_key(cc, uc->cache_dir, uc->root, base, hex, out->inputs, out->appear);
+}

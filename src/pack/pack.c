@@ -1,0 +1,192 @@
+#include "pack/pack.h"
+#include "cache/cachelog.h"
+#include "report/runid.h"
+#include "pack/layout.h"
+#include "plan/packdesc.h"
+#include "path.h"
+#include "cache/publish.h"
+#include "util.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Remove the stamps of other keys of this output: OUT holds only one. */
+static int remove_stamps(const char *stamp_path)
+{
+	char *dir = path_dirname(stamp_path);
+	const char *base = strrchr(stamp_path, '/') + 1;
+	size_t prefix = strlen(base) - 64;
+	struct dirent *de;
+	DIR *d;
+	int ret = 0;
+
+	if (mkdir_p(dir)) {
+		ret = error_errno("cannot create '%s'", dir);
+		goto out;
+	}
+	d = opendir(dir);
+	if (!d) {
+		ret = error_errno("cannot read '%s'", dir);
+		goto out;
+	}
+	while ((de = readdir(d))) {
+		if (strlen(de->d_name) == prefix + 64 && !strncmp(de->d_name, base, prefix)) {
+			char *p = path_join(dir, de->d_name);
+
+			if (unlink(p) && errno != ENOENT)
+				ret = error_errno("cannot remove '%s'", p);
+			free(p);
+		}
+	}
+	closedir(d);
+out:
+	free(dir);
+	return ret;
+}
+
+/* Read a unit's verified bytes, from the cache or else the private store
+ * (opened in priv, when it exists, on first need). 1 when read, 0 when neither
+ * holds it valid, -1 after reporting. */
+static int find_unit(const struct cache *cache, struct cache *priv, const char *private_dir,
+		     const struct packdesc_item *it, struct buf *bin, double run_start)
+{
+	const char *why;
+
+	buf_reset(bin);
+	if (!priv->dir && private_dir && access(private_dir, F_OK) == 0 &&
+	    cache_init(priv, private_dir))
+		return -1;
+	/* A unit compiled without the cache: the private store holds it. */
+	if (priv->dir && cache_unit_check(cache, it->key, 0) == 0 &&
+	    cache_unit_get(priv, it->key, bin, &why) == 1)
+		return 1;
+	buf_reset(bin);
+	if (cache_unit_get(cache, it->key, bin, &why) == 1) {
+		cachelog_note_use(cache->dir, it->key, run_start);
+		return 1;
+	}
+	buf_reset(bin);
+	return 0;
+}
+
+/* Read a unit's verified bytes. A corrupt or missing entry is a miss: rc
+ * compiles the unit again, now; without rc a corrupt entry is removed, so
+ * that the next run's make sees it missing and compiles it again. */
+static int read_unit(const struct cache *cache, struct cache *priv, const char *private_dir,
+		     const char *what, const char *kind, const struct packdesc_item *it,
+		     struct buf *bin, double run_start, struct pack_recompile *rc)
+{
+	int found = find_unit(cache, priv, private_dir, it, bin, run_start);
+
+	if (found)
+		return found < 0 ? -1 : 0;
+	if (rc) {
+		if (rc->compile(rc, it->key))
+			return error("cannot pack %s: %s '%s' did not compile", what, kind,
+				     it->label);
+		found = find_unit(cache, priv, private_dir, it, bin, run_start);
+		if (found)
+			return found < 0 ? -1 : 0;
+		return error("cannot pack %s: %s '%s' is not in the cache after its compile",
+			     what, kind, it->label);
+	}
+	if (cache_unit_check(cache, it->key, 1) < 0 && !cache_unit_remove(cache, it->key)) {
+		cachelog_event(cache->dir, "corrupt", it->key, 0);
+		return error("cannot pack %s: %s '%s' was corrupt in the cache and is removed; "
+			     "run make again to rebuild it", what, kind, it->label);
+	}
+	/* Gone since make found it: removed by hand, or by a prune that came in
+	 * before this run's first step claimed its entries (runstate.h). */
+	return error("cannot pack %s: %s '%s' is no longer in the cache (removed after make "
+		     "checked it); run make again to rebuild it", what, kind, it->label);
+}
+
+/* A unit's bytes as the layout takes them. */
+static void layout_bin(const struct buf *bin, const void **p, uint64_t *size)
+{
+	*p = bin->s ? bin->s : "";
+	*size = bin->len;
+}
+
+int pack_run(const struct cache *cache, const char *private_dir, const char *ckey,
+	     const struct planfile_ref *desc, const char *out_path, const char *stamp_path,
+	     struct pack_recompile *rc)
+{
+	struct cache priv = { NULL };
+	double run_start = runid_start();
+	char *text = NULL, *out_dir = NULL;
+	char hex[DIGEST_HEX_SIZE];
+	struct packdesc d;
+	struct layout_callable lc;
+	struct layout_child *children = NULL;
+	struct buf image = BUF_INIT, *bins = NULL;	/* the orchestration's, then each child's */
+	int ret = -1;
+
+	memset(&d, 0, sizeof(d));
+	if (planfile_read(desc->file, desc->offset, desc->len, "callable descriptions", &text))
+		goto out;
+	digest_bytes_hex(text, desc->len, hex);
+	if (strcmp(hex, ckey) || packdesc_parse(text, &d)) {
+		error("the description of callable %.12s in '%s' does not match it; run make "
+		      "again", ckey, desc->file);
+		goto out;
+	}
+	bins = xcalloc(d.nr_children + 1, sizeof(*bins));
+	if (read_unit(cache, &priv, private_dir, d.what, "orchestration", &d.orch, &bins[0],
+		      run_start, rc))
+		goto out;
+	children = xcalloc(d.nr_children, sizeof(*children));
+	for (size_t i = 0; i < d.nr_children; i++) {
+		const struct packdesc_item *it = &d.children[i];
+
+		if (read_unit(cache, &priv, private_dir, d.what, "incore", it, &bins[i + 1],
+			      run_start, rc))
+			goto out;
+		children[i].func_id = it->func_id;
+		children[i].sig = it->sig;
+		children[i].sig_count = it->sig_count;
+		children[i].name = it->label;
+		layout_bin(&bins[i + 1], &children[i].bin, &children[i].size);
+	}
+	memset(&lc, 0, sizeof(lc));
+	lc.what = d.what;
+	lc.sig = d.sig;
+	lc.sig_count = d.sig_count;
+	lc.func_name = d.func_name;
+	lc.config_name = d.config_name;
+	layout_bin(&bins[0], &lc.orch_bin, &lc.orch_size);
+	lc.children = children;
+	lc.nr_children = d.nr_children;
+	if (layout_build(&lc, &image))
+		goto out;
+
+	out_dir = path_dirname(out_path);
+	if (mkdir_p(out_dir)) {
+		error_errno("cannot create '%s'", out_dir);
+		goto out;
+	}
+	/* Old stamps go first: a crash before the new stamp only costs a repack. */
+	if (remove_stamps(stamp_path) || publish_bytes(out_path, image.s, image.len) ||
+	    publish_bytes(stamp_path, "", 0))
+		goto out;
+	printf("kwarm: packed %s: %s (%zu incores, %zu bytes)\n", d.what, out_path,
+	       d.nr_children, image.len);
+	fflush(stdout);
+	ret = 0;
+out:
+	for (size_t i = 0; bins && i <= d.nr_children; i++)
+		buf_release(&bins[i]);
+	free(bins);
+	buf_release(&image);
+	free(children);
+	packdesc_release(&d);
+	free(out_dir);
+	free(text);
+	cache_release(&priv);
+	return ret;
+}

@@ -1,0 +1,396 @@
+#include "plan/plan.h"
+#include "key/deps.h"
+#include "report/durations.h"
+#include "hashmap.h"
+#include "plan/packdesc.h"
+#include "path.h"
+#include "cache/store.h"
+#include "util.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* What plan_build needs while it runs. */
+struct planner {
+	struct plan *plan;
+	struct closure_cache cc;
+	struct hashmap by_key;		/* key -> struct plan_unit */
+	struct hashmap inputs;		/* absolute path -> (void *)1 */
+	struct durations durations;	/* the record of earlier compiles */
+	struct hashmap families;	/* compiler word -> enum deps_family + 1 */
+};
+
+/* Longest recorded work first (unknown counts as average), so that make starts
+ * the critical path early; stable, so equal inputs give equal Makefiles. */
+static void order_units(struct plan *plan)
+{
+	double *secs = xcalloc(plan->nr_units, sizeof(*secs));
+
+	for (size_t i = 0; i < plan->nr_units; i++)
+		secs[i] = plan->units[i]->seconds;
+	plan->lpt = xcalloc(plan->nr_units, sizeof(*plan->lpt));
+	durations_order(secs, plan->nr_units, plan->lpt);
+	for (size_t i = 0; i < plan->nr_units; i++)
+		plan->units[plan->lpt[i]]->rank = i;
+	free(secs);
+}
+
+static void add_input(struct planner *p, const char *abs)
+{
+	if (!hashmap_get(&p->inputs, abs))
+		hashmap_put(&p->inputs, abs, (void *)1);
+}
+
+/* The compiler-visible form of a path written in the spec (relative to root). */
+static char *visible_path(const struct spec *spec, const char *written)
+{
+	char *joined = path_join(spec->root, written), *abs = path_normalize(joined);
+	char *vis = path_visible(spec->root, abs);
+
+	free(joined);
+	free(abs);
+	/* A leading '-' would read as an option. */
+	if (vis[0] == '-') {
+		char *dotted = xstrfmt("./%s", vis);
+
+		free(vis);
+		return dotted;
+	}
+	return vis;
+}
+
+static void push_include(struct unit_command *uc, const struct spec *spec, const char *dir)
+{
+	char *vis = visible_path(spec, dir);
+
+	strvec_push_nodup(&uc->argv, xstrfmt("-I%s", vis));
+	free(vis);
+}
+
+static void build_command(const struct spec *spec, const struct spec_toolchain *tc,
+			  const struct strvec *extra_dirs, const char *source,
+			  struct unit_command *uc)
+{
+	unit_command_init(uc);
+	uc->platform = spec->platform;
+	uc->root = spec->root;
+	strvec_push(&uc->argv, tc->compiler);
+	strvec_pushv(&uc->argv, &tc->flags);
+	for (size_t i = 0; i < tc->include_dirs.nr; i++)
+		push_include(uc, spec, tc->include_dirs.v[i]);
+	for (size_t i = 0; extra_dirs && i < extra_dirs->nr; i++)
+		push_include(uc, spec, extra_dirs->v[i]);
+	strvec_push(&uc->argv, "-o");
+	strvec_push(&uc->argv, UNITKEY_OUT);
+	strvec_push_nodup(&uc->argv, visible_path(spec, source));
+	for (size_t i = 0; i < tc->sources.nr; i++)
+		strvec_push_nodup(&uc->argv, visible_path(spec, tc->sources.v[i]));
+	strvec_pushv(&uc->link, &tc->link);
+	strvec_pushv(&uc->env, &tc->env);
+	uc->extract_text = tc->extract_text;
+	uc->deps = tc->deps;
+}
+
+/* Record the files and folders a unit read, so the Makefile remakes itself
+ * when any of them changes. */
+static void record_inputs(struct planner *p, const struct closure *closure,
+			  const struct strvec *tools)
+{
+	const char *root = p->plan->spec->root;
+	struct strvec dirs;
+
+	for (size_t i = 0; i < closure->nr; i++) {
+		char *abs = path_join(root, closure->files[i].path);
+
+		add_input(p, abs);
+		free(abs);
+	}
+	strvec_init(&dirs);
+	closure_searched_dirs(closure, &dirs);
+	for (size_t i = 0; i < dirs.nr; i++) {
+		char *joined = path_join(root, dirs.v[i]), *abs = path_normalize(joined);
+
+		add_input(p, abs);
+		free(joined);
+		free(abs);
+	}
+	strvec_release(&dirs);
+	for (size_t i = 0; i < tools->nr; i++)
+		add_input(p, tools->v[i]);
+}
+
+/* The dependency family of a compiler word, found once per run (deps.h). */
+static enum deps_family family_of(struct planner *p, const char *program)
+{
+	uintptr_t known = (uintptr_t)hashmap_get(&p->families, program);
+	char *path;
+
+	if (known)
+		return (enum deps_family)(known - 1);
+	path = path_which(program);
+	known = (uintptr_t)deps_family_detect(path ? path : program) + 1;
+	free(path);
+	hashmap_put(&p->families, program, (void *)known);
+	return (enum deps_family)(known - 1);
+}
+
+/* Will the unit's compile list what it read (deps.h)? By name: gen runs no compiler. */
+static int unit_lists_reads(struct planner *p, const struct unit_command *uc)
+{
+	struct strvec sources, dirs, extra, env;
+	enum deps_family f = uc->deps >= 0 ? (enum deps_family)uc->deps
+					   : family_of(p, uc->argv.v[0]);
+	int yes;
+
+	strvec_init(&sources);
+	strvec_init(&dirs);
+	strvec_init(&extra);
+	strvec_init(&env);
+	unit_command_inputs(uc, &sources, &dirs);
+	yes = !deps_request(f, sources.nr, "-", &extra, &env);
+	strvec_release(&sources);
+	strvec_release(&dirs);
+	strvec_release(&extra);
+	strvec_release(&env);
+	return yes;
+}
+
+/* The unit for this command: an existing one with the same key, or a new one. */
+static struct plan_unit *add_unit(struct planner *p, struct unit_command *uc,
+				  const struct strvec *launcher, char *label,
+				  const char *owner, const char *what, const char *id_prefix)
+{
+	struct plan *plan = p->plan;
+	struct plan_unit *u;
+	char key[DIGEST_HEX_SIZE];
+	struct closure closure;
+	struct strvec tools;
+	struct unitkey_out out = { .closure = &closure, .inputs = &tools,
+				   .appear = &plan->appear };
+
+	strvec_init(&tools);
+	uc->cache_dir = plan->cache_dir;
+	/* A compiler that lists nothing it read needs no watch for its entry. */
+	out.appear = unit_lists_reads(p, uc) ? &plan->appear : NULL;
+	for (size_t i = 0; i < uc->env.nr; i++)
+		if (strvec_find(&plan->env, uc->env.v[i]) < 0)
+			strvec_push(&plan->env, uc->env.v[i]);
+	if (unitkey_compute(&p->cc, uc, key, &out)) {
+		error("in %s, %s", what, label);
+		strvec_release(&tools);
+		unit_command_release(uc);
+		free(label);
+		return NULL;
+	}
+	record_inputs(p, &closure, &tools);
+	closure_release(&closure);
+	strvec_release(&tools);
+
+	u = hashmap_get(&p->by_key, key);
+	if (u) {
+		unit_command_release(uc);
+		free(label);
+	} else {
+		u = xcalloc(1, sizeof(*u));
+		memcpy(u->key, key, sizeof(key));
+		u->label = label;
+		u->id = xstrfmt("%s/%s", id_prefix, label);
+		u->seconds = durations_get(&p->durations, u->id);
+		u->cmd = *uc;
+		strvec_copy(&u->launcher, plan->launcher ? plan->launcher : launcher);
+		strvec_init(&u->owners);
+		hashmap_put(&p->by_key, key, u);
+		ALLOC_GROW(plan->units, plan->nr_units + 1, plan->alloc_units);
+		plan->units[plan->nr_units++] = u;
+	}
+	if (strvec_find(&u->owners, owner) < 0)
+		strvec_push(&u->owners, owner);
+	return u;
+}
+
+/* The callable's pack description (packdesc.h) and its key, the description's digest. */
+static void describe(struct plan_callable *pc)
+{
+	const struct spec_callable *sc = pc->spec;
+	struct buf b = BUF_INIT;
+
+	packdesc_add_head(&b, pc->what, pc->cls->runtime, sc->function_name, sc->config_name,
+			  sc->sig, sc->sig_count);
+	packdesc_add_orch(&b, pc->orchestration->key, sc->source);
+	for (size_t i = 0; i < sc->nr_incores; i++) {
+		const struct spec_incore *in = &sc->incores[i];
+
+		packdesc_add_child(&b, (int)in->func_id, pc->children[i]->key, in->sig,
+				   in->sig_count, in->name);
+	}
+	digest_bytes_hex(b.s, b.len, pc->ckey);
+	pc->desc = buf_detach(&b);
+}
+
+static int plan_callable(struct planner *p, const struct spec_class *cls,
+			 const struct spec_callable *sc, struct plan_callable *pc)
+{
+	const struct spec *spec = p->plan->spec;
+	struct unit_command uc;
+	char *label, *id_prefix;
+
+	pc->cls = cls;
+	pc->spec = sc;
+	pc->what = sc->name ? xstrfmt("class %s, callable %s", cls->name, sc->name)
+			    : xstrfmt("class %s", cls->name);
+	id_prefix = sc->name ? xstrfmt("%s/%s", cls->name, sc->name) : xstrdup(cls->name);
+	build_command(spec, sc->toolchain, NULL, sc->source, &uc);
+	label = xstrfmt("orchestration '%s'", sc->source);
+	pc->orchestration = add_unit(p, &uc, &sc->toolchain->launcher, label, cls->name, pc->what,
+				     id_prefix);
+	if (!pc->orchestration) {
+		free(id_prefix);
+		return -1;
+	}
+	pc->children = xcalloc(sc->nr_incores, sizeof(*pc->children));
+	for (size_t i = 0; i < sc->nr_incores; i++) {
+		const struct spec_incore *in = &sc->incores[i];
+
+		build_command(spec, in->toolchain, &in->extra_include_dirs, in->source, &uc);
+		label = xstrfmt("incore '%s' (%s)", in->name, in->core_type);
+		pc->children[i] = add_unit(p, &uc, &in->toolchain->launcher, label, cls->name,
+					   pc->what, id_prefix);
+		if (!pc->children[i]) {
+			free(id_prefix);
+			return -1;
+		}
+	}
+	free(id_prefix);
+	describe(pc);
+	if (sc->name) {
+		pc->out_path = xstrfmt("%s/%s/%s.callable", p->plan->out_dir, cls->name, sc->name);
+		pc->stamp_path = xstrfmt("%s/.kwarm/%s/%s.callable.%s", p->plan->out_dir,
+					 cls->name, sc->name, pc->ckey);
+	} else {
+		pc->out_path = xstrfmt("%s/%s.callable", p->plan->out_dir, cls->name);
+		pc->stamp_path = xstrfmt("%s/.kwarm/%s.callable.%s", p->plan->out_dir,
+					 cls->name, pc->ckey);
+	}
+	return 0;
+}
+
+static void push_option(struct strvec *words, const char *name, const char *value)
+{
+	strvec_push(words, name);
+	strvec_push(words, value);
+}
+
+void plan_unit_words(const struct plan *plan, const struct plan_unit *u, struct strvec *words)
+{
+	struct buf owners = BUF_INIT;
+
+	push_option(words, "--cache", plan->cache_dir);
+	push_option(words, "--root", plan->spec->root);
+	push_option(words, "--platform", plan->spec->platform);
+	strvec_push(words, "--private");
+	strvec_push_nodup(words, store_private_dir(plan->out_dir));
+	push_option(words, "--key", u->key);
+	push_option(words, "--unit", u->label);
+	push_option(words, "--id", u->id);
+	strvec_join(&owners, &u->owners, ",");
+	push_option(words, "--owners", buf_str(&owners));
+	buf_release(&owners);
+	for (size_t i = 0; i < u->launcher.nr; i++)
+		push_option(words, "--launcher", u->launcher.v[i]);
+	for (size_t i = 0; i < u->cmd.link.nr; i++)
+		push_option(words, "--link", u->cmd.link.v[i]);
+	if (u->cmd.extract_text)
+		push_option(words, "--extract", "text");
+	if (u->cmd.deps >= 0)
+		push_option(words, "--deps", deps_family_name((enum deps_family)u->cmd.deps));
+	for (size_t i = 0; i < u->cmd.env.nr; i++)
+		push_option(words, "--env", u->cmd.env.v[i]);
+	strvec_push(words, "--");
+	strvec_pushv(words, &u->cmd.argv);
+}
+
+int plan_build(struct plan *plan, const struct spec *spec, const char *cache_dir,
+	       const char *out_dir, const struct strvec *launcher)
+{
+	struct planner p;
+	size_t total = 0;
+	int ret = 0;
+
+	memset(plan, 0, sizeof(*plan));
+	plan->spec = spec;
+	plan->launcher = launcher;
+	plan->cache_dir = path_absolute(cache_dir);
+	plan->out_dir = path_absolute(out_dir);
+	strvec_init(&plan->inputs);
+	strvec_init(&plan->appear);
+	strvec_init(&plan->env);
+	for (size_t i = 0; unitkey_steering_env[i]; i++)
+		strvec_push(&plan->env, unitkey_steering_env[i]);
+	for (size_t i = 0; i < spec->nr_classes; i++)
+		total += spec->classes[i].nr_callables;
+	plan->callables = xcalloc(total, sizeof(*plan->callables));
+
+	memset(&p, 0, sizeof(p));
+	p.plan = plan;
+	closure_cache_init(&p.cc);
+	hashmap_init(&p.by_key);
+	hashmap_init(&p.inputs);
+	hashmap_init(&p.families);
+	durations_init(&p.durations);
+	durations_load(&p.durations, plan->cache_dir);
+	{
+		char *spec_abs = path_absolute(spec->file);
+
+		add_input(&p, spec_abs);
+		free(spec_abs);
+	}
+	for (size_t i = 0; i < spec->nr_classes && !ret; i++) {
+		const struct spec_class *cls = &spec->classes[i];
+
+		for (size_t j = 0; j < cls->nr_callables && !ret; j++)
+			ret = plan_callable(&p, cls, &cls->callables[j],
+					    &plan->callables[plan->nr_callables++]);
+	}
+	for (size_t i = 0; i < p.inputs.nr; i++)
+		strvec_push(&plan->inputs, p.inputs.entries[i].key);
+	order_units(plan);
+	durations_release(&p.durations);
+	hashmap_release(&p.inputs);
+	hashmap_release(&p.families);
+	hashmap_release(&p.by_key);
+	closure_cache_release(&p.cc);
+	return ret;
+}
+
+void plan_release(struct plan *plan)
+{
+	for (size_t i = 0; i < plan->nr_units; i++) {
+		struct plan_unit *u = plan->units[i];
+
+		free(u->label);
+		free(u->id);
+		unit_command_release(&u->cmd);
+		strvec_release(&u->launcher);
+		strvec_release(&u->owners);
+		free(u);
+	}
+	free(plan->units);
+	free(plan->lpt);
+	for (size_t i = 0; i < plan->nr_callables; i++) {
+		struct plan_callable *pc = &plan->callables[i];
+
+		free(pc->what);
+		free(pc->children);
+		free(pc->desc);
+		free(pc->out_path);
+		free(pc->stamp_path);
+	}
+	free(plan->callables);
+	strvec_release(&plan->inputs);
+	strvec_release(&plan->appear);
+	strvec_release(&plan->env);
+	free(plan->cache_dir);
+	free(plan->out_dir);
+	memset(plan, 0, sizeof(*plan));
+}

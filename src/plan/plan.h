@@ -1,0 +1,58 @@
+/* plan: the spec turned into work. Distinct compile units (deduplicated by key
+ * across classes and callables), callables with their pack descriptions, and
+ * every input file the generated Makefile must depend on. */
+#ifndef KWARM_PLAN_H
+#define KWARM_PLAN_H
+
+#include "key/closure.h"
+#include "spec/spec.h"
+#include "key/unitkey.h"
+
+struct plan_unit {
+	char key[DIGEST_HEX_SIZE];
+	char *label;			/* "incore 'copy_hidden' (aiv)" of its first owner */
+	char *id;			/* stable identity for the durations record:
+					 * "Class[/callable]/label" of its first owner */
+	struct unit_command cmd;
+	struct strvec launcher;		/* prefixes the compile only; not in the key */
+	struct strvec owners;		/* class names, first-seen order, unique */
+	double seconds;			/* recorded compile time, for ordering; -1 unknown */
+	size_t rank;			/* position in the plan's longest-first order */
+};
+
+struct plan_callable {
+	const struct spec_class *cls;
+	const struct spec_callable *spec;
+	char *what;			/* "class TestX" or "class TestX, callable y" */
+	struct plan_unit *orchestration;
+	struct plan_unit **children;	/* spec order */
+	char ckey[DIGEST_HEX_SIZE];	/* SHA-256 of desc */
+	char *desc;			/* the pack description (packdesc.h) */
+	char *out_path;			/* OUT/<class>.callable or OUT/<class>/<name>.callable */
+	char *stamp_path;		/* OUT/.kwarm/<...>.<ckey>: "OUT holds ckey" */
+};
+
+struct plan {
+	const struct spec *spec;
+	char *cache_dir, *out_dir;	/* absolute */
+	struct plan_unit **units;	/* first-seen order */
+	size_t *lpt;			/* indexes into units, longest recorded first */
+	size_t nr_units, alloc_units;
+	struct plan_callable *callables;	/* spec order */
+	size_t nr_callables;
+	struct strvec inputs;		/* absolute files and folders the plan read, first-seen order */
+	struct strvec appear;		/* absolute paths whose appearance changes a key */
+	struct strvec env;		/* variables the keys cover */
+	const struct strvec *launcher;	/* the --launcher override, or NULL */
+};
+
+/* Build the plan; 0, or -1 after reporting an error naming the class and unit.
+ * launcher, when not NULL, prefixes every role's compiles instead of the spec's. */
+int plan_build(struct plan *plan, const struct spec *spec, const char *cache_dir,
+	       const char *out_dir, const struct strvec *launcher);
+void plan_release(struct plan *plan);
+/* The words of unit u's `kwarm compile` recipe after "compile", less the run's
+ * report options: options, "--", the command (appended to words). */
+void plan_unit_words(const struct plan *plan, const struct plan_unit *u, struct strvec *words);
+
+#endif

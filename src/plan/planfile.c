@@ -1,0 +1,440 @@
+#include "plan/planfile.h"
+#include "util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define MAGIC "kwarm-plan 1 "
+#define HEADER_SIZE 67	/* the magic, three numbers of 17 digits, blanks, newline */
+#define SLOT_SIZE 76	/* 64 hex, blank, 10 digits, newline */
+#define MAX_LINE 65536	/* the longest unit line a lookup reads */
+
+struct planfile_slot {
+	char key[DIGEST_HEX_SIZE];
+	size_t at;		/* in the list */
+};
+
+void planfile_writer_init(struct planfile_writer *w, struct sink *out)
+{
+	memset(w, 0, sizeof(*w));
+	w->out = out;
+	/* The header, known at the end: its place for now. */
+	w->header_at = sink_tell(out);
+	buf_addf(&out->b, "%*s", HEADER_SIZE, "");
+}
+
+void planfile_writer_release(struct planfile_writer *w)
+{
+	free(w->slots);
+	memset(w, 0, sizeof(*w));
+}
+
+/* Text of one line: a newline (and in fields, a tab) would end it early. */
+static void add_text(struct buf *b, const char *s, int field)
+{
+	for (; *s; s++)
+		buf_addch(b, *s == '\n' || (field && *s == '\t') ? '?' : *s);
+}
+
+/* The unit list begins after the last section. */
+static struct buf *list(struct planfile_writer *w)
+{
+	if (!w->list_at)
+		w->list_at = sink_tell(w->out);
+	sink_flush(w->out);
+	return &w->out->b;
+}
+
+void planfile_add_class(struct planfile_writer *w, const char *name)
+{
+	buf_addf(list(w), "class %s\n", name);
+}
+
+void planfile_add_callable(struct planfile_writer *w, const char *ckey, const char *cls,
+			   const char *stamp)
+{
+	struct buf *b = list(w);
+
+	buf_addf(b, "callable %s %s ", ckey, cls);
+	add_text(b, stamp, 0);
+	buf_addch(b, '\n');
+}
+
+void planfile_add_unit(struct planfile_writer *w, const char *key, const struct strvec *owners,
+		       const char *id, const char *label)
+{
+	struct buf *b = list(w);
+	struct planfile_slot *slot;
+
+	ALLOC_GROW(w->slots, w->nr_slots + 1, w->alloc_slots);
+	slot = &w->slots[w->nr_slots++];
+	memcpy(slot->key, key, DIGEST_HEX_SIZE);
+	slot->at = sink_tell(w->out) - w->list_at;
+	buf_addf(b, "unit %s ", key);
+	strvec_join(b, owners, ",");
+	buf_addch(b, ' ');
+	add_text(b, id, 1);
+	buf_addch(b, '\t');
+	add_text(b, label, 1);
+	buf_addch(b, '\n');
+}
+
+void planfile_begin_pack(struct planfile_writer *w, const char *desc, struct planfile_ref *ref)
+{
+	if (w->list_at)
+		BUG("planfile_begin_pack after the unit list began");
+	ref->offset = sink_tell(w->out) - w->header_at;
+	ref->len = strlen(desc);
+	buf_adds(&w->out->b, desc);
+}
+
+void planfile_add_record(struct planfile_writer *w, const char *key, const struct strvec *words)
+{
+	struct buf *b = &w->out->b;
+
+	sink_flush(w->out);
+	buf_addf(b, "unit %s %zu\n", key, words->nr);
+	for (size_t i = 0; i < words->nr; i++) {
+		add_text(b, words->v[i], 0);
+		buf_addch(b, '\n');
+	}
+}
+
+void planfile_end_pack(struct planfile_writer *w, struct planfile_ref *ref)
+{
+	ref->cmds_len = sink_tell(w->out) - w->header_at - ref->offset - ref->len;
+}
+
+static int by_key(const void *a, const void *b)
+{
+	return strcmp(((const struct planfile_slot *)a)->key,
+		      ((const struct planfile_slot *)b)->key);
+}
+
+void planfile_finish(struct planfile_writer *w)
+{
+	size_t list_at, index_at = sink_tell(w->out) - w->header_at;
+	char header[HEADER_SIZE + 1];
+
+	list_at = w->list_at ? w->list_at - w->header_at : index_at;
+	qsort(w->slots, w->nr_slots, sizeof(*w->slots), by_key);
+	for (size_t i = 0; i < w->nr_slots; i++) {
+		sink_flush(w->out);
+		buf_addf(&w->out->b, "%s %010zu\n", w->slots[i].key,
+			 list_at + w->slots[i].at);
+	}
+	snprintf(header, sizeof(header), MAGIC "%017zu %017zu %017zu\n", list_at, index_at,
+		  w->nr_slots);
+	sink_patch(w->out, w->header_at, header, HEADER_SIZE);
+}
+
+/* Reading. */
+
+struct header {
+	uint64_t list_at, index_at, nr_units;
+};
+
+static int read_at(int fd, char *buf, size_t len, uint64_t at)
+{
+	ssize_t n = pread(fd, buf, len, (off_t)at);
+
+	return n == (ssize_t)len ? 0 : -1;
+}
+
+static int read_header(int fd, struct header *h)
+{
+	char text[HEADER_SIZE + 1], *end;
+
+	if (read_at(fd, text, HEADER_SIZE, 0) || memcmp(text, MAGIC, strlen(MAGIC)) ||
+	    text[HEADER_SIZE - 1] != '\n')
+		return -1;
+	text[HEADER_SIZE] = '\0';
+	errno = 0;
+	h->list_at = strtoull(text + strlen(MAGIC), &end, 10);
+	h->index_at = strtoull(end, &end, 10);
+	h->nr_units = strtoull(end, &end, 10);
+	return errno || *end != '\n' || h->list_at > h->index_at ? -1 : 0;
+}
+
+/* Copy a 64-hex key followed by a space from p; 0 or -1. */
+static int take_key(char *dst, const char *p)
+{
+	if (strspn(p, "0123456789abcdef") != 64 || p[64] != ' ')
+		return -1;
+	memcpy(dst, p, 64);
+	dst[64] = '\0';
+	return 0;
+}
+
+/* "<key> <owners> <id>\t<label>" (after "unit ") into u. */
+static int parse_unit(char *line, struct unitlist_unit *u)
+{
+	char *sp, *tab;
+
+	strvec_init(&u->owners);
+	if (take_key(u->key, line) || !(sp = strchr(line + 65, ' ')) ||
+	    !(tab = strchr(sp + 1, '\t')))
+		return -1;
+	*sp = '\0';
+	*tab = '\0';
+	strvec_split_at(&u->owners, line + 65, ',');
+	u->id = xstrdup(sp + 1);
+	u->label = xstrdup(tab + 1);
+	return 0;
+}
+
+void unitlist_unit_release(struct unitlist_unit *u)
+{
+	strvec_release(&u->owners);
+	free(u->id);
+	free(u->label);
+	memset(u, 0, sizeof(*u));
+}
+
+void unitlist_release(struct unitlist *ul)
+{
+	for (size_t i = 0; i < ul->nr_units; i++)
+		unitlist_unit_release(&ul->units[i]);
+	for (size_t i = 0; i < ul->nr_callables; i++) {
+		free(ul->callables[i].cls);
+		free(ul->callables[i].stamp);
+	}
+	free(ul->units);
+	free(ul->callables);
+	strvec_release(&ul->classes);
+	memset(ul, 0, sizeof(*ul));
+}
+
+static int parse_line(struct unitlist *ul, char *line)
+{
+	char *sp;
+
+	if (starts_with(line, "class ") && line[6]) {
+		strvec_push(&ul->classes, line + 6);
+	} else if (starts_with(line, "callable ")) {
+		struct unitlist_callable *c;
+
+		ALLOC_GROW(ul->callables, ul->nr_callables + 1, ul->alloc_callables);
+		c = &ul->callables[ul->nr_callables];
+		if (take_key(c->ckey, line + 9) || !(sp = strchr(line + 74, ' ')))
+			return -1;
+		c->cls = xstrndup(line + 74, (size_t)(sp - (line + 74)));
+		c->stamp = xstrdup(sp + 1);
+		ul->nr_callables++;
+	} else if (starts_with(line, "unit ")) {
+		ALLOC_GROW(ul->units, ul->nr_units + 1, ul->alloc_units);
+		if (parse_unit(line + 5, &ul->units[ul->nr_units])) {
+			unitlist_unit_release(&ul->units[ul->nr_units]);
+			return -1;
+		}
+		ul->nr_units++;
+	} else {
+		return -1;
+	}
+	return 0;
+}
+
+/* Parse the list's text (NUL-terminated, changed in place) into ul; 0, or
+ * the number of the line that is not a list line. */
+static size_t parse_list(struct unitlist *ul, char *text)
+{
+	char *line, *nl;
+	size_t n = 1;
+
+	for (line = text; *line; line = nl + 1, n++) {
+		nl = strchr(line, '\n');
+		if (!nl)
+			return n;
+		*nl = '\0';
+		if (parse_line(ul, line))
+			return n;
+	}
+	return 0;
+}
+
+/* Read the list of path into ul; NULL, or what is wrong (*bad_line: the
+ * line, when one is; errno set when the file cannot be read). */
+static const char *read_list(struct unitlist *ul, const char *path, size_t *bad_line)
+{
+	struct header h;
+	char *text;
+	const char *why = NULL;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return "cannot be read";
+	errno = 0;
+	if (read_header(fd, &h)) {
+		why = "is not a plan kwarm gen wrote";
+	} else {
+		text = xmalloc(h.index_at - h.list_at + 1);
+		if (read_at(fd, text, h.index_at - h.list_at, h.list_at)) {
+			why = "is cut short";
+		} else {
+			text[h.index_at - h.list_at] = '\0';
+			*bad_line = parse_list(ul, text);
+			why = *bad_line ? "has a bad line" : NULL;
+		}
+		free(text);
+	}
+	close(fd);
+	errno = 0;
+	return why;
+}
+
+static int load(struct unitlist *ul, const char *path, int gently)
+{
+	size_t line = 0;
+	const char *why;
+	int err;
+
+	memset(ul, 0, sizeof(*ul));
+	strvec_init(&ul->classes);
+	why = read_list(ul, path, &line);
+	err = errno;
+	if (!why)
+		return 0;
+	unitlist_release(ul);
+	if (gently)
+		return -1;
+	if (err) {
+		errno = err;
+		return error_errno("cannot read the plan '%s'", path);
+	}
+	if (line)
+		return error("'%s': unit list line %zu is not one; run 'kwarm gen' again", path,
+			     line);
+	return error("'%s' %s; run 'kwarm gen' again", path, why);
+}
+
+int unitlist_load(struct unitlist *ul, const char *path)
+{
+	return load(ul, path, 0);
+}
+
+int unitlist_load_gently(struct unitlist *ul, const char *path)
+{
+	return load(ul, path, 1);
+}
+
+int unitlist_unit_owned_by(const struct unitlist_unit *u, const char *cls)
+{
+	return strvec_find(&u->owners, cls) >= 0;
+}
+
+/* Read the unit line at offset at into u, checking its key. */
+static int read_unit(int fd, uint64_t at, const char *key, struct unitlist_unit *u)
+{
+	char *line = xmalloc(MAX_LINE + 1), *nl;
+	ssize_t n = pread(fd, line, MAX_LINE, (off_t)at);
+	int ret = -1;
+
+	if (n > 0) {
+		line[n] = '\0';
+		nl = strchr(line, '\n');
+		if (nl && starts_with(line, "unit ")) {
+			*nl = '\0';
+			ret = parse_unit(line + 5, u) || strcmp(u->key, key) ? -1 : 0;
+		}
+	}
+	free(line);
+	return ret;
+}
+
+int planfile_lookup(const char *path, const char *key, struct unitlist_unit *u)
+{
+	char rec[SLOT_SIZE + 1];
+	struct header h;
+	uint64_t lo = 0, hi;
+	int fd = open(path, O_RDONLY | O_CLOEXEC), ret = 0;
+
+	memset(u, 0, sizeof(*u));
+	if (fd < 0)
+		return error_errno("cannot read the plan '%s'", path);
+	if (read_header(fd, &h))
+		goto bad;
+	for (hi = h.nr_units; lo < hi;) {
+		uint64_t mid = lo + (hi - lo) / 2;
+		int cmp;
+
+		if (read_at(fd, rec, SLOT_SIZE, h.index_at + mid * SLOT_SIZE))
+			goto bad;
+		cmp = strncmp(rec, key, 64);
+		if (!cmp) {
+			rec[SLOT_SIZE] = '\0';
+			if (read_unit(fd, strtoull(rec + 65, NULL, 10), key, u))
+				goto bad;
+			ret = 1;
+			break;
+		}
+		if (cmp < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	close(fd);
+	return ret;
+bad:
+	unitlist_unit_release(u);
+	close(fd);
+	return error("'%s' is not a plan kwarm gen wrote; run 'kwarm gen' again", path);
+}
+
+int planfile_read(const char *path, uint64_t offset, uint64_t len, const char *what,
+		  char **text)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int ret = -1;
+
+	*text = NULL;
+	if (fd < 0)
+		return error_errno("cannot read %s in '%s'", what, path);
+	if (len < SIZE_MAX) {
+		*text = xmalloc(len + 1);
+		ret = read_at(fd, *text, len, offset);
+	}
+	close(fd);
+	if (ret) {
+		free(*text);
+		*text = NULL;
+		return error("%s in '%s' are shorter than the Makefile says; run make again",
+			     what, path);
+	}
+	(*text)[len] = '\0';
+	return 0;
+}
+
+int planfile_find_record(char *text, const char *key, struct strvec *words)
+{
+	char *line = text, *nl;
+
+	while ((nl = strchr(line, '\n'))) {
+		char *end;
+		unsigned long n;
+		int mine;
+
+		*nl = '\0';
+		if (!starts_with(line, "unit ") || strlen(line) < 71 || line[69] != ' ')
+			return -1;
+		mine = !strncmp(line + 5, key, 64);
+		errno = 0;
+		n = strtoul(line + 70, &end, 10);
+		if (errno || *end)
+			return -1;
+		line = nl + 1;
+		for (unsigned long i = 0; i < n; i++, line = nl + 1) {
+			if (!(nl = strchr(line, '\n')))
+				return -1;
+			*nl = '\0';
+			if (mine)
+				strvec_push(words, line);
+		}
+		if (mine)
+			return 0;
+	}
+	return -1;
+}

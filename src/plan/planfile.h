@@ -1,0 +1,127 @@
+/* planfile: the plan's side file, which gen writes beside the Makefile
+ * (MAKEFILE.plan) for the steps that cannot parse the Makefile: what a unit's
+ * compile reports (by key), what a pack packs, and what a run's reports count.
+ * Each step reads only its part: a compile binary-searches the index, a pack
+ * reads its own callable's section (its recipe says where), the reports read
+ * the unit list.
+ *
+ *   kwarm-plan 1 <list at> <index at> <units>\n   17 digits each: 67 bytes
+ *   callable sections, in spec order, each:
+ *     <pack description>                         packdesc.h; the callable key
+ *                                                is its SHA-256
+ *     unit <unit key> <n>                        the compile record of each
+ *     <word>                                     distinct unit of the callable:
+ *                                                n lines, the words of its
+ *                                                `kwarm compile` recipe after
+ *                                                "compile" (options, "--",
+ *                                                command), less the run's
+ *                                                report options
+ *   the unit list, at <list at>:
+ *     class <name>                               spec order
+ *     callable <ckey> <class> <stamp path>       spec order
+ *     unit <key> <owner,owner...> <id>\t<label>  plan order
+ *   the index, at <index at>:
+ *     <key> <offset, 10 digits>\n                76 bytes each, sorted by key:
+ *                                                where the unit's line lies
+ *
+ * Words, ids and labels are one line each (newlines become '?'; in ids and
+ * labels tabs too): they come from spec names and paths. The owners list is a
+ * strvec in memory, joined and split only where it is written down: here, on
+ * a unit's --owners, in the run's events (events.h).
+ */
+#ifndef KWARM_PLANFILE_H
+#define KWARM_PLANFILE_H
+
+#include "buf.h"
+#include "sink.h"
+#include "key/digest.h"
+#include "strvec.h"
+
+#include <stdint.h>
+
+/* Appended to the Makefile's path: the side file's path. */
+#define PLANFILE_SUFFIX ".plan"
+
+/* Where a callable's section lies: its description, len bytes at offset, then
+ * cmds_len bytes of its units' records. */
+struct planfile_ref {
+	const char *file;
+	uint64_t offset, len;
+	uint64_t cmds_len;
+};
+
+struct planfile_slot;
+
+struct planfile_writer {
+	struct sink *out;		/* the file, written as it is made */
+	uint64_t header_at;		/* where it begins in out */
+	uint64_t list_at;		/* where the unit list begins in out, 0 before */
+	struct planfile_slot *slots;	/* each unit line's key and place in list */
+	size_t nr_slots, alloc_slots;
+};
+
+/* Write the file into out (sink.h): every section before the unit list. */
+void planfile_writer_init(struct planfile_writer *w, struct sink *out);
+void planfile_writer_release(struct planfile_writer *w);
+/* The unit list, each kind in its order (classes, callables, units), after
+ * every callable's section. */
+void planfile_add_class(struct planfile_writer *w, const char *name);
+void planfile_add_callable(struct planfile_writer *w, const char *ckey, const char *cls,
+			   const char *stamp);
+void planfile_add_unit(struct planfile_writer *w, const char *key, const struct strvec *owners,
+		       const char *id, const char *label);
+/* A callable's section: its description, then planfile_add_record for each of
+ * its distinct units, then planfile_end_pack; ref (its file left alone) says
+ * where it lies. */
+void planfile_begin_pack(struct planfile_writer *w, const char *desc, struct planfile_ref *ref);
+void planfile_add_record(struct planfile_writer *w, const char *key, const struct strvec *words);
+void planfile_end_pack(struct planfile_writer *w, struct planfile_ref *ref);
+/* Write the index and the header: the file is whole in out. */
+void planfile_finish(struct planfile_writer *w);
+
+/* A unit of the list. */
+struct unitlist_unit {
+	char key[DIGEST_HEX_SIZE];
+	struct strvec owners;		/* class names */
+	char *id, *label;
+};
+
+struct unitlist_callable {
+	char ckey[DIGEST_HEX_SIZE];
+	char *cls;
+	char *stamp;			/* OUT/.kwarm/<...>.<ckey>: present when packed */
+};
+
+struct unitlist {
+	struct strvec classes;
+	struct unitlist_unit *units;
+	size_t nr_units, alloc_units;
+	struct unitlist_callable *callables;
+	size_t nr_callables, alloc_callables;
+};
+
+/* Read the unit list of the side file at path into ul (initialised here); 0,
+ * or -1 after reporting. */
+int unitlist_load(struct unitlist *ul, const char *path);
+/* unitlist_load with no message: for the run's reports, which go on without a
+ * list that is missing or bad. */
+int unitlist_load_gently(struct unitlist *ul, const char *path);
+void unitlist_release(struct unitlist *ul);
+/* True when the unit belongs to class cls. */
+int unitlist_unit_owned_by(const struct unitlist_unit *u, const char *cls);
+
+/* Find key in the index of the side file at path: 1 (u filled; release it
+ * with unitlist_unit_release), 0 when it is not there, -1 after reporting
+ * (the file cannot be read or is not a side file). */
+int planfile_lookup(const char *path, const char *key, struct unitlist_unit *u);
+void unitlist_unit_release(struct unitlist_unit *u);
+
+/* The len bytes at offset of path, NUL-terminated (caller frees *text); 0, or
+ * -1 after reporting (what names them in the message). */
+int planfile_read(const char *path, uint64_t offset, uint64_t len, const char *what,
+		  char **text);
+/* Find unit key's record in a callable's records (text, NUL-terminated line
+ * by line here) and push its words; 0, or -1 when absent or malformed. */
+int planfile_find_record(char *text, const char *key, struct strvec *words);
+
+#endif

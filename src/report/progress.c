@@ -1,0 +1,182 @@
+#include "report/progress.h"
+#include "report/annotate.h"
+#include "buf.h"
+#include "report/events.h"
+#include "jobserver.h"
+#include "report/settle.h"
+#include "report/summary.h"
+#include "report/trace.h"
+#include "util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+void progress_unit_start(struct runstate *rs, const char *cache_dir, const char *goals)
+{
+	int lock;
+
+	runstate_take_slot(rs);
+	lock = runstate_lock(rs);
+	if (lock >= 0)
+		(void)runstate_total(rs, cache_dir, goals);
+	runstate_unlock(lock);
+	runstate_claim_entries(rs, cache_dir, goals);
+}
+
+/* "A" or "A +2": the first class, and how many more share the unit. */
+static void add_classes(struct buf *b, const struct strvec *owners)
+{
+	buf_adds(b, owners->nr ? owners->v[0] : "");
+	if (owners->nr > 1)
+		buf_addf(b, " +%zu", owners->nr - 1);
+}
+
+/* Print a ::error line for each owner class that had no failure before. */
+static void announce_failed_classes(const struct progress_step *st, int is_unit,
+				    const struct strvec *before, struct buf *out)
+{
+	for (size_t i = 0; i < st->owners->nr; i++) {
+		const char *cls = st->owners->v[i];
+
+		if (strvec_find(before, cls) < 0) {
+			char *msg = is_unit ? xstrfmt("class %s failed: %s did not compile", cls,
+						      st->label)
+					    : xstrfmt("class %s failed at the pack step", cls);
+
+			annotate_error(out, "kwarm", msg);
+			free(msg);
+		}
+	}
+}
+
+/* Under the lock: true when this step ends a run that had a failure: make
+ * stops after this failed step (no -k), or keeps going and has nothing of its
+ * goals left (over), and no step said so before. */
+static int closing_step(struct runstate *rs, int failed, int over, int keep_going)
+{
+	if (!failed && !runstate_marked(rs, "failed"))
+		return 0;
+	if (!keep_going)
+		return failed;
+	return over && runstate_mark(rs, "final");
+}
+
+/* Under the lock: whether this step rewrites summary.json. Not every step: the
+ * file lists every class, so that would make the run's reporting quadratic.
+ * These keep it complete whenever make stops: the run's first step to end
+ * (the file names this run from then on), a failed step, a step after which
+ * the run is over (nothing of its goals left, no compile to come), and once a
+ * step failed without -k (make starts nothing more), each step still under
+ * way. */
+static int rewrites_summary(struct runstate *rs, int failed, int over, int keep_going)
+{
+	return runstate_mark(rs, "summary") || failed || over ||
+	       (!keep_going && runstate_marked(rs, "failed"));
+}
+
+/* owners holds the event's "A,B" while ev lives. */
+static void fill_event(struct event *ev, const struct progress_step *st, int is_unit,
+		       struct buf *owners)
+{
+	memset(ev, 0, sizeof(*ev));
+	ev->kind = is_unit ? EVENT_UNIT : EVENT_PACK;
+	ev->key = st->key;
+	ev->status = st->status;
+	ev->seconds = st->t1 - st->t0;
+	strvec_join(owners, st->owners, ",");
+	ev->owners = buf_str(owners);
+	ev->label = st->label;
+}
+
+static void fill_slice(struct trace_slice *sl, const struct progress_step *st, int is_unit)
+{
+	memset(sl, 0, sizeof(*sl));
+	sl->name = st->label;
+	sl->cat = is_unit ? "compile" : "pack";
+	sl->t0 = st->t0;
+	sl->t1 = st->t1;
+	sl->key = st->key;
+	sl->owners = st->owners;
+	sl->cache = !is_unit ? NULL : !strcmp(st->status, "cached") ? "hit" : "miss";
+	sl->status = st->status;
+}
+
+/* Under the lock: the unit's progress line. */
+static void progress_line(struct runstate *rs, const struct progress_step *st, struct buf *line)
+{
+	int done = runstate_bump_done(rs), total = runstate_total(rs, "", "");
+
+	buf_addf(line, "[%d/%d] %s %s (", done, total < done ? done : total, st->status,
+		 st->label);
+	add_classes(line, st->owners);
+	buf_addf(line, ") %.2f s\n", st->t1 - st->t0);
+}
+
+/* Under the lock: what each step records, O(1) in the number of classes and
+ * units but for the summary's rewrites (rewrites_summary). */
+static void record_locked(struct runstate *rs, const struct progress_step *st, int is_unit,
+			  struct buf *line, struct buf *closing)
+{
+	struct trace_slice sl;
+	struct strvec before;
+	struct buf owners = BUF_INIT;
+	struct event ev;
+	int failed = !strcmp(st->status, "failed");
+	int keep_going = jobserver_keep_going(getenv("MAKEFLAGS")), over;
+
+	strvec_init(&before);
+	if (failed && st->github)
+		settle_failed_classes(rs, &before);
+	if (failed)
+		settle_note_failed(rs, st->owners);
+	fill_event(&ev, st, is_unit, &owners);
+	events_append(rs->dir, &ev);
+	if (!is_unit)
+		runstate_pack_end(rs);	/* its event is in: it ended */
+	fill_slice(&sl, st, is_unit);
+	trace_add_slice(rs->kw_dir, rs->zero, rs->pid,
+			rs->slot < 0 ? RUNSTATE_MAX_SLOTS : rs->slot, &sl);
+	if (is_unit)
+		progress_line(rs, st, line);
+	/* Callables whose stamp is there but whose units' entries were gone
+	 * are packed again after their compiles: not over before those. */
+	over = settle_done(rs, st->goals ? st->goals : "") && !runstate_compiles_pending(rs);
+	if (rewrites_summary(rs, failed, over, keep_going))
+		(void)summary_write(rs);
+	if (failed && st->github)
+		announce_failed_classes(st, is_unit, &before, line);
+	if (closing_step(rs, failed, over, keep_going))
+		(void)summary_failures(rs, closing);
+	strvec_release(&before);
+	buf_release(&owners);
+}
+
+static void step_done(struct runstate *rs, const struct progress_step *st, int is_unit)
+{
+	struct buf line = BUF_INIT, closing = BUF_INIT;
+	int lock = runstate_lock(rs);
+
+	if (lock >= 0)
+		record_locked(rs, st, is_unit, &line, &closing);
+	fflush(stdout);
+	fflush(stderr);
+	/* One write each, so parallel steps never interleave within a line; before
+	 * the lock goes, so no step's line comes after the closing lines. */
+	(void)write_all(1, line.s ? line.s : "", line.len);
+	(void)write_all(2, closing.s ? closing.s : "", closing.len);
+	runstate_unlock(lock);
+	buf_release(&line);
+	buf_release(&closing);
+}
+
+void progress_unit_done(struct runstate *rs, const struct progress_step *st)
+{
+	step_done(rs, st, 1);
+}
+
+void progress_pack_done(struct runstate *rs, const struct progress_step *st)
+{
+	step_done(rs, st, 0);
+}

@@ -1,0 +1,33 @@
+/* progress: what a finished step tells the user and the run's reports. One
+ * short line per unit, "[done/total] built|cached|failed LABEL (CLASS) 1.23 s",
+ * where total counts the units this run compiles (runstate_total) and done
+ * those finished; the event (events.h), trace slice (trace.h) and, at the
+ * points that keep it complete (progress.c: rewrites_summary), the summary
+ * (summary.h); under --format github, a "::error" line per failed class; and
+ * once a run that had a failure is over, its closing lines on stderr
+ * (summary_failures): from the failed step when make stops there (no -k in
+ * MAKEFLAGS), else from the step after which make -k has nothing left. */
+#ifndef KWARM_PROGRESS_H
+#define KWARM_PROGRESS_H
+
+#include "report/runstate.h"
+
+struct progress_step {
+	const char *label;	/* the unit's label, or the callable's "class X" */
+	const char *key;	/* unit key or callable key */
+	const struct strvec *owners;	/* the unit's classes, or the pack's class */
+	const char *status;	/* "built", "cached", "packed" or "failed" */
+	double t0, t1;		/* now_wall() at the start and the end */
+	int github;		/* print ::error lines for newly failed classes */
+	const char *goals;	/* the make run's goals (MAKECMDGOALS), or NULL */
+};
+#define PROGRESS_STEP_INIT { .label = NULL }
+
+/* A compile begins: take a job slot and, first in the run, fix the total. */
+void progress_unit_start(struct runstate *rs, const char *cache_dir, const char *goals);
+/* A compile ended: record it, print its progress line. */
+void progress_unit_done(struct runstate *rs, const struct progress_step *st);
+/* A pack ended: record it (it prints its own line). */
+void progress_pack_done(struct runstate *rs, const struct progress_step *st);
+
+#endif

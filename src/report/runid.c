@@ -1,0 +1,99 @@
+/* runid: the make run of a step (see runid.h). What the system tells of a
+ * process is os.h's; this walks and formats. */
+#include "report/runid.h"
+#include "os.h"
+#include "util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+double runid_proc_start(int pid)
+{
+	struct os_process p;
+
+	if (os_process_info(pid, &p))
+		return -1;
+	return os_ticks_to_unix(p.start);
+}
+
+/* The pid and start (clock ticks since boot) of the nearest make ancestor,
+ * else of this process; 0, or -1 when the system cannot tell. */
+static int find_run(int *run_pid, unsigned long long *run_start)
+{
+	struct os_process p;
+	int pid = (int)getppid();
+
+	/* Bounded: a cycle cannot happen, but a garbled answer must not loop. */
+	for (int depth = 0; pid > 1 && depth < 64; depth++) {
+		if (os_process_info(pid, &p))
+			break;
+		if (!strcmp(p.comm, "make") || !strcmp(p.comm, "gmake")) {
+			*run_pid = pid;
+			*run_start = p.start;
+			return 0;
+		}
+		pid = p.ppid;
+	}
+	*run_pid = (int)getpid();
+	if (os_process_info(*run_pid, &p))
+		return -1;
+	*run_start = p.start;
+	return 0;
+}
+
+/* This process's make run: find_run's answer, looked up once (again in a
+ * forked child, whose ancestry differs). */
+struct run {
+	pid_t for_pid;	/* the process the answer is for */
+	int found;	/* find_run succeeded */
+	int pid;
+	unsigned long long start;
+	char tag[RUNID_TAG_SIZE];
+};
+
+static const struct run *this_run(void)
+{
+	static struct run memo;
+
+	if (memo.for_pid == getpid())
+		return &memo;
+	memo.for_pid = getpid();
+	memo.found = !find_run(&memo.pid, &memo.start);
+	/* The stable conversion: the same tag in every process. */
+	if (!memo.found)
+		snprintf(memo.tag, sizeof(memo.tag), "%d@0", (int)getpid());
+	else
+		snprintf(memo.tag, sizeof(memo.tag), "%d@%.2f", memo.pid,
+			 os_ticks_to_unix_stable(memo.start));
+	return &memo;
+}
+
+double runid_start(void)
+{
+	const struct run *r = this_run();
+
+	return r->found ? os_ticks_to_unix(r->start) : -1;
+}
+
+void runid_tag(char *tag, size_t size)
+{
+	snprintf(tag, size, "%s", this_run()->tag);
+}
+
+int runid_alive(const char *tag)
+{
+	long pid = strtol(tag, NULL, 10);
+	const char *at = strchr(tag, '@');
+	double start = at ? strtod(at + 1, NULL) : 0, now_start;
+
+	if (!os_pid_alive(pid))
+		return 0;
+	if (start <= 0)
+		return 1;
+	now_start = runid_proc_start((int)pid);
+	/* The tag's start is the stable conversion, this one a little finer. */
+	return now_start < 0 || (now_start - start < 2 && start - now_start < 2);
+}

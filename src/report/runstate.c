@@ -1,0 +1,478 @@
+#include "report/runstate.h"
+#include "buf.h"
+#include "cache/cache.h"
+#include "path.h"
+#include "report/runid.h"
+#include "report/trace.h"
+#include "plan/planfile.h"
+#include "util.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+int runstate_lock(const struct runstate *rs)
+{
+	char *path = path_join(rs->kw_dir, "state.lock");
+	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+
+	free(path);
+	if (fd < 0)
+		return -1;
+	while (flock(fd, LOCK_EX))
+		if (errno != EINTR) {
+			close(fd);
+			return -1;
+		}
+	return fd;
+}
+
+void runstate_unlock(int fd)
+{
+	if (fd >= 0)
+		close(fd);	/* drops the flock */
+}
+
+/* Remove a run folder (its files are one level deep). */
+static void remove_run_dir(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+
+	if (!d)
+		return;
+	while ((de = readdir(d)))
+		if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
+			unlinkat(dirfd(d), de->d_name, 0);
+	closedir(d);
+	rmdir(dir);
+}
+
+/* Remove the folders of runs whose make has ended. */
+static void remove_ended_runs(const struct runstate *rs)
+{
+	char *runs = path_join(rs->kw_dir, "run");
+	DIR *d = opendir(runs);
+	struct dirent *de;
+
+	while (d && (de = readdir(d))) {
+		char *p;
+
+		if (de->d_name[0] == '.' || !strcmp(de->d_name, rs->tag) || runid_alive(de->d_name))
+			continue;
+		p = path_join(runs, de->d_name);
+		remove_run_dir(p);
+		free(p);
+	}
+	if (d)
+		closedir(d);
+	free(runs);
+}
+
+/* Read a run's start file "START ZERO" (ZERO, the trace's zero, may be
+ * missing: then START); 0, or -1. */
+static int read_start(const char *path, double *start, double *zero)
+{
+	char *text, *end;
+	size_t len;
+
+	if (read_file_all(path, &text, &len))
+		return -1;
+	*start = strtod(text, &end);
+	*zero = strtod(end, &end);
+	if (*zero <= 0)
+		*zero = *start;
+	free(text);
+	return *start > 0 ? 0 : -1;
+}
+
+/* The trace's zero of another run that is still going (one kept by
+ * remove_ended_runs); 0 when there is none. */
+static double live_run_zero(const struct runstate *rs)
+{
+	char *runs = path_join(rs->kw_dir, "run");
+	DIR *d = opendir(runs);
+	struct dirent *de;
+	double zero = 0, start;
+
+	while (d && !zero && (de = readdir(d))) {
+		char *p;
+
+		if (de->d_name[0] == '.' || !strcmp(de->d_name, rs->tag))
+			continue;
+		p = xstrfmt("%s/%s/start", runs, de->d_name);
+		if (read_start(p, &start, &zero))
+			zero = 0;
+		free(p);
+	}
+	if (d)
+		closedir(d);
+	free(runs);
+	return zero;
+}
+
+/* The run's first step, under the lock: join the trace of a run that is still
+ * going on this folder (its zero), else start a new one. */
+static void start_trace(struct runstate *rs)
+{
+	double zero = live_run_zero(rs);
+
+	rs->zero = zero > 0 ? zero : rs->start;
+	trace_begin(rs->kw_dir, rs->pid, zero > 0);
+}
+
+void runstate_open(struct runstate *rs, const char *kw_dir, const char *units)
+{
+	struct stat st;
+	char *at, *start;
+	int lock;
+
+	memset(rs, 0, sizeof(*rs));
+	rs->slot = rs->slot_fd = rs->pack_fd = -1;
+	rs->kw_dir = xstrdup(kw_dir);
+	rs->units = xstrdup(units);
+	runid_tag(rs->tag, sizeof(rs->tag));
+	rs->pid = atoi(rs->tag);
+	rs->dir = xstrfmt("%s/run/%s", kw_dir, rs->tag);
+	start = path_join(rs->dir, "start");
+	if (mkdir_p(kw_dir))
+		goto out;
+	lock = runstate_lock(rs);
+	if (stat(rs->dir, &st) && errno == ENOENT && !mkdir_p(rs->dir)) {
+		/* One zero for every step's trace times: the first step's reading
+		 * of the make's start (each process's own would differ a little). */
+		char *line;
+		int fd;
+
+		rs->start = runid_start();
+		remove_ended_runs(rs);
+		start_trace(rs);
+		line = xstrfmt("%.6f %.6f\n", rs->start, rs->zero);
+		fd = open(start, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+		if (fd >= 0) {
+			(void)write_all(fd, line, strlen(line));
+			close(fd);
+		}
+		free(line);
+		/* For the summary of an overlapping run of another Makefile. */
+		line = path_join(rs->dir, "units");
+		fd = open(line, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+		if (fd >= 0) {
+			(void)write_all(fd, units, strlen(units));
+			close(fd);
+		}
+		free(line);
+		rs->first = 1;
+	}
+	runstate_unlock(lock);
+out:
+	if (read_start(start, &rs->start, &rs->zero)) {
+		at = strchr(rs->tag, '@');
+		rs->start = at ? strtod(at + 1, NULL) : 0;
+		if (rs->start <= 0)
+			rs->start = now_wall();
+		rs->zero = rs->start;
+	}
+	free(start);
+}
+
+void runstate_open_last(struct runstate *rs, const char *kw_dir, const char *units)
+{
+	char *runs = path_join(kw_dir, "run"), *start;
+	DIR *d = opendir(runs);
+	struct dirent *de;
+	double best = -1;
+
+	memset(rs, 0, sizeof(*rs));
+	rs->slot = rs->slot_fd = rs->pack_fd = -1;
+	rs->kw_dir = xstrdup(kw_dir);
+	rs->units = xstrdup(units);
+	while (d && (de = readdir(d))) {
+		char *p = path_join(runs, de->d_name);
+		struct stat st;
+
+		if (de->d_name[0] != '.' && strlen(de->d_name) < sizeof(rs->tag) && !stat(p, &st) &&
+		    S_ISDIR(st.st_mode) && st.st_mtime + st.st_mtim.tv_nsec / 1e9 > best) {
+			best = st.st_mtime + st.st_mtim.tv_nsec / 1e9;
+			memcpy(rs->tag, de->d_name, strlen(de->d_name) + 1);
+		}
+		free(p);
+	}
+	if (d)
+		closedir(d);
+	free(runs);
+	if (!rs->tag[0])
+		snprintf(rs->tag, sizeof(rs->tag), "none");
+	rs->pid = atoi(rs->tag);
+	rs->dir = xstrfmt("%s/run/%s", kw_dir, rs->tag);
+	start = path_join(rs->dir, "start");
+	if (read_start(start, &rs->start, &rs->zero))
+		rs->start = rs->zero = now_wall();
+	free(start);
+}
+
+void runstate_release(struct runstate *rs)
+{
+	if (rs->slot_fd >= 0)
+		close(rs->slot_fd);
+	runstate_pack_end(rs);
+	free(rs->kw_dir);
+	free(rs->dir);
+	free(rs->units);
+	memset(rs, 0, sizeof(*rs));
+	rs->slot = rs->slot_fd = rs->pack_fd = -1;
+}
+
+void runstate_take_slot(struct runstate *rs)
+{
+	for (int i = 0; i < RUNSTATE_MAX_SLOTS && rs->slot < 0; i++) {
+		char *path = xstrfmt("%s/slot.%d", rs->dir, i);
+		int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+
+		free(path);
+		if (fd < 0)
+			return;
+		if (!flock(fd, LOCK_EX | LOCK_NB)) {
+			rs->slot = i;
+			rs->slot_fd = fd;
+		} else {
+			close(fd);
+		}
+	}
+}
+
+static char *packing_path(const struct runstate *rs, const char *ckey)
+{
+	return xstrfmt("%s/packing.%s", rs->dir, ckey);
+}
+
+void runstate_pack_begin(struct runstate *rs, const char *ckey)
+{
+	char *path = packing_path(rs, ckey);
+	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+
+	free(path);
+	if (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB)) {
+		close(fd);
+		fd = -1;
+	}
+	rs->pack_fd = fd;
+}
+
+void runstate_pack_end(struct runstate *rs)
+{
+	if (rs->pack_fd >= 0)
+		close(rs->pack_fd);	/* drops the flock */
+	rs->pack_fd = -1;
+}
+
+int runstate_pack_running(const struct runstate *rs, const char *ckey)
+{
+	char *path = packing_path(rs, ckey);
+	int fd = open(path, O_RDONLY | O_CLOEXEC), running;
+
+	free(path);
+	if (fd < 0)
+		return 0;
+	/* A flock goes with its holder: a killed pack holds none. */
+	running = flock(fd, LOCK_SH | LOCK_NB) && errno == EWOULDBLOCK;
+	close(fd);
+	return running;
+}
+
+static int read_int(const char *path, int *v)
+{
+	char *text;
+	size_t len;
+
+	if (read_file_all(path, &text, &len))
+		return -1;
+	*v = atoi(text);
+	free(text);
+	return 0;
+}
+
+static void write_int(const char *path, int v)
+{
+	char *text = xstrfmt("%d\n", v);
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+
+	if (fd >= 0) {
+		(void)write_all(fd, text, strlen(text));
+		close(fd);
+	}
+	free(text);
+}
+
+int runstate_goals_pick_all(const char *goals, struct strvec *picked)
+{
+	struct strvec words;
+	int all = 0;
+
+	strvec_init(&words);
+	strvec_split(&words, goals ? goals : "", 0);
+	for (size_t i = 0; i < words.nr; i++) {
+		if (starts_with(words.v[i], "warmup-") && words.v[i][7])
+			strvec_push(picked, words.v[i] + 7);
+		else
+			all = 1;
+	}
+	all |= !words.nr;
+	strvec_release(&words);
+	return all;
+}
+
+/* Call fn with the entry path of every unit of goals in the unit list (a
+ * missing list: none, silently). */
+static void each_goal_entry(const struct runstate *rs, const char *cache_dir, const char *goals,
+			    void (*fn)(const char *path, void *data), void *data)
+{
+	struct buf m = BUF_INIT;
+	struct unitlist ul;
+	struct strvec picked;
+	int all;
+
+	strvec_init(&picked);
+	all = runstate_goals_pick_all(goals, &picked);
+	if (!unitlist_load_gently(&ul, rs->units)) {
+		for (size_t i = 0; i < ul.nr_units; i++) {
+			const struct unitlist_unit *u = &ul.units[i];
+			int pick = all;
+
+			for (size_t j = 0; j < picked.nr && !pick; j++)
+				pick = unitlist_unit_owned_by(u, picked.v[j]);
+			if (!pick)
+				continue;
+			buf_reset(&m);
+			cache_add_unit_path(&m, cache_dir, u->key, ".m");
+			fn(m.s, data);
+		}
+		unitlist_release(&ul);
+	}
+	buf_release(&m);
+	strvec_release(&picked);
+}
+
+static void count_missing(const char *path, void *data)
+{
+	if (access(path, F_OK))
+		++*(int *)data;
+}
+
+int runstate_total(const struct runstate *rs, const char *cache_dir, const char *goals)
+{
+	char *path = path_join(rs->dir, "total");
+	int total = 0;
+
+	if (!read_int(path, &total)) {
+		free(path);
+		return total;
+	}
+	each_goal_entry(rs, cache_dir, goals, count_missing, &total);
+	write_int(path, total);
+	free(path);
+	return total;
+}
+
+static void mark_used(const char *path, void *data)
+{
+	static const struct timespec now_atime[2] = { { 0, UTIME_NOW }, { 0, UTIME_OMIT } };
+
+	(void)data;
+	(void)utimensat(AT_FDCWD, path, now_atime, 0);
+}
+
+void runstate_claim_entries(const struct runstate *rs, const char *cache_dir, const char *goals)
+{
+	if (rs->first)
+		each_goal_entry(rs, cache_dir, goals, mark_used, NULL);
+}
+
+int runstate_bump_done(const struct runstate *rs)
+{
+	char *path = path_join(rs->dir, "done"), text[32];
+	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666), done = 1;
+	ssize_t n;
+
+	/* Rewritten in place at a fixed width, never truncated: ext4 flushes a
+	 * file truncated and written again when it is closed, once per unit. */
+	if (fd >= 0) {
+		n = pread(fd, text, sizeof(text) - 1, 0);
+		text[n > 0 ? n : 0] = '\0';
+		done = atoi(text) + 1;
+		snprintf(text, sizeof(text), "%10d\n", done);
+		(void)pwrite(fd, text, strlen(text), 0);
+		close(fd);
+	}
+	free(path);
+	return done;
+}
+
+int runstate_compiles_pending(const struct runstate *rs)
+{
+	char *tpath = path_join(rs->dir, "total"), *dpath = path_join(rs->dir, "done");
+	int total, done = 0, pending = 0;
+
+	/* No total: this run compiled nothing. */
+	if (!read_int(tpath, &total)) {
+		if (read_int(dpath, &done))
+			done = 0;
+		pending = done < total;
+	}
+	free(tpath);
+	free(dpath);
+	return pending;
+}
+
+int runstate_mark(const struct runstate *rs, const char *name)
+{
+	char *path = path_join(rs->dir, name);
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+
+	free(path);
+	if (fd < 0)
+		return 0;
+	close(fd);
+	return 1;
+}
+
+int runstate_marked(const struct runstate *rs, const char *name)
+{
+	char *path = path_join(rs->dir, name);
+	int ret = !access(path, F_OK);
+
+	free(path);
+	return ret;
+}
+
+int runstate_note(const struct runstate *rs, const char *name, const char *text)
+{
+	char *path = path_join(rs->dir, name);
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+
+	free(path);
+	if (fd < 0)
+		return 0;
+	(void)write_all(fd, text, strlen(text));
+	close(fd);
+	return 1;
+}
+
+char *runstate_read_note(const struct runstate *rs, const char *name)
+{
+	char *path = path_join(rs->dir, name), *text = NULL;
+	size_t len;
+
+	if (read_file_all(path, &text, &len))
+		text = NULL;
+	free(path);
+	return text;
+}
+

@@ -1,0 +1,168 @@
+#include "report/settle.h"
+#include "buf.h"
+#include "logappend.h"
+#include "path.h"
+#include "plan/planfile.h"
+#include "util.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define PENDING_HEAD "kwarm-pending 1\n"
+/* A line is a class name and a path: this holds the longest. */
+#define CHUNK 16384
+
+void settle_note_failed(const struct runstate *rs, const struct strvec *owners)
+{
+	char *path = path_join(rs->dir, "failed");
+	struct buf b = BUF_INIT;
+
+	for (size_t i = 0; i < owners->nr; i++)
+		buf_addf(&b, "%s\n", owners->v[i]);
+	/* Created even with no class: the run has failed. */
+	(void)logappend_line(NULL, path, b.s ? b.s : "", NULL);
+	buf_release(&b);
+	free(path);
+}
+
+void settle_failed_classes(const struct runstate *rs, struct strvec *out)
+{
+	char *path = path_join(rs->dir, "failed"), *text, *line, *nl;
+	size_t len;
+
+	if (!read_file_all(path, &text, &len)) {
+		for (line = text; (nl = memchr(line, '\n', len - (size_t)(line - text))); line = nl + 1) {
+			*nl = '\0';
+			if (*line && strvec_find(out, line) < 0)
+				strvec_push(out, line);
+		}
+		free(text);
+	}
+	free(path);
+}
+
+/* Write the pending list of goals to path; 0, or -1 without a unit list. */
+static int write_pending(const struct runstate *rs, const char *goals, const char *path)
+{
+	struct buf b = BUF_INIT;
+	struct unitlist ul;
+	struct strvec picked;
+	int all, ret, fd;
+
+	strvec_init(&picked);
+	all = runstate_goals_pick_all(goals, &picked);
+	ret = unitlist_load_gently(&ul, rs->units);
+	if (!ret) {
+		buf_adds(&b, PENDING_HEAD);
+		for (size_t i = 0; i < ul.nr_callables; i++) {
+			const struct unitlist_callable *c = &ul.callables[i];
+
+			if ((all || strvec_find(&picked, c->cls) >= 0) && access(c->stamp, F_OK))
+				buf_addf(&b, "%s %s\n", c->cls, c->stamp);
+		}
+		unitlist_release(&ul);
+		fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+		if (fd < 0 || write_all(fd, b.s, b.len))
+			ret = -1;
+		if (fd >= 0)
+			close(fd);
+	}
+	buf_release(&b);
+	strvec_release(&picked);
+	return ret;
+}
+
+struct cursor {
+	const struct runstate *rs;
+	struct strvec failed;
+	int failed_read;
+};
+
+/* Whether the callable of line "CLASS STAMP" is settled. */
+static int settled(struct cursor *c, char *line)
+{
+	char *sp = strchr(line, ' '), *ckey;
+
+	if (!sp)
+		return 1;	/* not a callable */
+	*sp = '\0';
+	ckey = strrchr(sp + 1, '.');	/* a stamp is <...>.<ckey> */
+	/* A pack writes its stamp before its event: not settled till it ends. */
+	if (!access(sp + 1, F_OK) && !(ckey && runstate_pack_running(c->rs, ckey + 1)))
+		return 1;
+	/* Only once a stamp is missing: runs without a failure never read it. */
+	if (!c->failed_read) {
+		settle_failed_classes(c->rs, &c->failed);
+		c->failed_read = 1;
+	}
+	return strvec_find(&c->failed, line) >= 0;
+}
+
+/* Move *at past the settled callables of fd; 1 when it reached the end. */
+static int walk(struct cursor *c, int fd, off_t *at)
+{
+	char *chunk = xmalloc(CHUNK + 1);
+	ssize_t n;
+	int end = 0;
+
+	for (;;) {
+		char *line = chunk, *nl;
+
+		n = pread(fd, chunk, CHUNK, *at);
+		if (n <= 0) {
+			end = !n;
+			break;
+		}
+		chunk[n] = '\0';
+		while ((nl = memchr(line, '\n', (size_t)(chunk + n - line)))) {
+			*nl = '\0';
+			if (!settled(c, line))
+				goto out;
+			*at += nl + 1 - line;
+			line = nl + 1;
+		}
+		if (line == chunk)
+			break;	/* a torn last line: not the end */
+	}
+out:
+	free(chunk);
+	return end;
+}
+
+int settle_done(const struct runstate *rs, const char *goals)
+{
+	char *path = path_join(rs->dir, "pending"), *cpath = path_join(rs->dir, "pending.at");
+	struct cursor c = { .rs = rs };
+	char text[32];
+	off_t at = (off_t)strlen(PENDING_HEAD);
+	int fd = -1, cfd = -1, done = 0;
+	ssize_t n;
+
+	strvec_init(&c.failed);
+	if (access(path, F_OK) && write_pending(rs, goals, path))
+		goto out;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	cfd = open(cpath, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+	if (fd < 0 || cfd < 0)
+		goto out;
+	n = pread(cfd, text, sizeof(text) - 1, 0);
+	text[n > 0 ? n : 0] = '\0';
+	if (n > 0)
+		at = (off_t)strtoll(text, NULL, 10);
+	done = walk(&c, fd, &at);
+	/* In place at a fixed width, as runstate_bump_done does. */
+	snprintf(text, sizeof(text), "%20lld\n", (long long)at);
+	(void)pwrite(cfd, text, strlen(text), 0);
+out:
+	if (fd >= 0)
+		close(fd);
+	if (cfd >= 0)
+		close(cfd);
+	strvec_release(&c.failed);
+	free(cpath);
+	free(path);
+	return done;
+}

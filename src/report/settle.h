@@ -1,0 +1,35 @@
+/* settle: whether a make run has nothing of its goals left to do, in time
+ * that does not grow with the number of classes: the steps ask after every
+ * compile and pack. Files in the run's folder (runstate.h):
+ *
+ *   failed       present once a step of the run failed; one line per class
+ *                that failed (a unit's classes, a pack's class), as noted
+ *   pending      the first asker's list of the goals' callables whose stamp
+ *                was missing: "kwarm-pending 1" LF, then "CLASS STAMP" LF each
+ *   pending.at   a cursor: the byte offset in pending of the first callable
+ *                not yet known settled, at a fixed width, only ever moved on
+ *
+ * A callable is settled when its stamp exists (packed and current, by any
+ * run) and no pack of it runs (runstate_pack_running), or its class failed
+ * in this run (make -k skips its pack; the unit list knows classes, not
+ * callables, so any failure of its class will do).
+ * Each step checks from the cursor on and stops at the first callable not
+ * settled: over a run every callable is passed once, so a step costs O(1)
+ * amortised, and the list is made once per run.
+ */
+#ifndef KWARM_SETTLE_H
+#define KWARM_SETTLE_H
+
+#include "report/runstate.h"
+#include "strvec.h"
+
+/* Under the lock: note that the classes owners failed in rs's run. */
+void settle_note_failed(const struct runstate *rs, const struct strvec *owners);
+/* Under the lock: push the classes noted failed in rs's run onto out. */
+void settle_failed_classes(const struct runstate *rs, struct strvec *out);
+/* Under the lock: true when every callable of goals (MAKECMDGOALS, see
+ * runstate_goals_pick_all) of rs's unit list is settled; never without a
+ * unit list. */
+int settle_done(const struct runstate *rs, const char *goals);
+
+#endif

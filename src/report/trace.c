@@ -1,0 +1,100 @@
+#include "report/trace.h"
+#include "buf.h"
+#include "json.h"
+#include "path.h"
+#include "util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* Add text (",\n{...}" items) to the trace, keeping it closed (see trace.h). */
+static void trace_add(const char *kw_dir, const char *text, size_t len)
+{
+	char *path = path_join(kw_dir, TRACE_FILE), tail[3];
+	int fd = open(path, O_RDWR | O_CLOEXEC);
+	struct stat st;
+	struct buf b = BUF_INIT;
+
+	free(path);
+	if (fd < 0)
+		return;
+	if (!fstat(fd, &st)) {
+		off_t at = st.st_size;
+
+		if (at >= 3 && pread(fd, tail, 3, at - 3) == 3 && !memcmp(tail, "\n]\n", 3)) {
+			at -= 3;
+			buf_add(&b, text, len);
+			buf_adds(&b, "\n]\n");
+		} else {
+			buf_add(&b, text, len);
+		}
+		if (pwrite(fd, b.s, b.len, at) != (ssize_t)b.len)
+			(void)ftruncate(fd, st.st_size);	/* as it was */
+	}
+	close(fd);
+	buf_release(&b);
+}
+
+static char *process_name(int pid)
+{
+	return xstrfmt("{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":0,"
+		       "\"args\":{\"name\":\"kwarm warm-up (make %d)\"}}", pid, pid);
+}
+
+void trace_begin(const char *kw_dir, int pid, int join)
+{
+	char *trace = path_join(kw_dir, TRACE_FILE);
+	char *prev = path_join(kw_dir, TRACE_PREV_FILE);
+	char *name = process_name(pid), *head;
+	int fd;
+
+	if (join) {
+		head = xstrfmt(",\n%s", name);
+		trace_add(kw_dir, head, strlen(head));
+		goto out;
+	}
+	head = xstrfmt("[\n%s\n]\n", name);
+	if (rename(trace, prev) && errno != ENOENT)
+		unlink(trace);
+	fd = open(trace, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+	if (fd >= 0) {
+		(void)write_all(fd, head, strlen(head));
+		close(fd);
+	}
+out:
+	free(head);
+	free(name);
+	free(prev);
+	free(trace);
+}
+
+void trace_add_slice(const char *kw_dir, double zero, int pid, int tid,
+		     const struct trace_slice *s)
+{
+	struct buf b = BUF_INIT;
+	long long ts = (long long)((s->t0 - zero) * 1e6);
+	long long end = (long long)((s->t1 - zero) * 1e6);
+
+	buf_adds(&b, ",\n{\"name\":");
+	json_add_string(&b, s->name);
+	buf_addf(&b, ",\"cat\":\"%s\",\"ph\":\"X\",\"ts\":%lld,\"dur\":%lld,\"pid\":%d,\"tid\":%d,"
+		 "\"args\":{\"unit\":", s->cat, ts, end > ts ? end - ts : 0, pid, tid);
+	json_add_string(&b, s->name);
+	buf_adds(&b, ",\"classes\":[");
+	for (size_t i = 0; i < s->owners->nr; i++) {
+		buf_adds(&b, i ? "," : "");
+		json_add_string(&b, s->owners->v[i]);
+	}
+	buf_adds(&b, "],\"key\":");
+	json_add_string(&b, s->key);
+	if (s->cache)
+		buf_addf(&b, ",\"cache\":\"%s\"", s->cache);
+	buf_addf(&b, ",\"status\":\"%s\"}}", s->status);
+	trace_add(kw_dir, b.s, b.len);
+	buf_release(&b);
+}
