@@ -30,6 +30,15 @@ void strvec_release(struct strvec *sv)
 	sv->nr = sv->alloc = 0;
 }
 
+void strvec_clear(struct strvec *sv)
+{
+	for (size_t i = 0; i < sv->nr; i++)
+		free(sv->v[i]);
+	sv->nr = 0;
+	if (sv->alloc)
+		sv->v[0] = NULL;
+}
+
 void strvec_push_nodup(struct strvec *sv, char *s)
 {
 	if (!sv->alloc)

@@ -14,6 +14,8 @@ struct strvec {
 
 void strvec_init(struct strvec *sv);
 void strvec_release(struct strvec *sv);
+/* Drop the strings, keep the room. */
+void strvec_clear(struct strvec *sv);
 /* Append a copy of s. */
 void strvec_push(struct strvec *sv, const char *s);
 /* Append s itself; sv takes ownership. */

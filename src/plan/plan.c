@@ -2,6 +2,7 @@
 #include "key/deps.h"
 #include "report/durations.h"
 #include "hashmap.h"
+#include "pack/layout.h"
 #include "plan/packdesc.h"
 #include "path.h"
 #include "cache/store.h"
@@ -9,6 +10,16 @@
 
 #include <stdint.h>
 #include <stdlib.h>
+
+/* The spec's limits and signature directions are the callable layout's: a
+ * spec that loads always packs, and a direction is passed on as it is. */
+_Static_assert(SPEC_NAME_MAX == LAYOUT_NAME_SIZE - 1, "name limit differs from the layout's");
+_Static_assert(SPEC_CHIP_SIG_MAX == LAYOUT_CHIP_SIG_MAX, "orchestration signature limit differs");
+_Static_assert(SPEC_CORE_SIG_MAX == LAYOUT_CORE_SIG_MAX, "incore signature limit differs");
+_Static_assert(SPEC_CHILDREN_MAX == LAYOUT_CHILDREN_MAX, "incore count limit differs");
+_Static_assert((int)SIG_SCALAR == (int)LAYOUT_SCALAR && (int)SIG_IN == (int)LAYOUT_IN &&
+	       (int)SIG_OUT == (int)LAYOUT_OUT && (int)SIG_INOUT == (int)LAYOUT_INOUT,
+	       "signature directions differ");
 #include <string.h>
 
 /* What plan_build needs while it runs. */

@@ -12,12 +12,14 @@ void events_append(const char *run_dir, const struct event *ev)
 	struct buf b = BUF_INIT;
 	char *path;
 
-	if (ev->kind == EVENT_UNIT)
-		buf_addf(&b, "unit %s %s %.3f %s %s\n", ev->key, ev->status, ev->seconds,
-			 ev->owners, ev->label);
-	else if (ev->kind == EVENT_PACK)
-		buf_addf(&b, "pack %s %s %.3f %s\n", ev->key, ev->status, ev->seconds, ev->owners);
-	else
+	if (ev->kind == EVENT_UNIT || ev->kind == EVENT_PACK) {
+		buf_addf(&b, "%s %s %s %.3f ", ev->kind == EVENT_UNIT ? "unit" : "pack", ev->key,
+			 ev->status, ev->seconds);
+		strvec_join(&b, ev->owners, ",");
+		if (ev->kind == EVENT_UNIT)
+			buf_addf(&b, " %s", ev->label);
+		buf_addch(&b, '\n');
+	} else
 		buf_addf(&b, "remote %llu %llu %llu %llu %llu %llu\n", ev->remote[0], ev->remote[1],
 			 ev->remote[2], ev->remote[3], ev->remote[4], ev->remote[5]);
 	path = path_join(run_dir, EVENTS_FILE);
@@ -41,7 +43,7 @@ static size_t split(char *line, char **f, size_t n)
 	return k;
 }
 
-int events_parse(char *line, struct event *ev)
+int events_parse(char *line, struct event *ev, struct strvec *owners)
 {
 	char *f[7];
 	size_t n = starts_with(line, "remote ") ? 7 : 6, k = split(line, f, n);
@@ -63,7 +65,9 @@ int events_parse(char *line, struct event *ev)
 	ev->key = f[1];
 	ev->status = f[2];
 	ev->seconds = strtod(f[3], NULL);
-	ev->owners = f[4];
+	strvec_clear(owners);
+	strvec_split_at(owners, f[4], ',');
+	ev->owners = owners;
 	return 0;
 }
 
@@ -71,16 +75,20 @@ void events_each(const char *run_dir, void (*fn)(const struct event *ev, void *d
 		 void *data)
 {
 	char *path = path_join(run_dir, EVENTS_FILE), *text, *line, *nl;
+	struct strvec owners;
 	struct event ev;
 	size_t len;
+
+	strvec_init(&owners);
 
 	if (!read_file_all(path, &text, &len)) {
 		for (line = text; (nl = memchr(line, '\n', len - (size_t)(line - text))); line = nl + 1) {
 			*nl = '\0';
-			if (!events_parse(line, &ev))
+			if (!events_parse(line, &ev, &owners))
 				fn(&ev, data);
 		}
 		free(text);
 	}
+	strvec_release(&owners);
 	free(path);
 }

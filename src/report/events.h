@@ -17,6 +17,8 @@
 
 #include <stddef.h>
 
+#include "strvec.h"
+
 #define EVENTS_FILE "events"
 
 enum event_kind { EVENT_UNIT, EVENT_PACK, EVENT_REMOTE };
@@ -30,7 +32,8 @@ struct event {
 	const char *key;	/* unit or pack: the unit's or callable's key */
 	const char *status;	/* unit: built, cached, failed; pack: packed, failed */
 	double seconds;
-	const char *owners;	/* unit: "A,B"; pack: its class */
+	const struct strvec *owners;	/* unit: its classes; pack: its class
+					 * (on the line: "A,B") */
 	const char *label;	/* unit: its label */
 	unsigned long long remote[EVENT_NR_REMOTE];	/* remote */
 };
@@ -43,6 +46,6 @@ void events_append(const char *run_dir, const struct event *ev);
 void events_each(const char *run_dir, void (*fn)(const struct event *ev, void *data),
 		 void *data);
 /* Parse line (its LF cut; split in place): 0, or -1 when it is no event. */
-int events_parse(char *line, struct event *ev);
+int events_parse(char *line, struct event *ev, struct strvec *owners);
 
 #endif

@@ -76,17 +76,14 @@ static int rewrites_summary(struct runstate *rs, int failed, int over, int keep_
 	       (!keep_going && runstate_marked(rs, "failed"));
 }
 
-/* owners holds the event's "A,B" while ev lives. */
-static void fill_event(struct event *ev, const struct progress_step *st, int is_unit,
-		       struct buf *owners)
+static void fill_event(struct event *ev, const struct progress_step *st, int is_unit)
 {
 	memset(ev, 0, sizeof(*ev));
 	ev->kind = is_unit ? EVENT_UNIT : EVENT_PACK;
 	ev->key = st->key;
 	ev->status = st->status;
 	ev->seconds = st->t1 - st->t0;
-	strvec_join(owners, st->owners, ",");
-	ev->owners = buf_str(owners);
+	ev->owners = st->owners;
 	ev->label = st->label;
 }
 
@@ -121,7 +118,6 @@ static void record_locked(struct runstate *rs, const struct progress_step *st, i
 {
 	struct trace_slice sl;
 	struct strvec before;
-	struct buf owners = BUF_INIT;
 	struct event ev;
 	int failed = !strcmp(st->status, "failed");
 	int keep_going = jobserver_keep_going(getenv("MAKEFLAGS")), over;
@@ -131,7 +127,7 @@ static void record_locked(struct runstate *rs, const struct progress_step *st, i
 		settle_failed_classes(rs, &before);
 	if (failed)
 		settle_note_failed(rs, st->owners);
-	fill_event(&ev, st, is_unit, &owners);
+	fill_event(&ev, st, is_unit);
 	events_append(rs->dir, &ev);
 	if (!is_unit)
 		runstate_pack_end(rs);	/* its event is in: it ended */
@@ -150,7 +146,6 @@ static void record_locked(struct runstate *rs, const struct progress_step *st, i
 	if (closing_step(rs, failed, over, keep_going))
 		(void)summary_failures(rs, closing);
 	strvec_release(&before);
-	buf_release(&owners);
 }
 
 static void step_done(struct runstate *rs, const struct progress_step *st, int is_unit)

@@ -69,9 +69,9 @@ static void tally_unit(struct tally *t, const struct event *ev)
 	} else {
 		*(st == ST_CACHED ? &t->cached : &t->failed) += 1;
 	}
-	for (const char *o = ev->owners; *o;) {
-		size_t n = strcspn(o, ",");
-		struct class_tally *c = find_class(t, o, n);
+	for (size_t i = 0; i < ev->owners->nr; i++) {
+		const char *o = ev->owners->v[i];
+		struct class_tally *c = find_class(t, o, strlen(o));
 
 		if (c && st == ST_BUILT) {
 			c->built++;
@@ -84,7 +84,6 @@ static void tally_unit(struct tally *t, const struct event *ev)
 			if (strvec_find(&c->failed_units, ev->label) < 0)
 				strvec_push(&c->failed_units, ev->label);
 		}
-		o += n + (o[n] == ',');
 	}
 }
 
@@ -149,7 +148,8 @@ static void tally_event(const struct event *ev, void *data)
 	} else if (ev->kind == EVENT_REMOTE) {
 		for (int i = 0; i < EVENT_NR_REMOTE; i++)
 			t->remote[i] += ev->remote[i];
-	} else if ((c = find_class(t, ev->owners, strlen(ev->owners)))) {
+	} else if (ev->owners->nr == 1 &&
+		   (c = find_class(t, ev->owners->v[0], strlen(ev->owners->v[0])))) {
 		*(strcmp(ev->status, "packed") ? &c->pack_failed : &c->packed) += 1;
 		c->pack_seconds += ev->seconds;
 	}

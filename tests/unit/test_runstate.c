@@ -34,10 +34,14 @@ static void add_slice(const struct runstate *rs, const struct trace_slice *sl)
 /* A unit's event, "unit KEY built SECONDS A l". */
 static void add_event(const struct runstate *rs, const char *key, int seconds)
 {
+	struct strvec owners;
 	struct event ev = { .kind = EVENT_UNIT, .key = key, .status = "built",
-			    .seconds = seconds, .owners = "A", .label = "l" };
+			    .seconds = seconds, .owners = &owners, .label = "l" };
 
+	strvec_init(&owners);
+	strvec_push(&owners, "A");
 	events_append(rs->dir, &ev);
+	strvec_release(&owners);
 }
 
 static int exists(const char *path)
