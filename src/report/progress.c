@@ -18,10 +18,13 @@ void progress_unit_start(struct runstate *rs, const char *cache_dir, const char 
 	int lock;
 
 	runstate_take_slot(rs);
-	lock = runstate_lock(rs);
-	if (lock >= 0)
-		(void)runstate_total(rs, cache_dir, goals);
-	runstate_unlock(lock);
+	/* Fixed by the run's first compile: the later ones skip the lock. */
+	if (!runstate_total_fixed(rs)) {
+		lock = runstate_lock(rs);
+		if (lock >= 0)
+			(void)runstate_total(rs, cache_dir, goals);
+		runstate_unlock(lock);
+	}
 	runstate_claim_entries(rs, cache_dir, goals);
 }
 

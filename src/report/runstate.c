@@ -85,6 +85,11 @@ static int read_start(const char *path, double *start, double *zero)
 
 	if (read_file_all(path, &text, &len))
 		return -1;
+	/* Written in one go, newline last: without it, read too early. */
+	if (!len || text[len - 1] != '\n') {
+		free(text);
+		return -1;
+	}
 	*start = strtod(text, &end);
 	*zero = strtod(end, &end);
 	if (*zero <= 0)
@@ -144,6 +149,12 @@ void runstate_open(struct runstate *rs, const char *kw_dir, const char *units)
 	start = path_join(rs->dir, "start");
 	if (mkdir_p(kw_dir))
 		goto out;
+	/* A later step of the run needs no lock: the first wrote start before
+	 * it let go of the lock. */
+	if (!read_start(start, &rs->start, &rs->zero)) {
+		free(start);
+		return;
+	}
 	lock = runstate_lock(rs);
 	if (stat(rs->dir, &st) && errno == ENOENT && !mkdir_p(rs->dir)) {
 		/* One zero for every step's trace times: the first step's reading
@@ -379,6 +390,15 @@ int runstate_total(const struct runstate *rs, const char *cache_dir, const char 
 	write_int(path, total);
 	free(path);
 	return total;
+}
+
+int runstate_total_fixed(const struct runstate *rs)
+{
+	char *path = path_join(rs->dir, "total");
+	int there = !access(path, F_OK);
+
+	free(path);
+	return there;
 }
 
 static void mark_used(const char *path, void *data)

@@ -9,6 +9,7 @@
  *                        this run's and those of runs that overlapped it, e.g.
  *                        a warm-up of other goals into the same OUT)
  *     start              "START ZERO": the make's start, the trace's zero
+ *                        (one line; a read without its newline came too early)
  *     units              the path of the run's plan (its Makefile's MAKEFILE.plan)
  *     total              units this run compiles: those of its goals that were
  *                        missing from the cache when its first compile began
@@ -82,6 +83,9 @@ void runstate_unlock(int fd);
  * unit list, the cache's manifests and goals (MAKECMDGOALS: "", "warmup" or
  * anything else = every unit; only warmup-CLASS words = those classes'). */
 int runstate_total(const struct runstate *rs, const char *cache_dir, const char *goals);
+/* True when the run's total is there (runstate_total computed it); no lock
+ * needed: it only ever goes from missing to there. */
+int runstate_total_fixed(const struct runstate *rs);
 /* The run's first step only (a no-op in the others): mark every entry of
  * goals that is in the cache as used now, so that 'kwarm cache prune' keeps
  * (CACHE_PRUNE_GRACE) what make has just found up to date and the run's packs
