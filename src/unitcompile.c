@@ -332,6 +332,7 @@ static int go_private(struct compile_job *o, struct cache *priv, const char *why
 struct attempt {
 	char *obj, *linked, *text, *deps;
 	int slots[4];
+	int linking, extracting;	/* the steps that write linked, text ran */
 };
 
 /* The temp of the entry's stem numbered word (cacheentry.h's name). */
@@ -349,6 +350,7 @@ static void attempt_init(struct attempt *a, const struct cache *home, const char
 	char *dir = path_dirname(stem);
 
 	mkdir_p(dir);
+	a->linking = a->extracting = 0;
 	a->obj = attempt_file(stem, 0xa00);
 	a->linked = attempt_file(stem, 0xa01);
 	a->text = attempt_file(stem, 0xa02);
@@ -364,11 +366,14 @@ static void attempt_init(struct attempt *a, const struct cache *home, const char
 static void attempt_release(struct attempt *a)
 {
 	char *files[] = { a->obj, a->linked, a->text, a->deps };
+	int made[] = { 1, a->linking, a->extracting, 1 };
 
 	for (size_t i = 0; i < ARRAY_SIZE(files); i++) {
 		if (!files[i])
 			continue;
-		unlink(files[i]);
+		/* No failing unlink of a file no step wrote. */
+		if (made[i])
+			unlink(files[i]);
 		publish_unregister_temp(a->slots[i]);
 		free(files[i]);
 	}
@@ -445,12 +450,14 @@ static int run_steps(struct compile_job *o, struct attempt *a, struct buf *outpu
 		strvec_push(&link, "-o");
 		strvec_push(&link, a->linked);
 		strvec_push(&link, a->obj);
+		a->linking = 1;
 		if (run_step("link", &link, o, output) ||
 		    check_output(a->linked, "link", o, output))
 			goto out;
 		*final = a->linked;
 	}
 	if (o->uc.extract_text) {
+		a->extracting = 1;
 		if (extract_text(*final, a->text, o->label))
 			goto out;
 		*final = a->text;
