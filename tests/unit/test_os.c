@@ -76,6 +76,36 @@ static void test_process_info(void)
 	CHECK_INT(os_process_info((int)check_dead_pid(), &p), -1);
 }
 
+/* /proc/stat's btime, as the test reads it. */
+static long long proc_btime(void)
+{
+	char *text, *p;
+	size_t len;
+	long long v = -1;
+
+	if (read_file_all("/proc/stat", &text, &len))
+		return -1;
+	p = strstr(text, "\nbtime ");
+	if (p)
+		v = strtoll(p + 7, NULL, 10);
+	free(text);
+	return v;
+}
+
+/* The stable conversion's boot time is btime to the second, read from the
+ * clocks or not: many tries, so that its reading near a second's end is
+ * checked too. */
+static void test_stable_is_btime(void)
+{
+	long long want = proc_btime();
+	int bad = 0;
+
+	CHECK(want > 0);
+	for (int i = 0; i < 2000; i++)
+		bad += os_ticks_to_unix_stable(0) != (double)want;
+	CHECK_INT(bad, 0);
+}
+
 static void test_spawn_chdir(const char *dir)
 {
 	char *const argv[] = { (char *)"/bin/sh", (char *)"-c", (char *)"pwd > here", NULL };
@@ -110,6 +140,7 @@ int main(int argc, char **argv)
 	TEST(test_pid_alive(), "pid_alive");
 	TEST(test_self_path(), "self_path");
 	TEST(test_process_info(), "process_info");
+	TEST(test_stable_is_btime(), "stable_is_btime");
 	TEST(test_spawn_chdir(dir), "spawn_chdir");
 	free(dir);
 	free(tmp);
