@@ -121,7 +121,8 @@ void planfile_finish(struct planfile_writer *w)
 	char header[HEADER_SIZE + 1];
 
 	list_at = w->list_at ? w->list_at - w->header_at : index_at;
-	qsort(w->slots, w->nr_slots, sizeof(*w->slots), by_key);
+	if (w->nr_slots)	/* qsort's base must not be NULL, even for none */
+		qsort(w->slots, w->nr_slots, sizeof(*w->slots), by_key);
 	for (size_t i = 0; i < w->nr_slots; i++) {
 		sink_flush(w->out);
 		buf_addf(&w->out->b, "%s %010zu\n", w->slots[i].key,
