@@ -1,5 +1,6 @@
 #include "jobserver.h"
 #include "strvec.h"
+#include "os.h"
 #include "util.h"
 
 #include <ctype.h>
@@ -154,7 +155,6 @@ static int open_fds(struct jobserver *js, int rfd, int wfd)
 {
 	struct stat rst, wst;
 	const char *why;
-	char path[64];
 	int fd = rfd, flags;
 
 	why = check_inherited_fd(rfd, 1, &rst);
@@ -178,15 +178,14 @@ static int open_fds(struct jobserver *js, int rfd, int wfd)
 	 * share: a private one from /dev/fd is ours to change. Without /dev/fd, a
 	 * description make already made non-blocking (4.3 does) can be shared.
 	 */
-	snprintf(path, sizeof(path), "/dev/fd/%d", rfd);
-	js->rfd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	js->rfd = os_reopen_fd(rfd, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (js->rfd < 0) {
 		flags = fcntl(rfd, F_GETFL);
 		if (flags >= 0 && (flags & O_NONBLOCK))
 			js->rfd = fcntl(rfd, F_DUPFD_CLOEXEC, 0);
 	}
 	if (js->rfd < 0) {
-		warning_errno("jobserver unavailable, " FALLBACK ": cannot reopen '%s'", path);
+		warning_errno("jobserver unavailable, " FALLBACK ": cannot reopen fd %d", rfd);
 		return 1;
 	}
 	js->wfd = fcntl(wfd, F_DUPFD_CLOEXEC, 0);

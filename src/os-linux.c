@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/random.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -168,4 +169,17 @@ static long long boot_time(void)
 double os_ticks_to_unix_stable(unsigned long long ticks)
 {
 	return (double)boot_time() + (double)ticks / ticks_per_second();
+}
+
+int os_random(void *buf, size_t n)
+{
+	return getrandom(buf, n, GRND_NONBLOCK) == (ssize_t)n ? 0 : -1;
+}
+
+int os_reopen_fd(int fd, int flags)
+{
+	char path[32];
+
+	snprintf(path, sizeof(path), "/dev/fd/%d", fd);
+	return open(path, flags);
 }

@@ -23,6 +23,13 @@ void os_start_writeback(int fd);
 int os_spawn_chdir(posix_spawn_file_actions_t *fa, const char *dir);
 /* Whether process pid exists (this user's or another's). */
 int os_pid_alive(long pid);
+/* Fill buf with n random bytes without blocking; 0, or -1 when the system
+ * has none to give yet. */
+int os_random(void *buf, size_t n);
+/* A new open file description of what fd refers to (so that its flags, such
+ * as O_NONBLOCK, are ours alone), opened with flags; -1 with errno set when
+ * the system cannot reopen it. */
+int os_reopen_fd(int fd, int flags);
 /* The absolute path of this program (caller frees), or NULL with errno set. */
 char *os_self_path(void);
 

@@ -1,6 +1,7 @@
 #include "cache/publish.h"
 #include "cache/cacheentry.h"
 #include "path.h"
+#include "os.h"
 #include "util.h"
 
 #include <errno.h>
@@ -11,7 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -158,7 +158,7 @@ static unsigned int random_word(void)
 	unsigned int r;
 	struct timespec ts;
 
-	if (getrandom(&r, sizeof(r), GRND_NONBLOCK) == (ssize_t)sizeof(r))
+	if (!os_random(&r, sizeof(r)))
 		return r;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (unsigned int)ts.tv_nsec ^ (++name_counter * 2654435761u);

@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -127,6 +128,37 @@ static void test_spawn_chdir(const char *dir)
 	free(path);
 }
 
+/* Two draws of 16 random bytes differ (a chance of 2^-128 that they do not). */
+static void test_random(void)
+{
+	unsigned char a[16], b[16];
+
+	CHECK_INT(os_random(a, sizeof(a)), 0);
+	CHECK_INT(os_random(b, sizeof(b)), 0);
+	CHECK(memcmp(a, b, sizeof(a)));
+}
+
+/* A reopened pipe end is a description of its own: O_NONBLOCK set on it
+ * leaves the original blocking, and it reads what the pipe holds. */
+static void test_reopen_fd(void)
+{
+	int p[2], fd;
+	char c = 0;
+
+	CHECK_INT(pipe(p), 0);
+	fd = os_reopen_fd(p[0], O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	CHECK(fd >= 0);
+	CHECK(fcntl(fd, F_GETFL) & O_NONBLOCK);
+	CHECK(!(fcntl(p[0], F_GETFL) & O_NONBLOCK));
+	CHECK(read(fd, &c, 1) < 0 && errno == EAGAIN);
+	CHECK_INT(write(p[1], "x", 1), 1);
+	CHECK_INT(read(fd, &c, 1), 1);
+	CHECK_INT(c, 'x');
+	close(fd);
+	close(p[0]);
+	close(p[1]);
+}
+
 int main(int argc, char **argv)
 {
 	char *tmp, *dir;
@@ -142,6 +174,8 @@ int main(int argc, char **argv)
 	TEST(test_process_info(), "process_info");
 	TEST(test_stable_is_btime(), "stable_is_btime");
 	TEST(test_spawn_chdir(dir), "spawn_chdir");
+	TEST(test_random(), "random");
+	TEST(test_reopen_fd(), "reopen_fd");
 	free(dir);
 	free(tmp);
 	return check_done();
