@@ -70,3 +70,12 @@ out:
 	free(text);
 	return ret;
 }
+
+int logappend_read(const char *log, char **text, size_t *len)
+{
+	if (!read_file_all(log, text, len))
+		return 0;
+	*text = NULL;
+	*len = 0;
+	return errno == ENOENT ? 0 : error_errno("cannot read '%s'", log);
+}

@@ -21,6 +21,10 @@ struct buf;
  * the line. */
 int logappend_line(const char *lockpath, const char *log, const char *line, off_t *end);
 
+/* Read log whole into *text (caller frees; NULL when the log does not exist
+ * yet, which reads as empty). 0, or -1 after reporting. */
+int logappend_read(const char *log, char **text, size_t *len);
+
 /* Decides a compaction from the log's text: 1 with the new text in out, 0 to
  * leave the log as it is, or -1 after reporting. */
 typedef int (*logappend_rewrite_fn)(const char *text, size_t len, struct buf *out, void *data);

@@ -241,12 +241,9 @@ int cachelog_load(struct cachelog *log, const char *cache_dir)
 {
 	char *path = path_join(cache_dir, CACHELOG_FILE), *text;
 	size_t len;
-	int ret = 0;
+	int ret = logappend_read(path, &text, &len);
 
-	if (read_file_all(path, &text, &len)) {
-		if (errno != ENOENT)
-			ret = error_errno("cannot read '%s'", path);
-	} else {
+	if (text) {
 		parse_text(log, text, len);
 		free(text);
 	}

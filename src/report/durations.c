@@ -99,12 +99,9 @@ int durations_load(struct durations *d, const char *cache_dir)
 {
 	char *path = path_join(cache_dir, DURATIONS_LOG), *text;
 	size_t len;
-	int ret = 0;
+	int ret = logappend_read(path, &text, &len);
 
-	if (read_file_all(path, &text, &len)) {
-		if (errno != ENOENT)
-			ret = error_errno("cannot read '%s'", path);
-	} else {
+	if (text) {
 		(void)parse(d, text, len);
 		free(text);
 	}
