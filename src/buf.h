@@ -11,7 +11,7 @@ struct buf {
 	size_t alloc;
 };
 
-#define BUF_INIT { NULL, 0, 0 }
+#define BUF_INIT { .s = NULL, .len = 0, .alloc = 0 }
 
 void buf_init(struct buf *b);
 void buf_release(struct buf *b);

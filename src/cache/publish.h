@@ -20,7 +20,7 @@ struct publish {
 	int slot;	/* registry slot of tmp, -1 when none */
 };
 
-#define PUBLISH_INIT { NULL, NULL, -1, -1 }
+#define PUBLISH_INIT { .final = NULL, .tmp = NULL, .fd = -1, .slot = -1 }
 
 /* Create a temp of final beside it (its name: cacheentry.h; O_EXCL, mode 0644 & ~umask),
  * register it for removal on exit/signals, and set SIGXFSZ to SIG_IGN when it
