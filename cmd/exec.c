@@ -66,7 +66,8 @@ static int run(struct jobserver *js, char **argv)
 	/* Our fds are close-on-exec; posix_spawn resets our handlers to default in the child. */
 	err = posix_spawnp(&pid, argv[0], NULL, NULL, argv, environ);
 	if (err) {
-		error("cannot run '%s': %s", argv[0], strerror(err));
+		errno = err;
+		error_errno("cannot run '%s'", argv[0]);
 		return err == ENOENT ? 127 : 126;
 	}
 	for (;;) {

@@ -54,8 +54,8 @@ int run_capture(const char *const *argv, const char *dir, struct buf *output,
 	close(pipefd[1]);
 	if (err) {
 		close(pipefd[0]);
-		return error("cannot run '%s'%s%s: %s", argv[0], dir ? " in " : "", dir ? dir : "",
-			     strerror(err));
+		errno = err;
+		return error_errno("cannot run '%s'%s%s", argv[0], dir ? " in " : "", dir ? dir : "");
 	}
 	for (;;) {
 		char chunk[8192];
@@ -99,7 +99,8 @@ int run_start_socket(const char *const *argv, pid_t *pid, int *fd)
 	close(sv[1]);
 	if (err) {
 		close(sv[0]);
-		return error("cannot run '%s': %s", argv[0], strerror(err));
+		errno = err;
+		return error_errno("cannot run '%s'", argv[0]);
 	}
 	*fd = sv[0];
 	return 0;

@@ -10,17 +10,27 @@
 #include <time.h>
 #include <unistd.h>
 
-/* "kwarm: PREFIX MSG" on stderr, with ": <strerror(err)>" when err is not 0. */
+/* MSG, with ": <strerror(err)>" when err is not 0, into msg: the one wording
+ * of a reason, whether printed, collected or returned. A stack buffer, so
+ * that die() on exhausted memory still has its message. */
+static void format_reason(char *msg, size_t size, int err, const char *fmt, va_list ap)
+{
+	size_t len;
+
+	vsnprintf(msg, size, fmt, ap);
+	len = strlen(msg);
+	if (err)
+		snprintf(msg + len, size - len, ": %s", strerror(err));
+}
+
+/* "kwarm: PREFIX MSG" on stderr, with the reason's tail when err is not 0. */
 static void report(const char *prefix, int err, const char *fmt, va_list ap)
 {
 	char msg[4096];
 
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	format_reason(msg, sizeof(msg), err, fmt, ap);
 	/* One write per message, so that parallel jobs never interleave a line. */
-	if (err)
-		fprintf(stderr, "kwarm: %s%s: %s\n", prefix, msg, strerror(err));
-	else
-		fprintf(stderr, "kwarm: %s%s\n", prefix, msg);
+	fprintf(stderr, "kwarm: %s%s\n", prefix, msg);
 }
 
 /* The one place errors may be diverted to; see error_sink(). */
@@ -34,20 +44,21 @@ struct buf *error_sink(struct buf *sink)
 	return old;
 }
 
-static int verror(int err, const char *fmt, va_list ap)
+/* An error on stderr, or into why ("; "-separated) when it is not NULL. */
+static int verror_to(struct buf *why, int err, const char *fmt, va_list ap)
 {
 	char msg[4096];
 
-	if (!error_sink_buf) {
+	if (!why)
+		why = error_sink_buf;
+	if (!why) {
 		report("error: ", err, fmt, ap);
 		return -1;
 	}
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	if (error_sink_buf->len)
-		buf_adds(error_sink_buf, "; ");
-	buf_adds(error_sink_buf, msg);
-	if (err)
-		buf_addf(error_sink_buf, ": %s", strerror(err));
+	format_reason(msg, sizeof(msg), err, fmt, ap);
+	if (why->len)
+		buf_adds(why, "; ");
+	buf_adds(why, msg);
 	return -1;
 }
 
@@ -56,7 +67,7 @@ int error(const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	verror(0, fmt, ap);
+	verror_to(NULL, 0, fmt, ap);
 	va_end(ap);
 	return -1;
 }
@@ -67,10 +78,45 @@ int error_errno(const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	verror(saved, fmt, ap);
+	verror_to(NULL, saved, fmt, ap);
 	va_end(ap);
 	errno = saved;
 	return -1;
+}
+
+int error_to(struct buf *why, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	verror_to(why, 0, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+int error_errno_to(struct buf *why, const char *fmt, ...)
+{
+	int saved = errno;
+	va_list ap;
+
+	va_start(ap, fmt);
+	verror_to(why, saved, fmt, ap);
+	va_end(ap);
+	errno = saved;
+	return -1;
+}
+
+char *xstrfmt_errno(const char *fmt, ...)
+{
+	int saved = errno;
+	char msg[4096];
+	va_list ap;
+
+	va_start(ap, fmt);
+	format_reason(msg, sizeof(msg), saved, fmt, ap);
+	va_end(ap);
+	errno = saved;
+	return xstrdup(msg);
 }
 
 void warning(const char *fmt, ...)

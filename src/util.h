@@ -11,10 +11,18 @@
 int error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* error() with ": <strerror(errno)>" appended; errno is kept (git's error_errno). */
 int error_errno(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* error() into why instead of stderr when why is not NULL: appended,
+ * "; "-separated, for a caller that decides whether it is shown. -1. */
+struct buf;
+int error_to(struct buf *why, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* error_to() with ": <strerror(errno)>" appended; errno is kept. */
+int error_errno_to(struct buf *why, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* "MSG: <strerror(errno)>", as error_errno() words it, in a new string
+ * (caller frees); errno is kept. */
+char *xstrfmt_errno(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Send error() messages to sink (appended, "; "-separated) instead of stderr
  * while a caller tries something it can recover from; NULL restores stderr.
  * Returns the previous sink (git's set_error_routine, smaller). */
-struct buf;
 struct buf *error_sink(struct buf *sink);
 /* Print "kwarm: warning: MSG" to stderr. */
 void warning(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -23,15 +23,15 @@ int cache_probe(const struct cache *c, char **why)
 	*why = NULL;
 	memset(block, 0, sizeof(block));
 	if (fd < 0) {
-		*why = xstrfmt("cannot write in '%s': %s", c->dir, strerror(errno));
+		*why = xstrfmt_errno("cannot write in '%s'", c->dir);
 		ret = -1;
 	} else {
 		/* A real write: creating an empty file still works on a full disk. */
 		if (write_all(fd, block, sizeof(block)) || fsync(fd))
-			*why = xstrfmt("cannot write in '%s': %s", c->dir, strerror(errno));
+			*why = xstrfmt_errno("cannot write in '%s'", c->dir);
 		/* The entries' locks are of this kind: probe it. */
 		else if (os_lock_range(fd, 0, 0, 1, 0))
-			*why = xstrfmt("cannot lock files in '%s': %s", c->dir, strerror(errno));
+			*why = xstrfmt_errno("cannot lock files in '%s'", c->dir);
 		ret = *why ? -1 : 0;
 		close(fd);
 		unlink(probe);
@@ -50,7 +50,7 @@ int cache_try_init(struct cache *c, const char *dir, char **why)
 		char *sub = path_join(c->dir, subdirs[i]);
 
 		if (mkdir_p(sub)) {
-			*why = xstrfmt("cannot create '%s': %s", sub, strerror(errno));
+			*why = xstrfmt_errno("cannot create '%s'", sub);
 			free(sub);
 			return -1;
 		}

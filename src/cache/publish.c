@@ -200,7 +200,8 @@ int publish_begin(struct publish *p, const char *final)
 		err = errno;
 		publish_unregister_temp(slot);
 		if (err != EEXIST) {
-			error("cannot create '%s': %s", tmp, strerror(err));
+			errno = err;
+			error_errno("cannot create '%s'", tmp);
 			free(tmp);
 			return -1;
 		}

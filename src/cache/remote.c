@@ -262,7 +262,7 @@ static long ask(struct remote *r, const char *verb, const char *key, const char 
 		return -1;
 	sent = xstrfmt("%s %s", verb, key);
 	if (remoteproto_send(r->helper, sent, data, len))
-		what = xstrfmt("its helper cannot be asked: %s", strerror(errno));
+		what = xstrfmt_errno("its helper cannot be asked");
 	else if ((got = remoteproto_recv(r->helper, &head, answer, REMOTE_MAX_OBJECT, &why)) <= 0)
 		what = xstrfmt("its helper gave no answer (%s)", got ? why : "it ended");
 	else if (!strcmp(head.s, "error"))

@@ -45,20 +45,55 @@ static void test_starts_with(void)
 	CHECK(!starts_with("Hello", "he"));
 }
 
-/* error_errno() is error() with ": <strerror(errno)>" appended, keeps errno,
- * and goes where error() goes (here, a sink). */
+/* error_errno() is error() with ": <strerror(errno)>" appended, on stderr,
+ * and keeps errno. */
 static void test_error_errno(void)
 {
-	struct buf sink = BUF_INIT, *old = error_sink(&sink);
-	char *want = xstrfmt("cannot read 'x' (%d): %s", 3, strerror(ENOENT));
+	char *want = xstrfmt("kwarm: error: cannot read 'x' (%d): %s\n", 3, strerror(ENOENT));
+	char *got;
 
+	check_capture_begin(2);
 	errno = ENOENT;
 	CHECK_INT(error_errno("cannot read '%s' (%d)", "x", 3), -1);
 	CHECK_INT(errno, ENOENT);
-	error_sink(old);
-	CHECK_STR(sink.s, want);
+	got = check_capture_end(2);
+	CHECK_STR(got, want);
+	free(got);
 	free(want);
-	buf_release(&sink);
+}
+
+/* error_to() collects into its buf, "; "-separated, and prints nothing;
+ * with NULL it is error(). */
+static void test_error_to(void)
+{
+	char *want = xstrfmt("cannot lock 'a'; cannot open 'b': %s", strerror(EACCES)), *got;
+	struct buf why = BUF_INIT;
+
+	check_capture_begin(2);
+	CHECK_INT(error_to(&why, "cannot lock '%s'", "a"), -1);
+	errno = EACCES;
+	CHECK_INT(error_errno_to(&why, "cannot open '%s'", "b"), -1);
+	CHECK_INT(errno, EACCES);
+	CHECK_INT(error_to(NULL, "shown %d", 1), -1);
+	got = check_capture_end(2);
+	CHECK_STR(why.s, want);
+	CHECK_STR(got, "kwarm: error: shown 1\n");
+	free(got);
+	free(want);
+	buf_release(&why);
+}
+
+/* xstrfmt_errno() words a reason as error_errno() does, and keeps errno. */
+static void test_xstrfmt_errno(void)
+{
+	char *want = xstrfmt("cannot write in 'd': %s", strerror(ENOSPC)), *got;
+
+	errno = ENOSPC;
+	got = xstrfmt_errno("cannot write in '%s'", "d");
+	CHECK_INT(errno, ENOSPC);
+	CHECK_STR(got, want);
+	free(got);
+	free(want);
 }
 
 /* warning_errno() likewise, on stderr with the warning prefix. */
@@ -204,6 +239,8 @@ int main(int argc, char **argv)
 	TEST(test_xstrfmt(), "xstrfmt");
 	TEST(test_starts_with(), "starts_with");
 	TEST(test_error_errno(), "error_errno");
+	TEST(test_error_to(), "error_to");
+	TEST(test_xstrfmt_errno(), "xstrfmt_errno");
 	TEST(test_warning_errno(), "warning_errno");
 	TEST(test_write_read(tmp), "write_read");
 	TEST(test_alloc_grow(), "alloc_grow");
