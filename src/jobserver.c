@@ -386,7 +386,7 @@ int jobserver_catch_signals(struct jobserver *js)
 		return 0;
 	if (wake_fd >= 0)
 		BUG("a second jobserver catches signals");
-	if (pipe2(js->wake, O_CLOEXEC | O_NONBLOCK) < 0) {
+	if (os_pipe_cloexec(js->wake, 1) < 0) {
 		js->wake[0] = js->wake[1] = -1;
 		return error_errno("cannot create the jobserver self-pipe");
 	}

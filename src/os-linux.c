@@ -1,5 +1,6 @@
 /* os-linux: os.h on Linux (OFD locks since 3.15, sync_file_range, glibc's
- * posix_spawn_file_actions_addchdir_np since 2.29, /proc). */
+ * posix_spawn_file_actions_addchdir_np since 2.29, pipe2 and SOCK_CLOEXEC,
+ * /proc). */
 #include "os.h"
 #include "util.h"
 
@@ -11,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -44,6 +46,16 @@ int os_pid_alive(long pid)
 	if (pid <= 0 || pid > INT_MAX)
 		return 0;
 	return !kill((pid_t)pid, 0) || errno == EPERM;
+}
+
+int os_pipe_cloexec(int fd[2], int nonblock)
+{
+	return pipe2(fd, O_CLOEXEC | (nonblock ? O_NONBLOCK : 0));
+}
+
+int os_socketpair_cloexec(int sv[2])
+{
+	return socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv);
 }
 
 char *os_self_path(void)

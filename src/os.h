@@ -30,6 +30,13 @@ int os_random(void *buf, size_t n);
  * as O_NONBLOCK, are ours alone), opened with flags; -1 with errno set when
  * the system cannot reopen it. */
 int os_reopen_fd(int fd, int flags);
+/* A pipe whose two ends are close-on-exec from the start (no window in which
+ * a spawned child inherits them), non-blocking when nonblock is set; 0, or -1
+ * with errno set. */
+int os_pipe_cloexec(int fd[2], int nonblock);
+/* A connected pair of AF_UNIX stream sockets, both close-on-exec from the
+ * start; 0, or -1 with errno set. */
+int os_socketpair_cloexec(int sv[2]);
 /* The absolute path of this program (caller frees), or NULL with errno set. */
 char *os_self_path(void);
 

@@ -7,7 +7,6 @@
 #include <signal.h>
 #include <spawn.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -37,7 +36,7 @@ int run_capture(const char *const *argv, const char *dir, struct buf *output,
 	pid_t pid;
 	ssize_t n;
 
-	if (pipe2(pipefd, O_CLOEXEC))
+	if (os_pipe_cloexec(pipefd, 0))
 		return error_errno("cannot create a pipe");
 	/* posix_spawn (vfork and exec) rather than fork: no page tables copied
 	 * and no copy-on-write faults, once per compile. */
@@ -87,7 +86,7 @@ int run_start_socket(const char *const *argv, pid_t *pid, int *fd)
 	posix_spawnattr_t attr;
 	int sv[2], err;
 
-	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv))
+	if (os_socketpair_cloexec(sv))
 		return error_errno("cannot create a socket pair");
 	posix_spawn_file_actions_init(&actions);
 	posix_spawn_file_actions_adddup2(&actions, sv[1], 0);

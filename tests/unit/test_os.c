@@ -159,6 +159,48 @@ static void test_reopen_fd(void)
 	close(p[1]);
 }
 
+/* Both ends of the pipe are close-on-exec; only the non-blocking one's read
+ * of an empty pipe returns EAGAIN at once; what is written is read back. */
+static void test_pipe_cloexec(void)
+{
+	for (int nonblock = 0; nonblock <= 1; nonblock++) {
+		int p[2];
+		char c = 0;
+
+		CHECK_INT(os_pipe_cloexec(p, nonblock), 0);
+		for (int i = 0; i < 2; i++) {
+			CHECK_INT(fcntl(p[i], F_GETFD) & FD_CLOEXEC, FD_CLOEXEC);
+			CHECK_INT(!!(fcntl(p[i], F_GETFL) & O_NONBLOCK), nonblock);
+		}
+		if (nonblock)
+			CHECK(read(p[0], &c, 1) < 0 && errno == EAGAIN);
+		CHECK_INT(write(p[1], "y", 1), 1);
+		CHECK_INT(read(p[0], &c, 1), 1);
+		CHECK_INT(c, 'y');
+		close(p[0]);
+		close(p[1]);
+	}
+}
+
+/* Both sockets are close-on-exec, and each end reads what the other wrote. */
+static void test_socketpair_cloexec(void)
+{
+	int sv[2];
+	char c = 0;
+
+	CHECK_INT(os_socketpair_cloexec(sv), 0);
+	CHECK_INT(fcntl(sv[0], F_GETFD) & FD_CLOEXEC, FD_CLOEXEC);
+	CHECK_INT(fcntl(sv[1], F_GETFD) & FD_CLOEXEC, FD_CLOEXEC);
+	CHECK_INT(write(sv[0], "a", 1), 1);
+	CHECK_INT(read(sv[1], &c, 1), 1);
+	CHECK_INT(c, 'a');
+	CHECK_INT(write(sv[1], "b", 1), 1);
+	CHECK_INT(read(sv[0], &c, 1), 1);
+	CHECK_INT(c, 'b');
+	close(sv[0]);
+	close(sv[1]);
+}
+
 int main(int argc, char **argv)
 {
 	char *tmp, *dir;
@@ -176,6 +218,8 @@ int main(int argc, char **argv)
 	TEST(test_spawn_chdir(dir), "spawn_chdir");
 	TEST(test_random(), "random");
 	TEST(test_reopen_fd(), "reopen_fd");
+	TEST(test_pipe_cloexec(), "pipe_cloexec");
+	TEST(test_socketpair_cloexec(), "socketpair_cloexec");
 	free(dir);
 	free(tmp);
 	return check_done();
