@@ -80,14 +80,14 @@ int run_capture(const char *const *argv, const char *dir, struct buf *output,
 	return 0;
 }
 
-int run_start_socket(const char *const *argv, pid_t *pid, int *fd)
+int run_start_socket(const char *const *argv, pid_t *pid, int *fd, struct buf *why)
 {
 	posix_spawn_file_actions_t actions;
 	posix_spawnattr_t attr;
 	int sv[2], err;
 
 	if (os_socketpair_cloexec(sv))
-		return error_errno("cannot create a socket pair");
+		return error_errno_to(why, "cannot create a socket pair");
 	posix_spawn_file_actions_init(&actions);
 	posix_spawn_file_actions_adddup2(&actions, sv[1], 0);
 	posix_spawn_file_actions_adddup2(&actions, sv[1], 1);
@@ -99,7 +99,7 @@ int run_start_socket(const char *const *argv, pid_t *pid, int *fd)
 	if (err) {
 		close(sv[0]);
 		errno = err;
-		return error_errno("cannot run '%s'", argv[0]);
+		return error_errno_to(why, "cannot run '%s'", argv[0]);
 	}
 	*fd = sv[0];
 	return 0;

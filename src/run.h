@@ -18,9 +18,10 @@ struct run_result {
 int run_capture(const char *const *argv, const char *dir, struct buf *output,
 		struct run_result *res);
 /* Start argv (a path, no PATH lookup) with its stdin and stdout on one end
- * of a socket pair; *fd is the other end (close-on-exec). 0, or -1 after
- * reporting. The caller closes *fd and waits for *pid (run_wait). */
-int run_start_socket(const char *const *argv, pid_t *pid, int *fd);
+ * of a socket pair; *fd is the other end (close-on-exec). 0, or -1 with the
+ * reason in why (error_to: on stderr when why is NULL). The caller closes
+ * *fd and waits for *pid (run_wait). */
+int run_start_socket(const char *const *argv, pid_t *pid, int *fd, struct buf *why);
 /* Wait for pid to end (its status is not wanted). */
 void run_wait(pid_t pid);
 /* "exit status 1" / "killed by signal 11 (Segmentation fault)" into b. */

@@ -203,10 +203,10 @@ static char *helper_path(void)
 /* Start the helper unless it runs: 0, or -1 after fault(). */
 static int helper_start(struct remote *r)
 {
-	struct buf why = BUF_INIT, *old;
+	struct buf why = BUF_INIT;
 	char connect[32], total[32], *path;
 	const char *argv[5];
-	int fd, started;
+	int fd;
 
 	if (r->helper)
 		return 0;
@@ -222,10 +222,7 @@ static int helper_start(struct remote *r)
 	argv[2] = connect;
 	argv[3] = total;
 	argv[4] = NULL;
-	old = error_sink(&why);
-	started = !run_start_socket(argv, &r->helper_pid, &fd);
-	error_sink(old);
-	if (!started) {
+	if (run_start_socket(argv, &r->helper_pid, &fd, &why)) {
 		fault(r, buf_str(&why));
 		buf_release(&why);
 		free(path);

@@ -197,19 +197,19 @@ static void test_no_fd_leak(void)
 
 /* run_start_socket: the child reads and writes one socket (sh echoes what it
  * reads, then its stdin's and stdout's kinds); a program that is not there is
- * reported. */
+ * reported into the caller's buf, not on stderr. */
 static void test_socket(void)
 {
 	const char *argv[] = { "/bin/sh", "-c",
 		"read line; echo \"got $line\"; [ -S /dev/stdin ] && [ -S /dev/stdout ] && echo sockets",
 		NULL };
 	const char *missing[] = { "/nonexistent/kwarm-remote", NULL };
-	struct buf err = BUF_INIT, *old;
+	struct buf err = BUF_INIT;
 	char *text;
 	pid_t pid;
 	int fd = -1;
 
-	CHECK_INT(run_start_socket(argv, &pid, &fd), 0);
+	CHECK_INT(run_start_socket(argv, &pid, &fd, NULL), 0);
 	CHECK_INT(write(fd, "hello\n", 6), 6);
 	shutdown(fd, SHUT_WR);
 	text = check_read_to_end(fd);
@@ -219,10 +219,12 @@ static void test_socket(void)
 	run_wait(pid);
 	CHECK(kill(pid, 0) < 0);	/* reaped */
 	free(text);
-	old = error_sink(&err);
-	CHECK_INT(run_start_socket(missing, &pid, &fd), -1);
-	error_sink(old);
+	check_capture_begin(2);
+	CHECK_INT(run_start_socket(missing, &pid, &fd, &err), -1);
+	text = check_capture_end(2);
 	CHECK_STR(err.s, "cannot run '/nonexistent/kwarm-remote': No such file or directory");
+	CHECK_STR(text, "");	/* the caller says it, or not */
+	free(text);
 	buf_release(&err);
 }
 
