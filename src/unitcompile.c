@@ -693,7 +693,7 @@ int compile_job_run(struct compile_job *o, int *cached)
 	struct remote rt;
 	int mismatch = 0;
 	struct cache cache = { NULL }, priv = { NULL };
-	struct buf sink = BUF_INIT, *old;
+	struct buf lock_why = BUF_INIT;
 	const char *bad;
 	char *why = NULL, *mpath;
 	int lock, ret, state;
@@ -705,11 +705,9 @@ int compile_job_run(struct compile_job *o, int *cached)
 		ret = state < 0 ? -1 : compile_unit(o, NULL, &cache);
 		goto out;
 	}
-	old = error_sink(&sink);
-	lock = cache_lock_unit(&cache, o->key);
-	error_sink(old);
+	lock = cache_lock_unit_gently(&cache, o->key, &lock_why);
 	if (lock < 0) {
-		why = xstrfmt("cannot lock '%s': %s", o->key, buf_str(&sink));
+		why = xstrfmt("cannot lock '%s': %s", o->key, buf_str(&lock_why));
 		ret = go_private(o, &priv, why) ? -1 : compile_unit(o, NULL, &priv);
 		goto out;
 	}
@@ -748,7 +746,7 @@ int compile_job_run(struct compile_job *o, int *cached)
 out:
 	if (ret)
 		annotate_failure(o, "");
-	buf_release(&sink);
+	buf_release(&lock_why);
 	free(why);
 	cache_release(&cache);
 	cache_release(&priv);

@@ -125,11 +125,12 @@ static void forget_held(int fd)
 }
 
 /* Lock key's byte of the lock file: the fd, -1 when busy (without wait), -2
- * after reporting. A lock of the open file description (os.h), not a lock
+ * with the reason in why (error_to: on stderr when why is NULL). A lock of the open file description (os.h), not a lock
  * file per entry: nothing to create per compile, and it goes with the fd (the
  * compiler kwarm starts has none). exclusive: a compile's or a remover's;
  * else a reader's (shared). */
-static int lock_entry(const struct cache *c, const char *key, int wait, int exclusive)
+static int lock_entry(const struct cache *c, const char *key, int wait, int exclusive,
+		      struct buf *why)
 {
 	char *path = path_join(c->dir, CACHE_LOCK_FILE);
 	off_t at = lock_offset(key);
@@ -149,7 +150,7 @@ static int lock_entry(const struct cache *c, const char *key, int wait, int excl
 		}
 	}
 	if (fd < 0) {
-		error_errno("cannot open lock '%s'", path);
+		error_errno_to(why, "cannot open lock '%s'", path);
 		fd = -2;
 		goto out;
 	}
@@ -157,7 +158,7 @@ static int lock_entry(const struct cache *c, const char *key, int wait, int excl
 		int busy = !wait && (errno == EAGAIN || errno == EACCES);
 
 		if (!busy)
-			error_errno("cannot lock '%.16s' in '%s'", key, path);
+			error_errno_to(why, "cannot lock '%.16s' in '%s'", key, path);
 		close(fd);
 		fd = busy ? -1 : -2;
 	}
@@ -170,14 +171,19 @@ out:
 
 int cache_lock_unit(const struct cache *c, const char *key)
 {
-	int fd = lock_entry(c, key, 1, 1);
+	return cache_lock_unit_gently(c, key, NULL);
+}
+
+int cache_lock_unit_gently(const struct cache *c, const char *key, struct buf *why)
+{
+	int fd = lock_entry(c, key, 1, 1, why);
 
 	return fd < 0 ? -1 : fd;
 }
 
 int cache_try_lock_unit(const struct cache *c, const char *key)
 {
-	return lock_entry(c, key, 0, 1);
+	return lock_entry(c, key, 0, 1, NULL);
 }
 
 void cache_unlock(int fd)
@@ -349,18 +355,16 @@ int cache_unit_check(const struct cache *c, const char *key, int report)
 
 int cache_unit_read(const struct cache *c, const char *key, struct buf *out)
 {
-	struct buf sink = BUF_INIT, *old;
+	struct buf unguarded = BUF_INIT;
 	int fd = -1, ret;
 
 	/* A shared lock while the entry is read, so that prune and verify (which
 	 * remove only what they can lock without waiting) leave it alone; it waits
-	 * for a compile of the entry. Without a lock the read goes on unguarded. */
-	if (!is_held(lock_offset(key))) {
-		old = error_sink(&sink);
-		fd = lock_entry(c, key, 1, 0);
-		error_sink(old);
-		buf_release(&sink);
-	}
+	 * for a compile of the entry. Without a lock the read goes on unguarded:
+	 * why not is no error of the read's. */
+	if (!is_held(lock_offset(key)))
+		fd = lock_entry(c, key, 1, 0, &unguarded);
+	buf_release(&unguarded);
 	ret = check_entry(c, key, 1, out);
 	cache_unlock(fd);
 

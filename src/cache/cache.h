@@ -55,6 +55,8 @@ int cache_probe(const struct cache *c, char **why);
 void cache_release(struct cache *c);
 /* Take the entry's lock (blocking); returns the lock fd, or -1 after reporting. */
 int cache_lock_unit(const struct cache *c, const char *key);
+/* The same, with the reason in why instead of on stderr. */
+int cache_lock_unit_gently(const struct cache *c, const char *key, struct buf *why);
 /* Take the entry's lock without waiting: the fd, -1 when someone holds it,
  * -2 when it cannot be taken at all (reported). */
 int cache_try_lock_unit(const struct cache *c, const char *key);
