@@ -99,12 +99,13 @@ void publish_install_signal_cleanup(void)
 	}
 }
 
-int publish_register_temp(const char *path)
+/* publish_register_temp, its reason in why (error_to). */
+static int register_temp(const char *path, struct buf *why)
 {
 	size_t len = strlen(path), i;
 
 	if (len >= sizeof(temps[0].path))
-		return error("cannot register temp '%s': path too long", path);
+		return error_to(why, "cannot register temp '%s': path too long", path);
 	for (i = 0; i < ARRAY_SIZE(temps); i++) {
 		if (temps[i].used)
 			continue;
@@ -123,8 +124,13 @@ int publish_register_temp(const char *path)
 		publish_install_signal_cleanup();
 		return (int)i;
 	}
-	return error("cannot register temp '%s': more than %d temps at once",
-		     path, PUBLISH_MAX_TEMPS);
+	return error_to(why, "cannot register temp '%s': more than %d temps at once",
+			path, PUBLISH_MAX_TEMPS);
+}
+
+int publish_register_temp(const char *path)
+{
+	return register_temp(path, NULL);
 }
 
 void publish_unregister_temp(int slot)
@@ -164,7 +170,8 @@ static unsigned int random_word(void)
 	return (unsigned int)ts.tv_nsec ^ (++name_counter * 2654435761u);
 }
 
-int publish_begin(struct publish *p, const char *final)
+/* publish_begin, its reason in why (error_to). */
+static int begin(struct publish *p, const char *final, struct buf *why)
 {
 	int attempt;
 
@@ -183,7 +190,7 @@ int publish_begin(struct publish *p, const char *final)
 		cache_add_temp_name(&name, final, (long)getpid(), random_word());
 		tmp = buf_detach(&name);
 		/* Registered before it exists, so no signal can leave it behind. */
-		slot = publish_register_temp(tmp);
+		slot = register_temp(tmp, why);
 
 		if (slot < 0) {
 			free(tmp);
@@ -201,76 +208,98 @@ int publish_begin(struct publish *p, const char *final)
 		publish_unregister_temp(slot);
 		if (err != EEXIST) {
 			errno = err;
-			error_errno("cannot create '%s'", tmp);
+			error_errno_to(why, "cannot create '%s'", tmp);
 			free(tmp);
 			return -1;
 		}
 		free(tmp);
 	}
-	return error("cannot create a temp file for '%s': too many name clashes", final);
+	return error_to(why, "cannot create a temp file for '%s': too many name clashes", final);
 }
 
-int publish_write(struct publish *p, const void *data, size_t len)
+int publish_begin(struct publish *p, const char *final)
+{
+	return begin(p, final, NULL);
+}
+
+/* publish_write, its reason in why (error_to). */
+static int write_to(struct publish *p, const void *data, size_t len, struct buf *why)
 {
 	if (!p->tmp || p->fd < 0)
 		BUG("publish_write without publish_begin");
 	if (write_all(p->fd, data, len)) {
-		error_errno("cannot write '%s'", p->tmp);
+		error_errno_to(why, "cannot write '%s'", p->tmp);
 		publish_abort(p);
 		return -1;
 	}
 	return 0;
 }
 
-int publish_sync_folder(const char *path)
+int publish_write(struct publish *p, const void *data, size_t len)
+{
+	return write_to(p, data, len, NULL);
+}
+
+int publish_sync_folder_gently(const char *path, struct buf *why)
 {
 	char *dir = path_dirname(path);
 	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	int ret = 0;
 
 	if (fd < 0) {
-		ret = error_errno("cannot open folder '%s'", dir);
+		ret = error_errno_to(why, "cannot open folder '%s'", dir);
 	} else {
 		/* Some filesystems cannot fsync a folder (EINVAL): nothing to do. */
 		if (fsync(fd) && errno != EINVAL)
-			ret = error_errno("cannot fsync folder '%s'", dir);
+			ret = error_errno_to(why, "cannot fsync folder '%s'", dir);
 		close(fd);
 	}
 	free(dir);
 	return ret;
 }
 
-int publish_commit(struct publish *p)
+int publish_sync_folder(const char *path)
+{
+	return publish_sync_folder_gently(path, NULL);
+}
+
+/* publish_commit, its reason in why (error_to). */
+static int commit(struct publish *p, struct buf *why)
 {
 	int fd, ret;
 
 	if (!p->tmp || p->fd < 0)
 		BUG("publish_commit without publish_begin");
 	if (fsync(p->fd)) {
-		error_errno("cannot fsync '%s'", p->tmp);
+		error_errno_to(why, "cannot fsync '%s'", p->tmp);
 		goto fail;
 	}
 	fd = p->fd;
 	p->fd = -1;
 	/* Delayed write errors (NFS, quotas) may only show up here. */
 	if (close(fd)) {
-		error_errno("cannot close '%s'", p->tmp);
+		error_errno_to(why, "cannot close '%s'", p->tmp);
 		goto fail;
 	}
 	if (rename(p->tmp, p->final)) {
-		error_errno("cannot rename '%s' to '%s'", p->tmp, p->final);
+		error_errno_to(why, "cannot rename '%s' to '%s'", p->tmp, p->final);
 		goto fail;
 	}
 	publish_unregister_temp(p->slot);
 	p->slot = -1;
 	free(p->tmp);
 	p->tmp = NULL;
-	ret = publish_sync_folder(p->final);
+	ret = publish_sync_folder_gently(p->final, why);
 	publish_abort(p);
 	return ret;
 fail:
 	publish_abort(p);
 	return -1;
+}
+
+int publish_commit(struct publish *p)
+{
+	return commit(p, NULL);
 }
 
 void publish_abort(struct publish *p)
@@ -291,12 +320,17 @@ void publish_abort(struct publish *p)
 
 int publish_bytes(const char *final, const void *data, size_t len)
 {
+	return publish_bytes_gently(final, data, len, NULL);
+}
+
+int publish_bytes_gently(const char *final, const void *data, size_t len, struct buf *why)
+{
 	struct publish p;
 
-	if (publish_begin(&p, final))
+	if (begin(&p, final, why))
 		return -1;
-	if (publish_write(&p, data, len))
+	if (write_to(&p, data, len, why))
 		return -1;
-	return publish_commit(&p);
+	return commit(&p, why);
 }
 

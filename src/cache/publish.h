@@ -38,8 +38,14 @@ int publish_commit(struct publish *p);
 void publish_abort(struct publish *p);
 /* begin + write + commit of one whole buffer. */
 int publish_bytes(const char *final, const void *data, size_t len);
+/* The same with the reason for a failure in why (error_to: "; "-separated),
+ * not on stderr, for a caller that decides whether it is shown. */
+struct buf;
+int publish_bytes_gently(const char *final, const void *data, size_t len, struct buf *why);
 /* fsync path's folder, making a rename there durable; 0, or -1 after reporting. */
 int publish_sync_folder(const char *path);
+/* The same with the reason in why. */
+int publish_sync_folder_gently(const char *path, struct buf *why);
 
 /* Remove every temp this process registered (async-signal-safe: unlink).
  * Entries stay registered. */

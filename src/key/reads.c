@@ -166,14 +166,11 @@ void reads_point(const char *cache_dir, const char *base, const char *key)
 {
 	char *path = pointer_path(cache_dir, base), *dir = path_dirname(path);
 	char *text = xstrfmt(READS_MAGIC "%s\n", key);
-	struct buf *old = error_sink(NULL);
 	struct buf ignored = BUF_INIT;
 
 	/* Best effort: without it, the next run finds the entry by its reads' name. */
-	error_sink(&ignored);
 	if (!mkdir_p(dir))
-		(void)publish_bytes(path, text, strlen(text));
-	error_sink(old);
+		(void)publish_bytes_gently(path, text, strlen(text), &ignored);
 	buf_release(&ignored);
 	free(text);
 	free(dir);

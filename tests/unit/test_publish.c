@@ -1,5 +1,6 @@
 /* Unit tests of publish: atomic publication and the temp registry, with real
  * files, real child processes and real signals. */
+#include "buf.h"
 #include "check.h"
 #include "cache/publish.h"
 #include "strvec.h"
@@ -184,6 +185,43 @@ static void test_failing_commit(void)
 		publish_abort(&p);
 		free(msg);
 	}
+	free(final);
+	free(dir);
+}
+
+/* publish_bytes_gently: the same failures, their reason in the caller's buf
+ * ("; "-separated after what it holds) and nothing on stderr. */
+static void test_gently(void)
+{
+	char *dir = fresh_dir("gently"), *final = xstrfmt("%s/out.bin", dir), *msg;
+	struct buf why = BUF_INIT;
+
+	CHECK_INT(mkdir(final, 0777), 0);
+	buf_adds(&why, "before");
+	check_capture_begin(2);
+	CHECK_INT(publish_bytes_gently(final, "data", 4, &why), -1);
+	msg = check_capture_end(2);
+	CHECK_STR(msg, "");
+	CHECK(starts_with(why.s, "before; cannot rename '"));
+	CHECK(strstr(why.s, "Is a directory") != NULL);
+	check_listing(final, "");
+	free(msg);
+	buf_reset(&why);
+	free(final);
+	final = xstrfmt("%s/missing/out.bin", dir);
+	check_capture_begin(2);
+	CHECK_INT(publish_bytes_gently(final, "data", 4, &why), -1);
+	msg = check_capture_end(2);
+	CHECK_STR(msg, "");
+	CHECK(starts_with(why.s, "cannot create '"));
+	CHECK(strstr(why.s, "No such file") != NULL);
+	free(msg);
+	buf_reset(&why);
+	free(final);
+	final = xstrfmt("%s/good.bin", dir);
+	CHECK_INT(publish_bytes_gently(final, "data", 4, &why), 0);
+	CHECK_INT(why.len, 0);
+	buf_release(&why);
 	free(final);
 	free(dir);
 }
@@ -485,6 +523,7 @@ int main(int argc, char **argv)
 	TEST(test_bytes(), "bytes");
 	TEST(test_begin_abort(), "begin_abort");
 	TEST(test_failing_commit(), "failing_commit");
+	TEST(test_gently(), "gently");
 	TEST(test_replace(), "replace");
 	TEST(test_file_size_limit(), "file_size_limit");
 	TEST(test_signal_cleanup(), "signal_cleanup");

@@ -15,6 +15,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static char *tmpdir;
@@ -250,6 +251,25 @@ static void test_other_run(void)
 	fixture_close(&f);
 }
 
+/* summary.json cannot be replaced (a folder holds its name): -1, and nothing
+ * printed: the caller words the warning. */
+static void test_cannot_publish(void)
+{
+	struct fixture f;
+	char *text;
+
+	fixture_open(&f, "cannot-publish");
+	base_events(&f.rs);
+	CHECK_INT(mkdir(f.json, 0777), 0);
+	check_capture_begin(2);
+	CHECK_INT(summary_write(&f.rs), -1);
+	text = check_capture_end(2);
+	CHECK_STR(text, "");
+	free(text);
+	rmdir(f.json);
+	fixture_close(&f);
+}
+
 /* Without a unit list: -1, the file left alone, nothing printed. (Under
  * LeakSanitizer these calls report the unitlist_load leak on a read
  * error: see the BUG in test_unitlist.c.) */
@@ -293,6 +313,7 @@ int main(int argc, char **argv)
 	TEST(test_cache_unusable(), "cache_unusable");
 	TEST(test_pack_failed(), "pack_failed");
 	TEST(test_other_run(), "other_run");
+	TEST(test_cannot_publish(), "cannot_publish");
 	TEST(test_no_unit_list(), "no_unit_list");
 	free(tmpdir);
 	return check_done();
