@@ -54,6 +54,7 @@ void closure_cache_init(struct closure_cache *cc)
 	cc->reads = 0;
 	cc->env_hex[0] = '\0';
 	cc->tool_memo_dir = NULL;
+	cc->why = NULL;
 }
 
 static void scan_clear(struct scan *s)
@@ -396,9 +397,9 @@ static int visit(struct walk *w, const char *abs, const char *source)
 	s = get_scan(w->cc, abs);
 	if (!s) {
 		if (source)
-			ret = error_errno("cannot read source '%s'", source);
+			ret = error_errno_to(w->cc->why, "cannot read source '%s'", source);
 		else
-			ret = error_errno("cannot read header '%s'", vis);
+			ret = error_errno_to(w->cc->why, "cannot read header '%s'", vis);
 		free(vis);
 		return ret;
 	}

@@ -2,6 +2,7 @@
 #ifndef KWARM_CLOSURE_H
 #define KWARM_CLOSURE_H
 
+#include "buf.h"
 #include "key/digest.h"
 #include "key/filehash.h"
 #include "hashmap.h"
@@ -25,6 +26,7 @@ struct closure_cache {
 	unsigned long reads;	/* files read and scanned so far (the memo's misses) */
 	char env_hex[DIGEST_HEX_SIZE];	/* the steering variables' digest, or "" (unitkey.c) */
 	const char *tool_memo_dir;	/* where toolid keeps identities across processes, or NULL */
+	struct buf *why;	/* where a key's errors go (error_to), NULL: on stderr */
 };
 
 struct closure_file {

@@ -40,13 +40,13 @@ static struct tool_memo *resolve(struct closure_cache *cc, const char *program)
 	path = path_which(program);
 	if (!path) {
 		if (!strchr(program, '/')) {
-			error("compiler '%s' not found in PATH", program);
+			error_to(cc->why, "compiler '%s' not found in PATH", program);
 			return NULL;
 		}
 		/* path_which's access() check failed; say why. */
 		path = path_absolute(program);
 		if (access(path, X_OK)) {
-			error_errno("cannot read compiler '%s'", path);
+			error_errno_to(cc->why, "cannot read compiler '%s'", path);
 			free(path);
 			return NULL;
 		}
@@ -144,7 +144,7 @@ int toolid_get(struct closure_cache *cc, const char *program, char **resolved,
 	if (!memo)
 		return -1;
 	if (stat(memo->path, &st))
-		return error_errno("cannot read compiler '%s'", memo->path);
+		return error_errno_to(cc->why, "cannot read compiler '%s'", memo->path);
 	filestamp_from_stat(&stamp, &st);
 	/* The same file as last time: no need to hash 1 MB of driver again. */
 	if (memo->known && filestamp_equal(&stamp, &memo->stamp))
@@ -153,10 +153,10 @@ int toolid_get(struct closure_cache *cc, const char *program, char **resolved,
 		goto remember;
 	real = realpath(memo->path, NULL);
 	if (!real)
-		return error_errno("cannot read compiler '%s'", memo->path);
+		return error_errno_to(cc->why, "cannot read compiler '%s'", memo->path);
 	/* Hash what exec runs: the symlink's target, re-validated by stat on each call. */
 	if (filehash_get(&cc->files, real, content, NULL)) {
-		error_errno("cannot read compiler '%s'", memo->path);
+		error_errno_to(cc->why, "cannot read compiler '%s'", memo->path);
 		free(real);
 		return -1;
 	}

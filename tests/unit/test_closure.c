@@ -292,6 +292,7 @@ static void test_unreadable(void)
 	struct closure_cache cc;
 	struct closure c;
 	struct strvec src, inc;
+	struct buf why = BUF_INIT;
 	char *msg;
 
 	check_write_text(root, "src/u.cpp", "int u;\n", 0644);
@@ -323,6 +324,15 @@ static void test_unreadable(void)
 	CHECK(strstr(msg, "cannot read source 'src/u.cpp': Is a directory\n"));
 	free(msg);
 	CHECK_INT(cc.reads, 1);
+	/* With cc.why set, the error goes there and nothing is printed. */
+	cc.why = &why;
+	check_capture_begin(2);
+	CHECK_INT(closure_compute(&cc, root, &src, &inc, &c), -1);
+	msg = check_capture_end(2);
+	CHECK_STR(msg, "");
+	CHECK_STR(buf_str(&why), "cannot read source 'src/u.cpp': Is a directory");
+	free(msg);
+	buf_release(&why);
 	strvec_release(&src);
 	strvec_release(&inc);
 	closure_cache_release(&cc);

@@ -113,6 +113,7 @@ static void test_new_content(void)
 static void test_errors(void)
 {
 	char *missing = xstrfmt("%s/nocc", bin), *msg, *want;
+	struct buf why = BUF_INIT;
 	char hex[DIGEST_HEX_SIZE];
 	struct closure_cache cc;
 
@@ -125,6 +126,19 @@ static void test_errors(void)
 	CHECK_STR(msg, want);
 	free(want);
 	free(msg);
+	/* With cc.why set, the errors go there and nothing is printed. */
+	cc.why = &why;
+	CHECK_INT(toolid_quiet(&cc, "kwarm-no-such-compiler", &msg, hex), -1);
+	CHECK_STR(msg, "");
+	free(msg);
+	CHECK_INT(toolid_quiet(&cc, missing, &msg, hex), -1);
+	CHECK_STR(msg, "");
+	free(msg);
+	want = xstrfmt("compiler 'kwarm-no-such-compiler' not found in PATH; cannot read "
+		       "compiler '%s': No such file or directory", missing);
+	CHECK_STR(buf_str(&why), want);
+	free(want);
+	buf_release(&why);
 	closure_cache_release(&cc);
 	free(missing);
 }
