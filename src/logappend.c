@@ -45,7 +45,7 @@ int logappend_line(const char *lockpath, const char *log, const char *line, off_
 }
 
 int logappend_compact(const char *lockpath, const char *log, int wait,
-		      logappend_rewrite_fn rewrite, void *data)
+		      logappend_rewrite_fn rewrite, void *data, struct buf *why)
 {
 	int lockfd = open(lockpath, O_RDWR | O_CREAT | O_CLOEXEC, 0666), ret = 0;
 	struct buf out = BUF_INIT;
@@ -57,12 +57,12 @@ int logappend_compact(const char *lockpath, const char *log, int wait,
 		goto out;
 	if (read_file_all(log, &text, &len)) {
 		if (errno != ENOENT)
-			ret = error_errno("cannot read '%s'", log);
+			ret = error_errno_to(why, "cannot read '%s'", log);
 		goto out;
 	}
 	ret = rewrite(text, len, &out, data);
 	if (ret > 0)
-		ret = publish_bytes(log, out.s ? out.s : "", out.len);
+		ret = publish_bytes_gently(log, out.s ? out.s : "", out.len, why);
 out:
 	if (lockfd >= 0)
 		close(lockfd);	/* drops the flock */

@@ -31,8 +31,9 @@ typedef int (*logappend_rewrite_fn)(const char *text, size_t len, struct buf *ou
 
 /* Rewrite log as rewrite says, holding lockpath's flock exclusively: waiting
  * for the appenders with wait, else not at all when another process holds it
- * (another time). A missing log is left missing. 0, or -1 after reporting. */
+ * (another time). A missing log is left missing. 0, or -1 with the reason in
+ * why (error_to: on stderr when why is NULL). */
 int logappend_compact(const char *lockpath, const char *log, int wait,
-		      logappend_rewrite_fn rewrite, void *data);
+		      logappend_rewrite_fn rewrite, void *data, struct buf *why);
 
 #endif

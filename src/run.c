@@ -28,7 +28,7 @@ static void attr_init(posix_spawnattr_t *attr)
 }
 
 int run_capture(const char *const *argv, const char *dir, struct buf *output,
-		struct run_result *res)
+		struct run_result *res, struct buf *why)
 {
 	posix_spawn_file_actions_t actions;
 	posix_spawnattr_t attr;
@@ -37,7 +37,7 @@ int run_capture(const char *const *argv, const char *dir, struct buf *output,
 	ssize_t n;
 
 	if (os_pipe_cloexec(pipefd, 0))
-		return error_errno("cannot create a pipe");
+		return error_errno_to(why, "cannot create a pipe");
 	/* posix_spawn (vfork and exec) rather than fork: no page tables copied
 	 * and no copy-on-write faults, once per compile. */
 	posix_spawn_file_actions_init(&actions);
@@ -54,7 +54,8 @@ int run_capture(const char *const *argv, const char *dir, struct buf *output,
 	if (err) {
 		close(pipefd[0]);
 		errno = err;
-		return error_errno("cannot run '%s'%s%s", argv[0], dir ? " in " : "", dir ? dir : "");
+		return error_errno_to(why, "cannot run '%s'%s%s", argv[0], dir ? " in " : "",
+				      dir ? dir : "");
 	}
 	for (;;) {
 		char chunk[8192];
@@ -69,7 +70,7 @@ int run_capture(const char *const *argv, const char *dir, struct buf *output,
 	close(pipefd[0]);
 	while (waitpid(pid, &status, 0) < 0)
 		if (errno != EINTR)
-			return error_errno("cannot wait for '%s'", argv[0]);
+			return error_errno_to(why, "cannot wait for '%s'", argv[0]);
 	if (WIFSIGNALED(status)) {
 		res->exited = 0;
 		res->status = WTERMSIG(status);

@@ -13,10 +13,10 @@ struct run_result {
 };
 
 /* Run argv (PATH lookup) with cwd dir, stdin from /dev/null, stdout and stderr
- * both appended to output. 0 when it ran (see res), -1 after reporting when it
- * could not be started. */
+ * both appended to output. 0 when it ran (see res), -1 when it could not be
+ * started, with the reason in why (error_to: on stderr when why is NULL). */
 int run_capture(const char *const *argv, const char *dir, struct buf *output,
-		struct run_result *res);
+		struct run_result *res, struct buf *why);
 /* Start argv (a path, no PATH lookup) with its stdin and stdout on one end
  * of a socket pair; *fd is the other end (close-on-exec). 0, or -1 with the
  * reason in why (error_to: on stderr when why is NULL). The caller closes

@@ -206,17 +206,19 @@ out:
 	free(owners);
 }
 
-/* Run one step; 0 on success, -1 after printing the failure block. */
+/* Run one step; 0 on success, -1 after printing the failure block (held
+ * while o->held is set) or with the error in why (error_to). */
 static int run_step(const char *step, const struct strvec *argv, struct compile_job *o,
-		    struct buf *output)
+		    struct buf *output, struct buf *why)
 {
 	struct run_result res;
 	struct buf head = BUF_INIT;
 	char *owners = owners_text(&o->owners);
 	int ret = 0;
 
-	if (run_capture((const char *const *)argv->v, o->root, output, &res)) {
-		ret = error("%s: cannot run the %s step (classes: %s)", o->label, step, owners);
+	if (run_capture((const char *const *)argv->v, o->root, output, &res, why)) {
+		ret = error_to(why, "%s: cannot run the %s step (classes: %s)", o->label, step,
+			       owners);
 	} else if (!res.exited || res.status) {
 		buf_addf(&head, "kwarm: error: %s failed at the %s step (", o->label, step);
 		run_describe(&res, &head);
@@ -284,21 +286,20 @@ static void warn_uncached_once(void *data, const char *why)
  * failure blocks and error lines wait until it is known whether they count. */
 struct held {
 	struct buf blocks, output, errors;
-	struct buf *old_sink;
 };
 
-static void hold(struct compile_job *o, struct held *h)
+/* Hold o's failure blocks in h; the errors to hold go to the buf returned. */
+static struct buf *hold(struct compile_job *o, struct held *h)
 {
 	memset(h, 0, sizeof(*h));
 	o->held = &h->blocks;
 	o->held_output = &h->output;
-	h->old_sink = error_sink(&h->errors);
+	return &h->errors;
 }
 
-static void unhold(struct compile_job *o, struct held *h)
+static void unhold(struct compile_job *o)
 {
 	o->held = o->held_output = NULL;
-	error_sink(h->old_sink);
 }
 
 /* The attempt's failure counts after all: show what it held back. */
@@ -397,7 +398,7 @@ static enum deps_family compile_family(const struct compile_job *o)
 /* Run the compile, with its dependency output in a->deps when the family
  * can write one (*listed says whether it was asked for). */
 static int run_compile(struct compile_job *o, struct attempt *a, struct buf *output,
-		       int *listed)
+		       int *listed, struct buf *why)
 {
 	struct strvec argv, extra, env, sources, dirs;
 	int ret;
@@ -419,7 +420,7 @@ static int run_compile(struct compile_job *o, struct attempt *a, struct buf *out
 	/* This process exists for this compile: its environment is the child's. */
 	for (size_t i = 0; i < env.nr; i++)
 		putenv(env.v[i]);
-	ret = run_step("compile", &argv, o, output);
+	ret = run_step("compile", &argv, o, output, why);
 	for (size_t i = 0; i < env.nr; i++) {
 		char *name = xstrndup(env.v[i], strcspn(env.v[i], "="));
 
@@ -434,15 +435,16 @@ static int run_compile(struct compile_job *o, struct attempt *a, struct buf *out
 	return ret;
 }
 
-/* Compile, link and extract into a's files; *final is the one to publish. */
+/* Compile, link and extract into a's files; *final is the one to publish.
+ * Errors go to why (error_to). */
 static int run_steps(struct compile_job *o, struct attempt *a, struct buf *output,
-		     const char **final, int *listed)
+		     const char **final, int *listed, struct buf *why)
 {
 	struct strvec link;
 	int ret = -1;
 
 	strvec_init(&link);
-	if (run_compile(o, a, output, listed) || check_output(a->obj, "compile", o, output))
+	if (run_compile(o, a, output, listed, why) || check_output(a->obj, "compile", o, output))
 		goto out;
 	*final = a->obj;
 	if (o->uc.link.nr) {
@@ -451,14 +453,14 @@ static int run_steps(struct compile_job *o, struct attempt *a, struct buf *outpu
 		strvec_push(&link, a->linked);
 		strvec_push(&link, a->obj);
 		a->linking = 1;
-		if (run_step("link", &link, o, output) ||
+		if (run_step("link", &link, o, output, why) ||
 		    check_output(a->linked, "link", o, output))
 			goto out;
 		*final = a->linked;
 	}
 	if (o->uc.extract_text) {
 		a->extracting = 1;
-		if (extract_text(*final, a->text, o->label))
+		if (extract_text(*final, a->text, o->label, why))
 			goto out;
 		*final = a->text;
 	}
@@ -530,6 +532,7 @@ static int compile_unit(struct compile_job *o, const struct cache *cache, struct
 	struct attempt a = { .slots = { -1, -1, -1, -1 } };
 	struct cache_adoption ad = { .fd = -1 };
 	struct held h;
+	struct buf *why = NULL;
 	char *tools = NULL, *cannot = NULL;
 	const char *final = NULL;
 	double start = now_monotonic(), seconds;
@@ -547,10 +550,10 @@ static int compile_unit(struct compile_job *o, const struct cache *cache, struct
 	/* The outputs go beside the entry, so that a rename publishes them. */
 	attempt_init(&a, home, o->key);
 	if (home == cache)
-		hold(o, &h);
-	failed = run_steps(o, &a, &output, &final, &listed);
+		why = hold(o, &h);
+	failed = run_steps(o, &a, &output, &final, &listed, why);
 	if (home == cache)
-		unhold(o, &h);
+		unhold(o);
 	if (failed) {
 		/* A full cache disk fails the compile itself (the compiler cannot
 		 * write its output): once more, privately, and only the private
@@ -564,7 +567,7 @@ static int compile_unit(struct compile_job *o, const struct cache *cache, struct
 		buf_reset(&output);
 		home = priv;
 		attempt_init(&a, home, o->key);
-		if (run_steps(o, &a, &output, &final, &listed))
+		if (run_steps(o, &a, &output, &final, &listed, NULL))
 			goto out;
 	}
 	/* The key from the files as they are now, after the compile: if a file
@@ -588,17 +591,16 @@ static int compile_unit(struct compile_job *o, const struct cache *cache, struct
 		if (!strchr(covers.v[i], '\n'))
 			buf_addf(&lines, "covers %s\n", covers.v[i]);
 	held_release(&h);
-	if (home == cache)
-		hold(o, &h);
-	stored = !cache_unit_adopt_begin(home, o->key, final, o->label, lines.s, &ad);
+	why = home == cache ? hold(o, &h) : NULL;
+	stored = !cache_unit_adopt_begin(home, o->key, final, o->label, lines.s, &ad, why);
 	seconds = now_monotonic() - start;
 	if (home == cache && o->id)
-		durations_record(cache->dir, o->id, seconds);
+		durations_record(cache->dir, o->id, seconds, why);
 	if (home == cache)
 		cachelog_event(cache->dir, "miss", o->key, seconds);
 	stored = stored && !cache_unit_adopt_finish(&ad);
 	if (home == cache)
-		unhold(o, &h);
+		unhold(o);
 	if (!stored) {
 		/* The cache took the compile but not its entry: keep the result
 		 * privately, when the compiled file is still there. */

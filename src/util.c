@@ -33,24 +33,11 @@ static void report(const char *prefix, int err, const char *fmt, va_list ap)
 	fprintf(stderr, "kwarm: %s%s\n", prefix, msg);
 }
 
-/* The one place errors may be diverted to; see error_sink(). */
-static struct buf *error_sink_buf;
-
-struct buf *error_sink(struct buf *sink)
-{
-	struct buf *old = error_sink_buf;
-
-	error_sink_buf = sink;
-	return old;
-}
-
 /* An error on stderr, or into why ("; "-separated) when it is not NULL. */
 static int verror_to(struct buf *why, int err, const char *fmt, va_list ap)
 {
 	char msg[4096];
 
-	if (!why)
-		why = error_sink_buf;
 	if (!why) {
 		report("error: ", err, fmt, ap);
 		return -1;

@@ -20,10 +20,6 @@ int error_errno_to(struct buf *why, const char *fmt, ...) __attribute__((format(
 /* "MSG: <strerror(errno)>", as error_errno() words it, in a new string
  * (caller frees); errno is kept. */
 char *xstrfmt_errno(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* Send error() messages to sink (appended, "; "-separated) instead of stderr
- * while a caller tries something it can recover from; NULL restores stderr.
- * Returns the previous sink (git's set_error_routine, smaller). */
-struct buf *error_sink(struct buf *sink);
 /* Print "kwarm: warning: MSG" to stderr. */
 void warning(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* warning() with ": <strerror(errno)>" appended; errno is kept. */

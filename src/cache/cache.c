@@ -393,8 +393,9 @@ static void add_manifest(struct buf *b, const char *key, uint64_t size, const ch
 	buf_addf(b, "%08zu\n", b->len - start + LENGTH_LINE);
 }
 
-int cache_unit_store(const struct cache *c, const char *key, const char *tmp_path,
-		     const char *label, const char *extra)
+/* cache_unit_store, the reason for a failure in why (error_to). */
+static int store(const struct cache *c, const char *key, const char *tmp_path,
+		 const char *label, const char *extra, struct buf *why)
 {
 	char *mpath = cache_unit_path(c, key, ".m"), *dir = path_dirname(mpath);
 	char hex[DIGEST_HEX_SIZE];
@@ -406,17 +407,17 @@ int cache_unit_store(const struct cache *c, const char *key, const char *tmp_pat
 	/* The bytes are copied, not renamed: the compiled file stays where it is for
 	 * the caller's fallback, and the digest is of exactly what is published. */
 	if (read_file_all(tmp_path, &bytes, &size)) {
-		error_errno("cannot read compiled output '%s'", tmp_path);
+		error_errno_to(why, "cannot read compiled output '%s'", tmp_path);
 		goto out;
 	}
 	digest_bytes_hex(bytes, size, hex);
 	if (mkdir_p(dir)) {
-		error_errno("cannot create cache folder '%s'", dir);
+		error_errno_to(why, "cannot create cache folder '%s'", dir);
 		goto out;
 	}
 	buf_add(&entry, bytes, size);
 	add_manifest(&entry, key, size, hex, label, extra);
-	ret = publish_bytes(mpath, entry.s, entry.len);
+	ret = publish_bytes_gently(mpath, entry.s, entry.len, why);
 out:
 	buf_release(&entry);
 	free(bytes);
@@ -425,8 +426,15 @@ out:
 	return ret;
 }
 
+int cache_unit_store(const struct cache *c, const char *key, const char *tmp_path,
+		     const char *label, const char *extra)
+{
+	return store(c, key, tmp_path, label, extra, NULL);
+}
+
 int cache_unit_adopt_begin(const struct cache *c, const char *key, const char *tmp_path,
-			   const char *label, const char *extra, struct cache_adoption *a)
+			   const char *label, const char *extra, struct cache_adoption *a,
+			   struct buf *why)
 {
 	char hex[DIGEST_HEX_SIZE];
 	struct buf man = BUF_INIT;
@@ -434,18 +442,17 @@ int cache_unit_adopt_begin(const struct cache *c, const char *key, const char *t
 
 	memset(a, 0, sizeof(*a));
 	a->fd = -1;
-	if (digest_file_hex(tmp_path, hex, &a->size)) {
-		error_errno("cannot read compiled output '%s'", tmp_path);
-		return -1;
-	}
+	a->why = why;
+	if (digest_file_hex(tmp_path, hex, &a->size))
+		return error_errno_to(why, "cannot read compiled output '%s'", tmp_path);
 	a->fd = open(tmp_path, O_WRONLY | O_APPEND | O_CLOEXEC);
 	if (a->fd < 0) {
 		/* A compiler may leave its output read-only: publish a copy now. */
-		return cache_unit_store(c, key, tmp_path, label, extra);
+		return store(c, key, tmp_path, label, extra, why);
 	}
 	add_manifest(&man, key, a->size, hex, label, extra);
 	if (write_all(a->fd, man.s, man.len)) {
-		error_errno("cannot append to '%s'", tmp_path);
+		error_errno_to(why, "cannot append to '%s'", tmp_path);
 		/* Leave the compiled file as it was, for the caller's fallback. */
 		if (ftruncate(a->fd, (off_t)a->size))
 			unlink(tmp_path);
@@ -483,7 +490,7 @@ int cache_unit_adopt_finish(struct cache_adoption *a)
 		step = "rename";
 		goto fail;
 	}
-	if (publish_sync_folder(a->mpath)) {
+	if (publish_sync_folder_gently(a->mpath, a->why)) {
 		/* Not durable: take it back rather than leave an entry a crash may tear. */
 		if (rename(a->mpath, a->tmp) || truncate(a->tmp, (off_t)a->size))
 			unlink(a->mpath);
@@ -492,7 +499,7 @@ int cache_unit_adopt_finish(struct cache_adoption *a)
 	ret = 0;
 	goto out;
 fail:
-	error_errno("cannot %s '%s'", step, a->tmp);
+	error_errno_to(a->why, "cannot %s '%s'", step, a->tmp);
 	/* Leave the compiled file as it was, for the caller's fallback. */
 	if (fd >= 0 ? ftruncate(fd, (off_t)a->size) : truncate(a->tmp, (off_t)a->size))
 		unlink(a->tmp);

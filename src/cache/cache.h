@@ -80,17 +80,20 @@ int cache_unit_store(const struct cache *c, const char *key, const char *tmp_pat
  * two steps so that the caller's work overlaps the disk's: begin appends the
  * manifest and starts writing the file back (or, when the file cannot be
  * opened for append, publishes a copy at once); finish fsyncs, renames and
- * fsyncs the folder. Each is 0, or -1 after reporting with
- * tmp_path left as it was (unless it could not be restored: then it is gone).
+ * fsyncs the folder. Each is 0, or -1 with the reason in why (error_to: on
+ * stderr when why is NULL) and tmp_path left as it was (unless it could not
+ * be restored: then it is gone).
  * After a begin that returned 0, call finish or abort; abort leaves tmp_path
  * with its manifest appended, for the caller to discard. */
 struct cache_adoption {
 	char *tmp, *mpath;	/* owned */
 	int fd;			/* open on tmp until finish; -1 when a copy was published */
 	uint64_t size;		/* the artifact's, to restore tmp on failure */
+	struct buf *why;	/* begin's, for finish */
 };
 int cache_unit_adopt_begin(const struct cache *c, const char *key, const char *tmp_path,
-			   const char *label, const char *extra, struct cache_adoption *a);
+			   const char *label, const char *extra, struct cache_adoption *a,
+			   struct buf *why);
 int cache_unit_adopt_finish(struct cache_adoption *a);
 void cache_unit_adopt_abort(struct cache_adoption *a);
 /* True when the cache's filesystem is (nearly) full. */

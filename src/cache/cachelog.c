@@ -365,7 +365,7 @@ int cachelog_compact(const char *cache_dir, size_t max_bytes, size_t keep_runs)
 	/* The size first: most calls have nothing to do. */
 	if (!stat(path, &st) && (size_t)st.st_size > max_bytes) {
 		lockpath = path_join(cache_dir, CACHELOG_LOCK);
-		ret = logappend_compact(lockpath, path, 0, compact, &c);
+		ret = logappend_compact(lockpath, path, 0, compact, &c, NULL);
 		free(lockpath);
 	}
 	free(path);

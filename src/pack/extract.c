@@ -47,7 +47,8 @@ static int relocates_text(Elf_Scn *scn, const GElf_Shdr *sh, size_t text_index,
 }
 
 /* Find .text and check the image is what the device loader expects. */
-static int find_text(Elf *elf, const char *label, const char *image_path, Elf_Scn **text_out)
+static int find_text(Elf *elf, const char *label, const char *image_path, Elf_Scn **text_out,
+		     struct buf *why)
 {
 	Elf_Scn *scn = NULL, *text = NULL;
 	GElf_Shdr sh, tsh;
@@ -55,16 +56,17 @@ static int find_text(Elf *elf, const char *label, const char *image_path, Elf_Sc
 	size_t shstrndx, text_index = 0;
 
 	if (elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &eh))
-		return error("%s: the linked image '%s' is not an ELF file", label, image_path);
+		return error_to(why, "%s: the linked image '%s' is not an ELF file", label,
+				image_path);
 	if (elf_getshdrstrndx(elf, &shstrndx))
-		return error("%s: cannot read the section names of '%s': %s", label, image_path,
-			     elf_errmsg(-1));
+		return error_to(why, "%s: cannot read the section names of '%s': %s", label,
+				image_path, elf_errmsg(-1));
 	while ((scn = elf_nextscn(elf, scn))) {
 		const char *name;
 
 		if (!gelf_getshdr(scn, &sh))
-			return error("%s: cannot read a section header of '%s': %s", label,
-				     image_path, elf_errmsg(-1));
+			return error_to(why, "%s: cannot read a section header of '%s': %s",
+					label, image_path, elf_errmsg(-1));
 		name = elf_strptr(elf, shstrndx, sh.sh_name);
 		if (name && !strcmp(name, ".text")) {
 			text = scn;
@@ -74,33 +76,36 @@ static int find_text(Elf *elf, const char *label, const char *image_path, Elf_Sc
 		}
 	}
 	if (!text)
-		return error("%s: the linked image has no .text section", label);
+		return error_to(why, "%s: the linked image has no .text section", label);
 	if (tsh.sh_type == SHT_NOBITS || !tsh.sh_size)
-		return error("%s: the .text section of the linked image is empty", label);
+		return error_to(why, "%s: the .text section of the linked image is empty", label);
 	/* The loader applies no relocations: whatever is left would run unpatched. */
 	scn = NULL;
 	while ((scn = elf_nextscn(elf, scn))) {
 		if (!gelf_getshdr(scn, &sh))
-			return error("%s: cannot read a section header of '%s': %s", label,
-				     image_path, elf_errmsg(-1));
+			return error_to(why, "%s: cannot read a section header of '%s': %s",
+					label, image_path, elf_errmsg(-1));
 		if ((sh.sh_type == SHT_REL || sh.sh_type == SHT_RELA) &&
 		    relocates_text(scn, &sh, text_index, &tsh)) {
 			const char *name = elf_strptr(elf, shstrndx, sh.sh_name);
 
-			return error("%s: relocations are left against .text (section '%s'); "
-				     "the device loader does not apply them: link with the "
-				     "entry symbol so that none remain", label, name ? name : "?");
+			return error_to(why, "%s: relocations are left against .text (section "
+					"'%s'); the device loader does not apply them: link with "
+					"the entry symbol so that none remain", label,
+					name ? name : "?");
 		}
 	}
 	/* The loader jumps to offset 0 of .text. */
 	if (eh.e_entry != tsh.sh_addr)
-		return error("%s: the entry point 0x%" PRIx64 " is not the start of .text (0x%"
-			     PRIx64 ")", label, (uint64_t)eh.e_entry, (uint64_t)tsh.sh_addr);
+		return error_to(why, "%s: the entry point 0x%" PRIx64 " is not the start of "
+				".text (0x%" PRIx64 ")", label, (uint64_t)eh.e_entry,
+				(uint64_t)tsh.sh_addr);
 	*text_out = text;
 	return 0;
 }
 
-int extract_text(const char *image_path, const char *out_path, const char *label)
+int extract_text(const char *image_path, const char *out_path, const char *label,
+		 struct buf *why)
 {
 	Elf *elf = NULL;
 	Elf_Scn *text = NULL;
@@ -108,36 +113,38 @@ int extract_text(const char *image_path, const char *out_path, const char *label
 	int in, out = -1, ret = -1;
 
 	if (elf_version(EV_CURRENT) == EV_NONE)
-		return error("%s: libelf is out of date: %s", label, elf_errmsg(-1));
+		return error_to(why, "%s: libelf is out of date: %s", label, elf_errmsg(-1));
 	in = open(image_path, O_RDONLY | O_CLOEXEC);
 	if (in < 0)
-		return error_errno("%s: cannot open the linked image '%s'", label, image_path);
+		return error_errno_to(why, "%s: cannot open the linked image '%s'", label,
+				      image_path);
 	elf = elf_begin(in, ELF_C_READ, NULL);
 	if (!elf) {
-		error("%s: cannot read the linked image '%s': %s", label, image_path,
-		      elf_errmsg(-1));
+		error_to(why, "%s: cannot read the linked image '%s': %s", label, image_path,
+			 elf_errmsg(-1));
 		goto out;
 	}
-	if (find_text(elf, label, image_path, &text))
+	if (find_text(elf, label, image_path, &text, why))
 		goto out;
 	out = open(out_path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
 	if (out < 0) {
-		error_errno("%s: cannot create '%s'", label, out_path);
+		error_errno_to(why, "%s: cannot create '%s'", label, out_path);
 		goto out;
 	}
 	/* Raw bytes: the code as the file holds it, never byte-swapped. */
 	data = elf_rawdata(text, NULL);
 	if (!data || !data->d_buf) {
-		error("%s: cannot read .text of '%s': %s", label, image_path, elf_errmsg(-1));
+		error_to(why, "%s: cannot read .text of '%s': %s", label, image_path,
+			 elf_errmsg(-1));
 		goto fail_write;
 	}
 	if (write_all(out, data->d_buf, data->d_size)) {
-		error_errno("%s: cannot write '%s'", label, out_path);
+		error_errno_to(why, "%s: cannot write '%s'", label, out_path);
 		goto fail_write;
 	}
 	if (close(out)) {
 		out = -1;
-		error_errno("%s: cannot write '%s'", label, out_path);
+		error_errno_to(why, "%s: cannot write '%s'", label, out_path);
 		goto fail_write;
 	}
 	out = -1;

@@ -7,7 +7,10 @@
 #define KWARM_EXTRACT_H
 
 /* Write the .text bytes of the ELF image at image_path to out_path (a new file).
- * 0, or -1 after reporting an error that names label (the unit). */
-int extract_text(const char *image_path, const char *out_path, const char *label);
+ * 0, or -1 with an error that names label (the unit) in why (error_to: on
+ * stderr when why is NULL). */
+struct buf;
+int extract_text(const char *image_path, const char *out_path, const char *label,
+		 struct buf *why);
 
 #endif

@@ -149,7 +149,7 @@ static int crossed_check_point(off_t start, off_t end)
 	return 0;
 }
 
-int durations_record(const char *cache_dir, const char *id, double seconds)
+int durations_record(const char *cache_dir, const char *id, double seconds, struct buf *why)
 {
 	char *log, *lockpath, *line;
 	off_t end = -1;
@@ -162,7 +162,7 @@ int durations_record(const char *cache_dir, const char *id, double seconds)
 	line = xstrfmt("%.3f\t%s\n", seconds, id);
 	ret = logappend_line(lockpath, log, line, &end);
 	if (!ret && end > 0 && crossed_check_point(end - (off_t)strlen(line), end))
-		ret = logappend_compact(lockpath, log, 1, compact, NULL);
+		ret = logappend_compact(lockpath, log, 1, compact, NULL, why);
 	free(line);
 	free(lockpath);
 	free(log);

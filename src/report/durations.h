@@ -13,6 +13,8 @@
 
 #include "hashmap.h"
 
+struct buf;
+
 /* The log's file name inside the cache folder, and the lock's. */
 #define DURATIONS_LOG "durations.log"
 #define DURATIONS_LOCK "durations.lock"
@@ -25,8 +27,9 @@ struct durations {
 
 /* Append "seconds\tid\n" to CACHE/durations.log in one O_APPEND write, and
  * compact the log when it has grown past ~4 lines per id. An id holding a tab
- * or newline (or empty) is refused silently. 0 or -1; callers may ignore it. */
-int durations_record(const char *cache_dir, const char *id, double seconds);
+ * or newline (or empty) is refused silently. 0 or -1, a compaction's failure
+ * said in why (error_to: on stderr when why is NULL); callers may ignore it. */
+int durations_record(const char *cache_dir, const char *id, double seconds, struct buf *why);
 
 void durations_init(struct durations *d);
 /* Free the ids and values. */

@@ -96,7 +96,7 @@ static int adopt(const struct cache *c, const char *key, const char *tmp_path, c
 {
 	struct cache_adoption a;
 
-	if (cache_unit_adopt_begin(c, key, tmp_path, label, NULL, &a))
+	if (cache_unit_adopt_begin(c, key, tmp_path, label, NULL, &a, NULL))
 		return -1;
 	return cache_unit_adopt_finish(&a);
 }
@@ -443,6 +443,43 @@ static int holds(const char *path, const void *data, size_t len)
 	same = n == len && !memcmp(bytes, data, len);
 	free(bytes);
 	return same;
+}
+
+/* adopt with a why: begin's and finish's failures go there, nothing is
+ * printed, and the compiled file is left as it was. */
+static void test_adopt_why(const struct cache *c)
+{
+	char key[DIGEST_HEX_SIZE];
+	char *missing = xstrfmt("%s/tmp/never-written", c->dir), *tmp, *mpath, *msg;
+	struct cache_adoption a;
+	struct buf why = BUF_INIT;
+
+	make_key("adopt-why", key);
+	check_capture_begin(2);
+	CHECK_INT(cache_unit_adopt_begin(c, key, missing, "x", NULL, &a, &why), -1);
+	msg = check_capture_end(2);
+	CHECK_STR(msg, "");
+	CHECK(starts_with(buf_str(&why), "cannot read compiled output '"));
+	free(msg);
+	buf_reset(&why);
+	/* A folder where the entry goes: finish cannot rename over it. */
+	tmp = compiled_file(c, key, "obj", 3);
+	mpath = cache_unit_path(c, key, ".m");
+	CHECK_INT(mkdir(mpath, 0777), 0);
+	check_capture_begin(2);
+	CHECK_INT(cache_unit_adopt_begin(c, key, tmp, "x", NULL, &a, &why), 0);
+	CHECK_INT(cache_unit_adopt_finish(&a), -1);
+	msg = check_capture_end(2);
+	CHECK_STR(msg, "");
+	CHECK(starts_with(buf_str(&why), "cannot rename '"));
+	CHECK(holds(tmp, "obj", 3));
+	free(msg);
+	rmdir(mpath);
+	unlink(tmp);
+	buf_release(&why);
+	free(mpath);
+	free(tmp);
+	free(missing);
 }
 
 static void test_adopt(const struct cache *c)
@@ -1383,6 +1420,7 @@ int main(int argc, char **argv)
 	TEST(test_nested(&c), "nested");
 	TEST(test_empty_artifact(&c), "empty_artifact");
 	TEST(test_missing_temp(&c), "missing_temp");
+	TEST(test_adopt_why(&c), "adopt_why");
 	TEST(test_read_holds_lock(&c), "read_holds_lock");
 	TEST(test_adopt(&c), "adopt");
 	TEST(test_adopt_rename_fails(&c), "adopt_rename_fails");

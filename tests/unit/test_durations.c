@@ -51,9 +51,9 @@ static void test_round_trip(void)
 	CHECK_SECS(durations_get(&d, "a"), -1);
 	durations_release(&d);
 
-	CHECK_INT(durations_record(dir, "TestQwen3Decode/incore 'rms_norm' (aiv)", 1.25), 0);
-	CHECK_INT(durations_record(dir, "TestQwen3Decode/orchestration", 6.6), 0);
-	CHECK_INT(durations_record(dir, "b", 0), 0);
+	CHECK_INT(durations_record(dir, "TestQwen3Decode/incore 'rms_norm' (aiv)", 1.25, NULL), 0);
+	CHECK_INT(durations_record(dir, "TestQwen3Decode/orchestration", 6.6, NULL), 0);
+	CHECK_INT(durations_record(dir, "b", 0, NULL), 0);
 	durations_init(&d);
 	CHECK_INT(durations_load(&d, dir), 0);
 	CHECK_INT(d.known, 3);
@@ -65,11 +65,11 @@ static void test_round_trip(void)
 	durations_release(&d);
 
 	/* Refused silently: ids that would break the format, bad seconds. */
-	CHECK_INT(durations_record(dir, "has\ttab", 1), -1);
-	CHECK_INT(durations_record(dir, "has\nnewline", 1), -1);
-	CHECK_INT(durations_record(dir, "", 1), -1);
-	CHECK_INT(durations_record(dir, "neg", -1), -1);
-	CHECK_INT(durations_record(dir, "nan", 0.0 / 0.0), -1);
+	CHECK_INT(durations_record(dir, "has\ttab", 1, NULL), -1);
+	CHECK_INT(durations_record(dir, "has\nnewline", 1, NULL), -1);
+	CHECK_INT(durations_record(dir, "", 1, NULL), -1);
+	CHECK_INT(durations_record(dir, "neg", -1, NULL), -1);
+	CHECK_INT(durations_record(dir, "nan", 0.0 / 0.0, NULL), -1);
 	CHECK_INT(count_lines(dir), 3);
 	free(dir);
 }
@@ -79,9 +79,9 @@ static void test_latest_wins(void)
 	char *dir = fresh_dir("latest");
 	struct durations d;
 
-	durations_record(dir, "x", 5);
-	durations_record(dir, "y", 2);
-	durations_record(dir, "x", 3);
+	durations_record(dir, "x", 5, NULL);
+	durations_record(dir, "y", 2, NULL);
+	durations_record(dir, "x", 3, NULL);
 	durations_init(&d);
 	CHECK_INT(durations_load(&d, dir), 0);
 	CHECK_INT(d.known, 2);
@@ -120,8 +120,8 @@ static void test_garbage(void)
 
 	/* A record appended after a torn line is still read: the torn bytes and
 	 * the new line form one garbled line, the lines after it are intact. */
-	durations_record(dir, "after", 7);
-	durations_record(dir, "after2", 8);
+	durations_record(dir, "after", 7, NULL);
+	durations_record(dir, "after2", 8, NULL);
 	durations_init(&d);
 	CHECK_INT(durations_load(&d, dir), 0);
 	CHECK_SECS(durations_get(&d, "good"), 1.5);
@@ -169,7 +169,7 @@ static void test_concurrent(void)
 			for (j = 0; j < PER_CHILD; j++) {
 				char *id = xstrfmt("child %d/unit %d with a longer name to widen writes", i, j);
 
-				if (durations_record(dir, id, i * 1000 + j))
+				if (durations_record(dir, id, i * 1000 + j, NULL))
 					_exit(1);
 				free(id);
 			}
@@ -212,7 +212,7 @@ static void test_compaction(void)
 	for (i = 0; i < 6000; i++) {
 		char *id = xstrfmt("unit-%d", i % 5);
 
-		failed += durations_record(dir, id, i) != 0;
+		failed += durations_record(dir, id, i, NULL) != 0;
 		free(id);
 		if (i == 899)
 			CHECK_INT(count_lines(dir), 900);
@@ -238,7 +238,7 @@ static void test_compaction(void)
 	for (i = 0; i < 1500; i++) {
 		char *id = xstrfmt("distinct unit number %d", i);
 
-		durations_record(dir, id, 1);
+		durations_record(dir, id, 1, NULL);
 		free(id);
 	}
 	CHECK_INT(count_lines(dir), 1500);

@@ -1,5 +1,6 @@
 /* Unit tests of extract: real images built here with cc and ld, each error
  * told apart by its message, and the good bytes compared with objcopy's. */
+#include "buf.h"
 #include "check.h"
 #include "pack/extract.h"
 #include "util.h"
@@ -45,7 +46,7 @@ static int extract(const char *image, const char *out, char **msg)
 	int ret;
 
 	check_capture_begin(2);
-	ret = extract_text(in, to, "incore 'k' (aiv)");
+	ret = extract_text(in, to, "incore 'k' (aiv)", NULL);
 	*msg = check_capture_end(2);
 	free(in);
 	free(to);
@@ -120,6 +121,23 @@ static void test_errors(void)
 	expect_error("notelf.txt", "the linked image '");
 	expect_error("notelf.txt", "is not an ELF file");
 	expect_error("missing.elf", "cannot open the linked image");
+	/* With a why, the error goes there and nothing is printed. */
+	{
+		char *in = xstrfmt("%s/notelf.txt", dir), *to = xstrfmt("%s/notelf.out", dir);
+		struct buf why = BUF_INIT;
+
+		check_capture_begin(2);
+		CHECK_INT(extract_text(in, to, "incore 'k' (aiv)", &why), -1);
+		msg = check_capture_end(2);
+		CHECK_STR(msg, "");
+		CHECK(starts_with(buf_str(&why), "incore 'k' (aiv): the linked image '"));
+		CHECK(strstr(buf_str(&why), "is not an ELF file") != NULL);
+		CHECK(!exists("notelf.out"));
+		free(msg);
+		buf_release(&why);
+		free(to);
+		free(in);
+	}
 
 	/* Data only: ld warns that the entry is missing, and writes no .text. */
 	check_write_text(dir, "data.c", "int table[4] = {1, 2, 3, 4};\n", 0644);

@@ -78,26 +78,53 @@ static void test_compact(const char *dir)
 	char *log = path_join(dir, "c.log"), *lockpath = path_join(dir, "c.lock"), *text;
 	int yes = 1, no = 0, fd;
 
-	CHECK_INT(logappend_compact(lockpath, log, 1, keep_k, &yes), 0);
+	CHECK_INT(logappend_compact(lockpath, log, 1, keep_k, &yes, NULL), 0);
 	CHECK(access(log, F_OK) && errno == ENOENT);	/* missing stays missing */
 	check_write_text(NULL, log, "k1\ndrop\nk2\n", 0644);
-	CHECK_INT(logappend_compact(lockpath, log, 0, keep_k, &no), 0);
+	CHECK_INT(logappend_compact(lockpath, log, 0, keep_k, &no, NULL), 0);
 	text = check_must_read(log);
 	CHECK_STR(text, "k1\ndrop\nk2\n");		/* left alone */
 	free(text);
 	/* An appender holds the lock: without wait, another time. */
 	fd = open(lockpath, O_RDWR | O_CLOEXEC);
 	CHECK(fd >= 0 && !flock(fd, LOCK_SH));
-	CHECK_INT(logappend_compact(lockpath, log, 0, keep_k, &yes), 0);
+	CHECK_INT(logappend_compact(lockpath, log, 0, keep_k, &yes, NULL), 0);
 	text = check_must_read(log);
 	CHECK_STR(text, "k1\ndrop\nk2\n");
 	free(text);
 	close(fd);
-	CHECK_INT(logappend_compact(lockpath, log, 0, keep_k, &yes), 0);
+	CHECK_INT(logappend_compact(lockpath, log, 0, keep_k, &yes, NULL), 0);
 	text = check_must_read(log);
 	CHECK_STR(text, "k1\nk2\n");
 	free(text);
 	CHECK(free_for_exclusive(lockpath));
+	free(log);
+	free(lockpath);
+}
+
+/* A log that cannot be read (a folder) or rewritten (it is replaced by a
+ * rename over a folder): -1, on stderr, or in why and nothing printed. */
+static void test_compact_fails(const char *dir)
+{
+	char *log = path_join(dir, "f.log"), *lockpath = path_join(dir, "f.lock"), *msg;
+	struct buf why = BUF_INIT;
+	int yes = 1;
+
+	CHECK_INT(mkdir(log, 0777), 0);
+	check_capture_begin(2);
+	CHECK_INT(logappend_compact(lockpath, log, 1, keep_k, &yes, NULL), -1);
+	msg = check_capture_end(2);
+	CHECK(starts_with(msg, "kwarm: error: cannot read '"));
+	free(msg);
+	check_capture_begin(2);
+	CHECK_INT(logappend_compact(lockpath, log, 1, keep_k, &yes, &why), -1);
+	msg = check_capture_end(2);
+	CHECK_STR(msg, "");
+	CHECK(starts_with(buf_str(&why), "cannot read '"));
+	CHECK(strstr(buf_str(&why), "Is a directory") != NULL);
+	free(msg);
+	rmdir(log);
+	buf_release(&why);
 	free(log);
 	free(lockpath);
 }
@@ -110,6 +137,7 @@ int main(int argc, char **argv)
 	TEST(test_append(dir), "append");
 	TEST(test_unwritable(dir), "unwritable");
 	TEST(test_compact(dir), "compact");
+	TEST(test_compact_fails(dir), "compact_fails");
 	free(dir);
 	return check_done();
 }

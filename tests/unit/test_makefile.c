@@ -53,7 +53,7 @@ static char *through_sh(const char *shell_word)
 
 	buf_addf(&script, "printf %%s %s", shell_word);
 	argv[2] = script.s;
-	if (run_capture(argv, NULL, &out, &res) || !res.exited || res.status)
+	if (run_capture(argv, NULL, &out, &res, NULL) || !res.exited || res.status)
 		CHECK(!"sh -c printf failed");
 	buf_release(&script);
 	return buf_detach(&out);
@@ -142,7 +142,7 @@ static void test_through_make(const char *tmp)
 	fd = open(mk_path, O_WRONLY | O_CREAT | O_TRUNC, 0666);
 	if (fd < 0 || write_all(fd, mk.s, mk.len) || close(fd))
 		die("cannot write '%s'", mk_path);
-	CHECK_INT(run_capture(argv, tmp, &out, &res), 0);
+	CHECK_INT(run_capture(argv, tmp, &out, &res, NULL), 0);
 	CHECK(res.exited && res.status == 0);
 	if (!(res.exited && res.status == 0))
 		fprintf(stderr, "make said: %s\n", out.s);

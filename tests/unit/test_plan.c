@@ -342,11 +342,11 @@ static void test_lpt(struct spec *spec, const char *cache)
 	char *msg;
 
 	/* orch 1 s, add aiv 6 s, neg unknown (= average 3 s), add aic 2 s. */
-	CHECK_INT(durations_record(cache, "TestA/orchestration 'k/orch.cpp'", 1), 0);
-	CHECK_INT(durations_record(cache, "TestA/incore 'add' (aiv)", 6), 0);
-	CHECK_INT(durations_record(cache, "TestB/one/incore 'add' (aic)", 2), 0);
+	CHECK_INT(durations_record(cache, "TestA/orchestration 'k/orch.cpp'", 1, NULL), 0);
+	CHECK_INT(durations_record(cache, "TestA/incore 'add' (aiv)", 6, NULL), 0);
+	CHECK_INT(durations_record(cache, "TestB/one/incore 'add' (aic)", 2, NULL), 0);
 	/* TestB's copy of the shared unit is not its identity: ignored. */
-	CHECK_INT(durations_record(cache, "TestB/one/incore 'add' (aiv)", 100), 0);
+	CHECK_INT(durations_record(cache, "TestB/one/incore 'add' (aiv)", 100, NULL), 0);
 	CHECK_INT(build(&plan, spec, cache, NULL, &msg), 0);
 	free(msg);
 	if (plan.nr_units == 4) {

@@ -14,7 +14,7 @@ static int sh(const char *script, const char *dir, struct buf *out, struct run_r
 {
 	const char *argv[] = { "sh", "-c", script, NULL };
 
-	return run_capture(argv, dir, out, res);
+	return run_capture(argv, dir, out, res, NULL);
 }
 
 static void test_output_order(void)
@@ -62,7 +62,7 @@ static void test_cwd(const char *tmp)
 
 		if (fd < 0 || write_all(fd, "#!/bin/sh\necho \"hi [$1]\"\n", 25) || close(fd))
 			die("cannot write '%s'", script);
-		CHECK_INT(run_capture(argv, tmp, &out, &res), 0);
+		CHECK_INT(run_capture(argv, tmp, &out, &res, NULL), 0);
 		CHECK_STR(out.s, "hi [arg with space]\n");
 		buf_release(&out);
 		free(script);
@@ -112,12 +112,12 @@ static void test_cannot_run(const char *tmp)
 {
 	const char *missing[] = { "kwarm-test-no-such-program", "x", NULL };
 	const char *plain[] = { "true", NULL };
-	struct buf out = BUF_INIT;
+	struct buf out = BUF_INIT, why = BUF_INIT;
 	struct run_result res = { 7, 7 };
 	char *dir = path_join(tmp, "no-such-folder"), *msg;
 
 	check_capture_begin(2);
-	CHECK_INT(run_capture(missing, NULL, &out, &res), -1);
+	CHECK_INT(run_capture(missing, NULL, &out, &res, NULL), -1);
 	msg = check_capture_end(2);
 	CHECK(strstr(msg, "kwarm: error: cannot run 'kwarm-test-no-such-program'") != NULL);
 	CHECK(strstr(msg, "No such file or directory") != NULL);
@@ -126,11 +126,21 @@ static void test_cannot_run(const char *tmp)
 	free(msg);
 
 	check_capture_begin(2);
-	CHECK_INT(run_capture(plain, dir, &out, &res), -1);
+	CHECK_INT(run_capture(plain, dir, &out, &res, NULL), -1);
 	msg = check_capture_end(2);
 	CHECK(strstr(msg, "cannot run 'true' in ") != NULL);
 	CHECK(strstr(msg, dir) != NULL);
 	free(msg);
+
+	/* With a why, the reason goes there and nothing is printed. */
+	check_capture_begin(2);
+	CHECK_INT(run_capture(missing, NULL, &out, &res, &why), -1);
+	msg = check_capture_end(2);
+	CHECK_STR(msg, "");
+	CHECK_STR(buf_str(&why), "cannot run 'kwarm-test-no-such-program': No such file or "
+		  "directory");
+	free(msg);
+	buf_release(&why);
 
 	/* A program that is there and fails is not "cannot run". */
 	check_capture_begin(2);
