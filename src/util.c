@@ -255,6 +255,19 @@ int write_all(int fd, const void *buf, size_t len)
 	return 0;
 }
 
+int write_file(const char *path, const void *data, size_t len)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+	int ret;
+
+	if (fd < 0)
+		return -1;
+	ret = write_all(fd, data, len);
+	if (close(fd))
+		ret = -1;
+	return ret;
+}
+
 int read_file_all(const char *path, char **data, size_t *len)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);

@@ -133,16 +133,22 @@ static void start_trace(struct runstate *rs)
 	trace_begin(rs->kw_dir, rs->pid, zero > 0);
 }
 
+/* Empty, or naming kw_dir and units when they are given. */
+static void init(struct runstate *rs, const char *kw_dir, const char *units)
+{
+	memset(rs, 0, sizeof(*rs));
+	rs->slot = rs->slot_fd = rs->pack_fd = -1;
+	rs->kw_dir = kw_dir ? xstrdup(kw_dir) : NULL;
+	rs->units = units ? xstrdup(units) : NULL;
+}
+
 void runstate_open(struct runstate *rs, const char *kw_dir, const char *units)
 {
 	struct stat st;
 	char *at, *start;
 	int lock;
 
-	memset(rs, 0, sizeof(*rs));
-	rs->slot = rs->slot_fd = rs->pack_fd = -1;
-	rs->kw_dir = xstrdup(kw_dir);
-	rs->units = xstrdup(units);
+	init(rs, kw_dir, units);
 	runid_tag(rs->tag, sizeof(rs->tag));
 	rs->pid = atoi(rs->tag);
 	rs->dir = xstrfmt("%s/run/%s", kw_dir, rs->tag);
@@ -160,25 +166,16 @@ void runstate_open(struct runstate *rs, const char *kw_dir, const char *units)
 		/* One zero for every step's trace times: the first step's reading
 		 * of the make's start (each process's own would differ a little). */
 		char *line;
-		int fd;
 
 		rs->start = runid_start();
 		remove_ended_runs(rs);
 		start_trace(rs);
 		line = xstrfmt("%.6f %.6f\n", rs->start, rs->zero);
-		fd = open(start, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-		if (fd >= 0) {
-			(void)write_all(fd, line, strlen(line));
-			close(fd);
-		}
+		(void)write_file(start, line, strlen(line));
 		free(line);
 		/* For the summary of an overlapping run of another Makefile. */
 		line = path_join(rs->dir, "units");
-		fd = open(line, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-		if (fd >= 0) {
-			(void)write_all(fd, units, strlen(units));
-			close(fd);
-		}
+		(void)write_file(line, units, strlen(units));
 		free(line);
 		rs->first = 1;
 	}
@@ -201,10 +198,7 @@ void runstate_open_last(struct runstate *rs, const char *kw_dir, const char *uni
 	struct dirent *de;
 	double best = -1;
 
-	memset(rs, 0, sizeof(*rs));
-	rs->slot = rs->slot_fd = rs->pack_fd = -1;
-	rs->kw_dir = xstrdup(kw_dir);
-	rs->units = xstrdup(units);
+	init(rs, kw_dir, units);
 	while (d && (de = readdir(d))) {
 		char *p = path_join(runs, de->d_name);
 		struct stat st;
@@ -237,8 +231,7 @@ void runstate_release(struct runstate *rs)
 	free(rs->kw_dir);
 	free(rs->dir);
 	free(rs->units);
-	memset(rs, 0, sizeof(*rs));
-	rs->slot = rs->slot_fd = rs->pack_fd = -1;
+	init(rs, NULL, NULL);
 }
 
 void runstate_take_slot(struct runstate *rs)
@@ -313,12 +306,8 @@ static int read_int(const char *path, int *v)
 static void write_int(const char *path, int v)
 {
 	char *text = xstrfmt("%d\n", v);
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
 
-	if (fd >= 0) {
-		(void)write_all(fd, text, strlen(text));
-		close(fd);
-	}
+	(void)write_file(path, text, strlen(text));
 	free(text);
 }
 
@@ -453,14 +442,7 @@ int runstate_compiles_pending(const struct runstate *rs)
 
 int runstate_mark(const struct runstate *rs, const char *name)
 {
-	char *path = path_join(rs->dir, name);
-	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-
-	free(path);
-	if (fd < 0)
-		return 0;
-	close(fd);
-	return 1;
+	return runstate_note(rs, name, "");
 }
 
 int runstate_marked(const struct runstate *rs, const char *name)

@@ -26,12 +26,10 @@ static void trace_add(const char *kw_dir, const char *text, size_t len)
 	if (!fstat(fd, &st)) {
 		off_t at = st.st_size;
 
+		buf_add(&b, text, len);
 		if (at >= 3 && pread(fd, tail, 3, at - 3) == 3 && !memcmp(tail, "\n]\n", 3)) {
 			at -= 3;
-			buf_add(&b, text, len);
 			buf_adds(&b, "\n]\n");
-		} else {
-			buf_add(&b, text, len);
 		}
 		if (pwrite(fd, b.s, b.len, at) != (ssize_t)b.len)
 			(void)ftruncate(fd, st.st_size);	/* as it was */
@@ -51,7 +49,6 @@ void trace_begin(const char *kw_dir, int pid, int join)
 	char *trace = path_join(kw_dir, TRACE_FILE);
 	char *prev = path_join(kw_dir, TRACE_PREV_FILE);
 	char *name = process_name(pid), *head;
-	int fd;
 
 	if (join) {
 		head = xstrfmt(",\n%s", name);
@@ -61,11 +58,7 @@ void trace_begin(const char *kw_dir, int pid, int join)
 	head = xstrfmt("[\n%s\n]\n", name);
 	if (rename(trace, prev) && errno != ENOENT)
 		unlink(trace);
-	fd = open(trace, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-	if (fd >= 0) {
-		(void)write_all(fd, head, strlen(head));
-		close(fd);
-	}
+	(void)write_file(trace, head, strlen(head));
 out:
 	free(head);
 	free(name);
