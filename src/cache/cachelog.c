@@ -76,26 +76,9 @@ void cachelog_event_bytes(const char *cache_dir, const char *event, const char *
 	free(log);
 }
 
-/* Set path's atime to now, mtime untouched. */
-static void touch_atime(const char *path)
-{
-	struct timespec ts[2] = { { 0, UTIME_NOW }, { 0, UTIME_OMIT } };
-
-	(void)utimensat(AT_FDCWD, path, ts, 0);
-}
-
-void cache_touch_use(const char *cache_dir, const char *key)
-{
-	struct cache c = { xstrdup(cache_dir) };
-	char *path = cache_unit_path(&c, key, ".m");
-
-	touch_atime(path);
-	free(path);
-	cache_release(&c);
-}
-
 void cachelog_note_use(const char *cache_dir, const char *key, double run_start)
 {
+	static const struct timespec now_atime[2] = { { 0, UTIME_NOW }, { 0, UTIME_OMIT } };
 	struct cache c = { xstrdup(cache_dir) };
 	char *path = cache_unit_path(&c, key, ".m");
 	struct stat st;
@@ -103,7 +86,8 @@ void cachelog_note_use(const char *cache_dir, const char *key, double run_start)
 	if (!stat(path, &st) &&
 	    (double)st.st_mtim.tv_sec + (double)st.st_mtim.tv_nsec / 1e9 < run_start)
 		cachelog_event(cache_dir, "hit", key, 0);
-	touch_atime(path);
+	/* The last use, for prune; the mtime is a make target's. */
+	(void)utimensat(AT_FDCWD, path, now_atime, 0);
 	free(path);
 	cache_release(&c);
 }
