@@ -239,87 +239,43 @@ static int parse_line(struct unitlist *ul, char *line)
 	return 0;
 }
 
-/* Parse the list's text (NUL-terminated, changed in place) into ul; 0, or
- * the number of the line that is not a list line. */
-static size_t parse_list(struct unitlist *ul, char *text)
+/* Parse the list's text (NUL-terminated, changed in place) into ul; 0 or -1. */
+static int parse_list(struct unitlist *ul, char *text)
 {
 	char *line, *nl;
-	size_t n = 1;
 
-	for (line = text; *line; line = nl + 1, n++) {
+	for (line = text; *line; line = nl + 1) {
 		nl = strchr(line, '\n');
 		if (!nl)
-			return n;
+			return -1;
 		*nl = '\0';
 		if (parse_line(ul, line))
-			return n;
+			return -1;
 	}
 	return 0;
 }
 
-/* Read the list of path into ul; NULL, or what is wrong (*bad_line: the
- * line, when one is; errno set when the file cannot be read). */
-static const char *read_list(struct unitlist *ul, const char *path, size_t *bad_line)
+int unitlist_load_gently(struct unitlist *ul, const char *path)
 {
 	struct header h;
-	char *text;
-	const char *why = NULL;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0)
-		return "cannot be read";
-	errno = 0;
-	if (read_header(fd, &h)) {
-		why = "is not a plan kwarm gen wrote";
-	} else {
-		text = xmalloc(h.index_at - h.list_at + 1);
-		if (read_at(fd, text, h.index_at - h.list_at, h.list_at)) {
-			why = "is cut short";
-		} else {
-			text[h.index_at - h.list_at] = '\0';
-			*bad_line = parse_list(ul, text);
-			why = *bad_line ? "has a bad line" : NULL;
-		}
-		free(text);
-	}
-	close(fd);
-	errno = 0;
-	return why;
-}
-
-static int load(struct unitlist *ul, const char *path, int gently)
-{
-	size_t line = 0;
-	const char *why;
-	int err;
+	char *text = NULL;
+	int fd = open(path, O_RDONLY | O_CLOEXEC), ret = -1;
 
 	memset(ul, 0, sizeof(*ul));
 	strvec_init(&ul->classes);
-	why = read_list(ul, path, &line);
-	err = errno;
-	if (!why)
-		return 0;
-	unitlist_release(ul);
-	if (gently)
-		return -1;
-	if (err) {
-		errno = err;
-		return error_errno("cannot read the plan '%s'", path);
+	if (fd >= 0 && !read_header(fd, &h)) {
+		text = xmalloc(h.index_at - h.list_at + 1);
+		if (!read_at(fd, text, h.index_at - h.list_at, h.list_at)) {
+			text[h.index_at - h.list_at] = '\0';
+			ret = parse_list(ul, text);
+		}
 	}
-	if (line)
-		return error("'%s': unit list line %zu is not one; run 'kwarm gen' again", path,
-			     line);
-	return error("'%s' %s; run 'kwarm gen' again", path, why);
-}
-
-int unitlist_load(struct unitlist *ul, const char *path)
-{
-	return load(ul, path, 0);
-}
-
-int unitlist_load_gently(struct unitlist *ul, const char *path)
-{
-	return load(ul, path, 1);
+	free(text);
+	if (fd >= 0)
+		close(fd);
+	if (ret)
+		unitlist_release(ul);
+	return ret;
 }
 
 int unitlist_unit_owned_by(const struct unitlist_unit *u, const char *cls)

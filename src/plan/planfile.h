@@ -101,10 +101,8 @@ struct unitlist {
 };
 
 /* Read the unit list of the side file at path into ul (initialised here); 0,
- * or -1 after reporting. */
-int unitlist_load(struct unitlist *ul, const char *path);
-/* unitlist_load with no message: for the run's reports, which go on without a
- * list that is missing or bad. */
+ * or -1 with no message: the run's reports go on without a list that is
+ * missing or bad. */
 int unitlist_load_gently(struct unitlist *ul, const char *path);
 void unitlist_release(struct unitlist *ul);
 /* True when the unit belongs to class cls. */
