@@ -37,7 +37,9 @@ static int atexit_installed;
 static int signals_installed;
 static unsigned int name_counter;
 
-void publish_cleanup_all(void)
+/* Remove every temp this process registered (async-signal-safe: unlink).
+ * Entries stay registered. */
+static void cleanup_all(void)
 {
 	int saved = errno;
 	pid_t me = getpid();
@@ -52,16 +54,11 @@ void publish_cleanup_all(void)
 	errno = saved;
 }
 
-static void cleanup_at_exit(void)
-{
-	publish_cleanup_all();
-}
-
 static void cleanup_on_signal(int sig)
 {
 	struct sigaction dfl;
 
-	publish_cleanup_all();
+	cleanup_all();
 	/* The signal stays blocked until we return, so the re-raised one is
 	 * delivered then, with the default action: the parent sees the real
 	 * cause of death. */
@@ -117,7 +114,7 @@ static int register_temp(const char *path, struct buf *why)
 		atomic_signal_fence(memory_order_seq_cst);
 		temps[i].used = 1;
 		if (!atexit_installed) {
-			if (atexit(cleanup_at_exit))
+			if (atexit(cleanup_all))
 				warning("cannot register the temp cleanup at exit");
 			atexit_installed = 1;
 		}

@@ -47,9 +47,6 @@ int publish_sync_folder(const char *path);
 /* The same with the reason in why. */
 int publish_sync_folder_gently(const char *path, struct buf *why);
 
-/* Remove every temp this process registered (async-signal-safe: unlink).
- * Entries stay registered. */
-void publish_cleanup_all(void);
 /* Install, once, SIGINT/SIGTERM/SIGHUP handlers that remove the registered temps
  * and re-raise with the default action. A signal that is ignored or already has
  * a handler is left alone (an inherited SIG_IGN stays). Callable many times. */

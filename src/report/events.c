@@ -43,7 +43,8 @@ static size_t split(char *line, char **f, size_t n)
 	return k;
 }
 
-int events_parse(char *line, struct event *ev, struct strvec *owners)
+/* Parse line (its LF cut; split in place): 0, or -1 when it is no event. */
+static int parse(char *line, struct event *ev, struct strvec *owners)
 {
 	char *f[7];
 	size_t n = starts_with(line, "remote ") ? 7 : 6, k = split(line, f, n);
@@ -84,7 +85,7 @@ void events_each(const char *run_dir, void (*fn)(const struct event *ev, void *d
 	if (!read_file_all(path, &text, &len)) {
 		for (line = text; (nl = memchr(line, '\n', len - (size_t)(line - text))); line = nl + 1) {
 			*nl = '\0';
-			if (!events_parse(line, &ev, &owners))
+			if (!parse(line, &ev, &owners))
 				fn(&ev, data);
 		}
 		free(text);

@@ -45,7 +45,5 @@ void events_append(const char *run_dir, const struct event *ev);
  * strings of ev live until fn returns. */
 void events_each(const char *run_dir, void (*fn)(const struct event *ev, void *data),
 		 void *data);
-/* Parse line (its LF cut; split in place): 0, or -1 when it is no event. */
-int events_parse(char *line, struct event *ev, struct strvec *owners);
 
 #endif
