@@ -69,31 +69,34 @@ static void cleanup_on_signal(int sig)
 	raise(sig);
 }
 
+/* Install handler (sa_mask: mask) for sig unless it has one: an inherited
+ * SIG_IGN (nohup, background jobs) or someone else's handler wins over ours. */
+static void take_if_default(int sig, void (*handler)(int), const sigset_t *mask)
+{
+	struct sigaction old, sa;
+
+	if (sigaction(sig, NULL, &old) || (old.sa_flags & SA_SIGINFO) || old.sa_handler != SIG_DFL)
+		return;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = handler;
+	sa.sa_mask = *mask;
+	sigaction(sig, &sa, NULL);
+}
+
 void publish_install_signal_cleanup(void)
 {
 	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
-	struct sigaction sa;
+	sigset_t mask;
 	size_t i;
 
 	if (signals_installed)
 		return;
 	signals_installed = 1;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = cleanup_on_signal;
-	sigemptyset(&sa.sa_mask);
+	sigemptyset(&mask);
 	for (i = 0; i < ARRAY_SIZE(sigs); i++)
-		sigaddset(&sa.sa_mask, sigs[i]);
-	for (i = 0; i < ARRAY_SIZE(sigs); i++) {
-		struct sigaction old;
-
-		if (sigaction(sigs[i], NULL, &old))
-			continue;
-		/* An inherited SIG_IGN (nohup, background jobs) or someone
-		 * else's handler wins over ours. */
-		if ((old.sa_flags & SA_SIGINFO) || old.sa_handler != SIG_DFL)
-			continue;
-		sigaction(sigs[i], &sa, NULL);
-	}
+		sigaddset(&mask, sigs[i]);
+	for (i = 0; i < ARRAY_SIZE(sigs); i++)
+		take_if_default(sigs[i], cleanup_on_signal, &mask);
 }
 
 /* publish_register_temp, its reason in why (error_to). */
@@ -144,16 +147,10 @@ void publish_unregister_temp(int slot)
  * we can remove the temp; ignored, the write fails with EFBIG instead. */
 static void ignore_sigxfsz(void)
 {
-	struct sigaction old, sa;
+	sigset_t none;
 
-	if (sigaction(SIGXFSZ, NULL, &old))
-		return;
-	if ((old.sa_flags & SA_SIGINFO) || old.sa_handler != SIG_DFL)
-		return;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = SIG_IGN;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGXFSZ, &sa, NULL);
+	sigemptyset(&none);
+	take_if_default(SIGXFSZ, SIG_IGN, &none);
 }
 
 static unsigned int random_word(void)
