@@ -45,6 +45,20 @@ static int valid_word(const char *s, size_t max)
 	return n && n < max && !strpbrk(s, " \t\n");
 }
 
+/* One event line as the top of this file says (run: "" for none). */
+static void add_line(struct buf *b, long long when, const char *event, const char *key,
+		     double seconds, uint64_t bytes, const char *run)
+{
+	buf_addf(b, "%lld %s %s", when, event, key);
+	if (isfinite(seconds) && seconds > 0)
+		buf_addf(b, " %.3f", seconds);
+	if (bytes)
+		buf_addf(b, " %" PRIu64 "b", bytes);
+	if (*run)
+		buf_addf(b, " %s", run);
+	buf_addch(b, '\n');
+}
+
 void cachelog_event(const char *cache_dir, const char *event, const char *key, double seconds)
 {
 	cachelog_event_bytes(cache_dir, event, key, seconds, 0);
@@ -53,7 +67,7 @@ void cachelog_event(const char *cache_dir, const char *event, const char *key, d
 void cachelog_event_bytes(const char *cache_dir, const char *event, const char *key,
 			  double seconds, uint64_t bytes)
 {
-	char *log, *lockpath, *line, run[RUNID_TAG_SIZE];
+	char *log, *lockpath, run[RUNID_TAG_SIZE];
 	struct buf b = BUF_INIT;
 
 	if (!cache_dir || !valid_word(event, sizeof(((struct cachelog_event *)0)->event)) ||
@@ -62,16 +76,10 @@ void cachelog_event_bytes(const char *cache_dir, const char *event, const char *
 	log = path_join(cache_dir, CACHELOG_FILE);
 	lockpath = path_join(cache_dir, CACHELOG_LOCK);
 	runid_tag(run, sizeof(run));
-	buf_addf(&b, "%lld %s %s", (long long)time(NULL), event, key);
-	if (isfinite(seconds) && seconds > 0)
-		buf_addf(&b, " %.3f", seconds);
-	if (bytes)
-		buf_addf(&b, " %" PRIu64 "b", bytes);
-	buf_addf(&b, " %s\n", run);
-	line = buf_detach(&b);
+	add_line(&b, (long long)time(NULL), event, key, seconds, bytes, run);
 	/* An optimisation: a lost event only makes the figures less exact. */
-	(void)logappend_line(lockpath, log, line, NULL);
-	free(line);
+	(void)logappend_line(lockpath, log, b.s, NULL);
+	buf_release(&b);
 	free(lockpath);
 	free(log);
 }
@@ -326,14 +334,8 @@ static int compact(const char *text, size_t len, struct buf *out, void *data)
 
 		if (ev->run_index < first)
 			continue;
-		buf_addf(out, "%lld %s %s", (long long)ev->when, ev->event, ev->key);
-		if (ev->seconds > 0)
-			buf_addf(out, " %.3f", ev->seconds);
-		if (ev->bytes)
-			buf_addf(out, " %" PRIu64 "b", ev->bytes);
-		if (ev->run[0])
-			buf_addf(out, " %s", ev->run);
-		buf_addch(out, '\n');
+		add_line(out, (long long)ev->when, ev->event, ev->key, ev->seconds, ev->bytes,
+			 ev->run);
 	}
 	cachelog_release(&log);
 	return 1;
