@@ -8,7 +8,6 @@
 #include "cache/cachemaint.h"
 #include "json.h"
 #include "parseopt.h"
-#include "path.h"
 #include "spec/spec.h"
 #include "util.h"
 
@@ -51,25 +50,21 @@ const char usage_cache[] =
 	"Exit status: 0 success (verify: every entry good, or repaired), 1 failure or\n"
 	"bad entries, 2 bad usage.\n";
 
-/* The cache folder by precedence; NULL when none is named. Caller frees. */
+/* The cache folder (cachedir.h), the spec read only when it decides; NULL
+ * when none is named. Caller frees. */
 static char *choose_cache(const char *opt, const char *spec_path, int *status)
 {
-	const char *env = getenv("KWARM_CACHE");
+	char *dir = cache_choose_dir(opt, NULL, 0);
 	struct spec spec;
-	char *dir;
 
 	*status = 0;
-	if (opt)
-		return path_absolute(opt);
-	if (env && *env)
-		return path_absolute(env);
-	if (!spec_path)
-		return NULL;
+	if (dir || !spec_path)
+		return dir;
 	if (spec_load(&spec, spec_path)) {
 		*status = 2;
 		return NULL;
 	}
-	dir = spec.cache ? xstrdup(spec.cache) : cache_default_dir();
+	dir = cache_choose_dir(NULL, spec.cache, 1);
 	spec_release(&spec);
 	return dir;
 }

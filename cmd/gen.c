@@ -39,20 +39,6 @@ const char usage_gen[] =
 	"                 else the spec's 'remote'; an empty URL turns it off)\n"
 	"Exit status: 0 written, 1 failure, 2 bad usage or bad input (nothing written).\n";
 
-/* The folder the cache lives in, by precedence. Caller frees. */
-static char *choose_cache(const char *opt, const struct spec *spec)
-{
-	const char *env = getenv("KWARM_CACHE");
-
-	if (opt)
-		return path_absolute(opt);
-	if (env && *env)
-		return path_absolute(env);
-	if (spec->cache)
-		return xstrdup(spec->cache);
-	return cache_default_dir();
-}
-
 /* The absolute path of this program, for the Makefile's recipes. */
 static char *self_path(void)
 {
@@ -217,7 +203,7 @@ int cmd_gen(int argc, char **argv)
 		strvec_release(&launcher);
 		return 2;
 	}
-	cache_dir = choose_cache(cache_opt, &spec);
+	cache_dir = cache_choose_dir(cache_opt, spec.cache, 1);
 	out_dir = out_opt ? path_absolute(out_opt)
 			  : spec.out ? xstrdup(spec.out) : path_join(spec.root, "build/callables");
 	self = path_absolute(output);
