@@ -32,10 +32,10 @@ const char usage_compile[] =
 int cmd_compile(int argc, char **argv)
 {
 	struct compile_job o;
-	struct progress_step step = PROGRESS_STEP_INIT;
 	struct runstate rs;
 	char *bad;
 	int ret, cached;
+	double t0;
 
 	compile_job_init(&o);
 	ret = compile_job_parse(&o, argc - 1, argv + 1, &bad);
@@ -49,17 +49,16 @@ int cmd_compile(int argc, char **argv)
 		progress_unit_start(&rs, o.cache, o.goals);
 		o.rs = &rs;
 	}
-	step.t0 = now_wall();
+	t0 = now_wall();
 	publish_install_signal_cleanup();
 	ret = compile_job_run(&o, &cached) ? 1 : 0;
 	if (o.state) {
-		step.label = o.label;
-		step.key = o.key;
-		step.owners = &o.owners;
-		step.status = ret ? "failed" : cached ? "cached" : "built";
-		step.t1 = now_wall();
-		step.github = o.github;
-		step.goals = o.goals;
+		struct progress_step step = {
+			.label = o.label, .key = o.key, .owners = &o.owners, .t0 = t0,
+			.status = ret ? "failed" : cached ? "cached" : "built", .t1 = now_wall(),
+			.github = o.github, .goals = o.goals,
+		};
+
 		progress_unit_done(&rs, &step);
 		runstate_release(&rs);
 	}

@@ -48,11 +48,11 @@ static int recompile(struct pack_recompile *rc, const char *key)
 {
 	struct recompiler *r = (struct recompiler *)rc;
 	const struct planfile_ref *d = r->desc;
-	struct progress_step step = PROGRESS_STEP_INIT;
 	struct compile_job job;
 	struct strvec words;
 	char *text = NULL, *bad = NULL;
 	int ret = -1, cached = 0;
+	double t0;
 
 	strvec_init(&words);
 	compile_job_init(&job);
@@ -69,16 +69,15 @@ static int recompile(struct pack_recompile *rc, const char *key)
 	job.state = r->rs ? r->rs->kw_dir : NULL;	/* its progress line says it was built */
 	if (r->rs)
 		progress_unit_start(r->rs, job.cache, r->goals);
-	step.t0 = now_wall();
+	t0 = now_wall();
 	ret = compile_job_run(&job, &cached);
 	if (r->rs && !cached) {
-		step.label = job.label;
-		step.key = job.key;
-		step.owners = &job.owners;
-		step.status = ret ? "failed" : "built";
-		step.t1 = now_wall();
-		step.github = job.github;
-		step.goals = r->goals;
+		struct progress_step step = {
+			.label = job.label, .key = job.key, .owners = &job.owners, .t0 = t0,
+			.status = ret ? "failed" : "built", .t1 = now_wall(),
+			.github = job.github, .goals = r->goals,
+		};
+
 		progress_unit_done(r->rs, &step);
 	}
 out:
@@ -95,12 +94,12 @@ int cmd_pack(int argc, char **argv)
 	const char *state = NULL, *format = NULL, *goals = NULL, *cls = "?";
 	struct planfile_ref desc = { .offset = UINT64_MAX, .len = UINT64_MAX };	/* unset */
 	struct recompiler r;
-	struct progress_step step = PROGRESS_STEP_INIT;
 	struct runstate rs;
 	char *label = NULL;
 	struct strvec owners;
 	struct cache cache = { NULL };
 	int ret, github;
+	double t0;
 	struct option opts[] = {
 		OPT_STRING("--cache", &cache_dir),
 		OPT_STRING("--private", &priv),
@@ -129,12 +128,15 @@ int cmd_pack(int argc, char **argv)
 	github = annotate_pick_format(format) == 1;
 	ret = 1;
 	if (state) {
+		label = xstrfmt("pack %s", cls);
+		strvec_init(&owners);
+		strvec_push(&owners, cls);
 		runstate_open(&rs, state, desc.file);
 		runstate_pack_begin(&rs, ckey);
 		runstate_claim_entries(&rs, cache_dir, goals);
 		runstate_take_slot(&rs);
 	}
-	step.t0 = now_wall();
+	t0 = now_wall();
 	publish_install_signal_cleanup();
 	switch (store_open(&cache, cache_dir, priv, 0, NULL, NULL)) {
 	case -1:
@@ -144,26 +146,18 @@ int cmd_pack(int argc, char **argv)
 		priv = NULL;
 		break;
 	}
-	memset(&r, 0, sizeof(r));
-	r.rc.compile = recompile;
-	r.desc = &desc;
-	r.rs = state ? &rs : NULL;
-	r.goals = goals;
-	r.github = github;
+	r = (struct recompiler){ .rc.compile = recompile, .desc = &desc, .rs = state ? &rs : NULL,
+				 .goals = goals, .github = github };
 	if (!pack_run(&cache, priv, ckey, &desc, out, stamp, desc.cmds_len ? &r.rc : NULL))
 		ret = 0;
 out:
 	if (state) {
-		label = xstrfmt("pack %s", cls);
-		step.label = label;
-		step.key = ckey;
-		strvec_init(&owners);
-		strvec_push(&owners, cls);
-		step.owners = &owners;
-		step.status = ret ? "failed" : "packed";
-		step.t1 = now_wall();
-		step.github = github;
-		step.goals = goals;
+		struct progress_step step = {
+			.label = label, .key = ckey, .owners = &owners, .t0 = t0,
+			.status = ret ? "failed" : "packed", .t1 = now_wall(),
+			.github = github, .goals = goals,
+		};
+
 		progress_pack_done(&rs, &step);
 		strvec_release(&owners);
 		runstate_release(&rs);

@@ -21,7 +21,6 @@ struct progress_step {
 	int github;		/* print ::error lines for newly failed classes */
 	const char *goals;	/* the make run's goals (MAKECMDGOALS), or NULL */
 };
-#define PROGRESS_STEP_INIT { .label = NULL }
 
 /* A compile begins: take a job slot and, first in the run, fix the total. */
 void progress_unit_start(struct runstate *rs, const char *cache_dir, const char *goals);
