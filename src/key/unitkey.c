@@ -92,19 +92,6 @@ static void add_named_files(const char *root, const char *word, struct digest *d
 	}
 }
 
-/* A tool named by a relative path runs from root, as the compile does. */
-static int tool_identity(struct closure_cache *cc, const char *root, const char *program,
-			 char **resolved, char hex[DIGEST_HEX_SIZE])
-{
-	char *joined = NULL;
-	int ret;
-
-	if (strchr(program, '/') && program[0] != '/')
-		program = joined = path_join(root, program);
-	ret = toolid_get(cc, program, resolved, hex);
-	free(joined);
-	return ret;
-}
 
 /* Variables that change what a compiler reads or emits. */
 const char *const unitkey_steering_env[] = {
@@ -203,6 +190,36 @@ static void note(struct strvec *why, const char *what, const char *text)
 		strvec_pushf(why, "%s %s", what, text);
 }
 
+/* Feed text to the key as what, and note it. */
+static void add(struct digest *d, struct strvec *why, const char *what, const char *text)
+{
+	digest_add_str(d, what, text);
+	note(why, what, text);
+}
+
+/* Feed program's identity to the key as what; its resolved path goes onto
+ * tools_out. A tool named by a relative path runs from root, as the compile
+ * does. */
+static int add_tool(struct closure_cache *cc, const char *root, const char *program,
+		    const char *what, struct digest *d, struct strvec *tools_out,
+		    struct strvec *why)
+{
+	char hex[DIGEST_HEX_SIZE], *joined = NULL, *resolved;
+	int ret;
+
+	if (strchr(program, '/') && program[0] != '/')
+		program = joined = path_join(root, program);
+	ret = toolid_get(cc, program, &resolved, hex);
+	free(joined);
+	if (ret)
+		return -1;
+	add(d, why, what, hex);
+	if (tools_out)
+		strvec_push(tools_out, resolved);
+	free(resolved);
+	return 0;
+}
+
 static int base_key(struct closure_cache *cc, const struct unit_command *uc,
 		    char hex[DIGEST_HEX_SIZE], struct closure *closure_out,
 		    struct strvec *tools_out, struct strvec *why)
@@ -210,8 +227,6 @@ static int base_key(struct closure_cache *cc, const struct unit_command *uc,
 	struct strvec sources, dirs, idirs, resolution;
 	struct closure closure;
 	struct digest d;
-	char tool_hex[DIGEST_HEX_SIZE];
-	char *resolved = NULL;
 	int ret = -1, by_resolution;
 
 	if (!uc->argv.nr)
@@ -227,16 +242,9 @@ static int base_key(struct closure_cache *cc, const struct unit_command *uc,
 
 	digest_init(&d);
 	digest_add_str(&d, "schema", UNITKEY_SCHEMA);
-	digest_add_str(&d, "platform", uc->platform);
-	note(why, "platform", uc->platform);
-	if (tool_identity(cc, uc->root, uc->argv.v[0], &resolved, tool_hex))
+	add(&d, why, "platform", uc->platform);
+	if (add_tool(cc, uc->root, uc->argv.v[0], "compiler", &d, tools_out, why))
 		goto fail_digest;
-	digest_add_str(&d, "compiler", tool_hex);
-	note(why, "compiler", tool_hex);
-	if (tools_out)
-		strvec_push(tools_out, resolved);
-	free(resolved);
-	resolved = NULL;
 	/* Two units whose -I lists differ in spelling or order but resolve every
 	 * name alike compile alike: the key covers the resolution instead. */
 	strvec_init(&idirs);
@@ -270,23 +278,15 @@ static int base_key(struct closure_cache *cc, const struct unit_command *uc,
 		strvec_pushf(why, "file %s %s", closure.files[i].hex, closure.files[i].path);
 	digest_add_u64(&d, "linkc", uc->link.nr);
 	if (uc->link.nr) {
-		if (tool_identity(cc, uc->root, uc->link.v[0], &resolved, tool_hex))
+		if (add_tool(cc, uc->root, uc->link.v[0], "linker", &d, tools_out, why))
 			goto fail_digest;
-		digest_add_str(&d, "linker", tool_hex);
-		note(why, "linker", tool_hex);
-		if (tools_out)
-			strvec_push(tools_out, resolved);
-		free(resolved);
-		for (size_t i = 0; i < uc->link.nr; i++) {
-			digest_add_str(&d, "linkarg", uc->link.v[i]);
-			note(why, "linkarg", uc->link.v[i]);
-		}
+		for (size_t i = 0; i < uc->link.nr; i++)
+			add(&d, why, "linkarg", uc->link.v[i]);
 		/* A linker script's content, say. */
 		for (size_t i = 1; i < uc->link.nr; i++)
 			add_named_files(uc->root, uc->link.v[i], &d, tools_out, why);
 	}
-	digest_add_str(&d, "extract", uc->extract_text ? "text" : "none");
-	note(why, "extract", uc->extract_text ? "text" : "none");
+	add(&d, why, "extract", uc->extract_text ? "text" : "none");
 	/* The same for every unit of a process: digested once. */
 	digest_add_str(&d, "steering-env", steering_env_hex(cc));
 	for (size_t i = 0; why && unitkey_steering_env[i]; i++)
