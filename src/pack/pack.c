@@ -147,21 +147,14 @@ int pack_run(const struct cache *cache, const char *private_dir, const char *cke
 		if (read_unit(cache, &priv, private_dir, d.what, "incore", it, &bins[i + 1],
 			      run_start, rc))
 			goto out;
-		children[i].func_id = it->func_id;
-		children[i].sig = it->sig;
-		children[i].sig_count = it->sig_count;
-		children[i].name = it->label;
+		children[i] = (struct layout_child){ .func_id = it->func_id, .sig = it->sig,
+						     .sig_count = it->sig_count, .name = it->label };
 		layout_bin(&bins[i + 1], &children[i].bin, &children[i].size);
 	}
-	memset(&lc, 0, sizeof(lc));
-	lc.what = d.what;
-	lc.sig = d.sig;
-	lc.sig_count = d.sig_count;
-	lc.func_name = d.func_name;
-	lc.config_name = d.config_name;
+	lc = (struct layout_callable){ .what = d.what, .sig = d.sig, .sig_count = d.sig_count,
+				       .func_name = d.func_name, .config_name = d.config_name,
+				       .children = children, .nr_children = d.nr_children };
 	layout_bin(&bins[0], &lc.orch_bin, &lc.orch_size);
-	lc.children = children;
-	lc.nr_children = d.nr_children;
 	if (layout_build(&lc, &image))
 		goto out;
 
