@@ -1,6 +1,7 @@
 #include "logappend.h"
 #include "buf.h"
 #include "cache/publish.h"
+#include "path.h"
 #include "util.h"
 
 #include <errno.h>
@@ -71,11 +72,18 @@ out:
 	return ret;
 }
 
-int logappend_read(const char *log, char **text, size_t *len)
+int logappend_load(const char *dir, const char *name, logappend_parse_fn parse, void *data)
 {
-	if (!read_file_all(log, text, len))
-		return 0;
-	*text = NULL;
-	*len = 0;
-	return errno == ENOENT ? 0 : error_errno("cannot read '%s'", log);
+	char *log = path_join(dir, name), *text;
+	size_t len;
+	int ret = 0;
+
+	if (!read_file_all(log, &text, &len)) {
+		parse(text, len, data);
+		free(text);
+	} else if (errno != ENOENT) {
+		ret = error_errno("cannot read '%s'", log);
+	}
+	free(log);
+	return ret;
 }

@@ -21,9 +21,12 @@ struct buf;
  * the line. */
 int logappend_line(const char *lockpath, const char *log, const char *line, off_t *end);
 
-/* Read log whole into *text (caller frees; NULL when the log does not exist
- * yet, which reads as empty). 0, or -1 after reporting. */
-int logappend_read(const char *log, char **text, size_t *len);
+/* Hands a log's whole text to its module's parser. */
+typedef void (*logappend_parse_fn)(const char *text, size_t len, void *data);
+
+/* Read the log dir/name whole and parse it (a log that does not exist yet
+ * reads as empty: parse is not called). 0, or -1 after reporting. */
+int logappend_load(const char *dir, const char *name, logappend_parse_fn parse, void *data);
 
 /* Decides a compaction from the log's text: 1 with the new text in out, 0 to
  * leave the log as it is, or -1 after reporting. */

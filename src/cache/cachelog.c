@@ -212,8 +212,10 @@ static void assign_runs(struct cachelog *log)
 	hashmap_release(&tags);
 }
 
-static void parse_text(struct cachelog *log, const char *text, size_t len)
+/* Parse the log's text into log (a logappend_parse_fn). */
+static void parse_text(const char *text, size_t len, void *data)
 {
+	struct cachelog *log = data;
 	const char *p = text, *end = text + len;
 
 	while (p < end) {
@@ -231,16 +233,7 @@ static void parse_text(struct cachelog *log, const char *text, size_t len)
 
 int cachelog_load(struct cachelog *log, const char *cache_dir)
 {
-	char *path = path_join(cache_dir, CACHELOG_FILE), *text;
-	size_t len;
-	int ret = logappend_read(path, &text, &len);
-
-	if (text) {
-		parse_text(log, text, len);
-		free(text);
-	}
-	free(path);
-	return ret;
+	return logappend_load(cache_dir, CACHELOG_FILE, parse_text, log);
 }
 
 /* A unit's fate in a run, best last. */
@@ -327,7 +320,7 @@ static int compact(const char *text, size_t len, struct buf *out, void *data)
 	if (len <= c->max_bytes)
 		return 0;
 	cachelog_init(&log);
-	parse_text(&log, text, len);
+	parse_text(text, len, &log);
 	first = log.nr_runs > c->keep_runs ? log.nr_runs - c->keep_runs : 0;
 	for (size_t i = 0; i < log.nr; i++) {
 		const struct cachelog_event *ev = &log.v[i];

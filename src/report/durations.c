@@ -95,18 +95,15 @@ void durations_release(struct durations *d)
 	durations_init(d);
 }
 
+/* parse as a logappend_parse_fn. */
+static void load_text(const char *text, size_t len, void *d)
+{
+	(void)parse(d, text, len);
+}
+
 int durations_load(struct durations *d, const char *cache_dir)
 {
-	char *path = path_join(cache_dir, DURATIONS_LOG), *text;
-	size_t len;
-	int ret = logappend_read(path, &text, &len);
-
-	if (text) {
-		(void)parse(d, text, len);
-		free(text);
-	}
-	free(path);
-	return ret;
+	return logappend_load(cache_dir, DURATIONS_LOG, load_text, d);
 }
 
 double durations_get(const struct durations *d, const char *id)
