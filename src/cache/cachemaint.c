@@ -32,15 +32,13 @@ static double last_use(const struct stat *st)
 	return a > m ? a : m;
 }
 
-static void add_temp(struct cache_scan *s, const char *path, enum cache_temp_kind kind,
-		     long pid, const struct stat *st)
+static void add_temp(struct cache_scan *s, const char *path, long pid, const struct stat *st)
 {
 	struct cache_temp *t;
 
 	ALLOC_GROW(s->temps, s->nr_temps + 1, s->alloc_temps);
 	t = &s->temps[s->nr_temps++];
 	t->path = xstrdup(path);
-	t->kind = kind;
 	t->pid = pid;
 	t->mtime = ts_seconds(&st->st_mtim);
 }
@@ -121,7 +119,7 @@ static int scan_unit_file(struct cache_scan *s, const char *path, const char *na
 	long pid = cache_temp_name_pid(name);
 
 	if (pid >= 0)
-		add_temp(s, path, CACHE_TEMP_PUBLISH, pid, st);
+		add_temp(s, path, pid, st);
 	else if (S_ISREG(st->st_mode) && cache_entry_name_key(name, key))
 		add_unit(s, key, st);
 	else
@@ -148,7 +146,7 @@ static int scan_tmp(struct cache_scan *s, const char *dir)
 		if (pid < 0 || lstat(path, &st))
 			s->nr_unknown++;
 		else
-			add_temp(s, path, CACHE_TEMP_PROBE, pid, &st);
+			add_temp(s, path, pid, &st);
 		free(path);
 	}
 	closedir(d);

@@ -19,13 +19,10 @@ struct cache_unit_entry {
 	int removed, busy;		/* by prune; held by a compile when prune came */
 };
 
-enum cache_temp_kind { CACHE_TEMP_PUBLISH, CACHE_TEMP_PROBE };
-
 /* A temp file some process made: a temp in units/, a probe in tmp/ (their
  * names: cacheentry.h). */
 struct cache_temp {
 	char *path;			/* owned */
-	enum cache_temp_kind kind;
 	long pid;
 	double mtime;
 };
