@@ -79,30 +79,6 @@ static int rewrites_summary(struct runstate *rs, int failed, int over, int keep_
 	       (!keep_going && runstate_marked(rs, "failed"));
 }
 
-static void fill_event(struct event *ev, const struct progress_step *st, int is_unit)
-{
-	memset(ev, 0, sizeof(*ev));
-	ev->kind = is_unit ? EVENT_UNIT : EVENT_PACK;
-	ev->key = st->key;
-	ev->status = st->status;
-	ev->seconds = st->t1 - st->t0;
-	ev->owners = st->owners;
-	ev->label = st->label;
-}
-
-static void fill_slice(struct trace_slice *sl, const struct progress_step *st, int is_unit)
-{
-	memset(sl, 0, sizeof(*sl));
-	sl->name = st->label;
-	sl->cat = is_unit ? "compile" : "pack";
-	sl->t0 = st->t0;
-	sl->t1 = st->t1;
-	sl->key = st->key;
-	sl->owners = st->owners;
-	sl->cache = !is_unit ? NULL : !strcmp(st->status, "cached") ? "hit" : "miss";
-	sl->status = st->status;
-}
-
 /* Under the lock: the unit's progress line. */
 static void progress_line(struct runstate *rs, const struct progress_step *st, struct buf *line)
 {
@@ -119,9 +95,16 @@ static void progress_line(struct runstate *rs, const struct progress_step *st, s
 static void record_locked(struct runstate *rs, const struct progress_step *st, int is_unit,
 			  struct buf *line, struct buf *closing)
 {
-	struct trace_slice sl;
+	struct event ev = {
+		.kind = is_unit ? EVENT_UNIT : EVENT_PACK, .key = st->key, .status = st->status,
+		.seconds = st->t1 - st->t0, .owners = st->owners, .label = st->label,
+	};
+	struct trace_slice sl = {
+		.name = st->label, .cat = is_unit ? "compile" : "pack", .t0 = st->t0, .t1 = st->t1,
+		.key = st->key, .owners = st->owners, .status = st->status,
+		.cache = !is_unit ? NULL : !strcmp(st->status, "cached") ? "hit" : "miss",
+	};
 	struct strvec before;
-	struct event ev;
 	int failed = !strcmp(st->status, "failed");
 	int keep_going = jobserver_keep_going(getenv("MAKEFLAGS")), over;
 
@@ -130,11 +113,9 @@ static void record_locked(struct runstate *rs, const struct progress_step *st, i
 		settle_failed_classes(rs, &before);
 	if (failed)
 		settle_note_failed(rs, st->owners);
-	fill_event(&ev, st, is_unit);
 	events_append(rs->dir, &ev);
 	if (!is_unit)
 		runstate_pack_end(rs);	/* its event is in: it ended */
-	fill_slice(&sl, st, is_unit);
 	trace_add_slice(rs->kw_dir, rs->zero, rs->pid,
 			rs->slot < 0 ? RUNSTATE_MAX_SLOTS : rs->slot, &sl);
 	if (is_unit)
