@@ -69,46 +69,34 @@ static void add_unit(struct cache_scan *s, const char *key, const struct stat *s
 	u->last_use = last_use(st);
 }
 
+/* Called for each file of a folder scan_dir reads (st NULL when the file
+ * cannot be looked at); 0, or -1 after reporting. */
 typedef int (*scan_file_fn)(struct cache_scan *s, const char *path, const char *name,
 			    const struct stat *st);
 
-/* Call fn for each file of each sub-folder of dir (units/). */
-static int scan_two_levels(struct cache_scan *s, const char *dir, scan_file_fn fn)
+/* Call fn for each file of dir. 0, or -1 after reporting (the scan goes on);
+ * a missing dir (and with quiet_notdir a file in its place) is empty. */
+static int scan_dir(struct cache_scan *s, const char *dir, scan_file_fn fn, int quiet_notdir)
 {
-	DIR *top = opendir(dir), *sub;
-	struct dirent *de, *fe;
+	DIR *d = opendir(dir);
+	struct dirent *de;
 	int ret = 0;
 
-	if (!top)
-		return errno == ENOENT ? 0 : error_errno("cannot read '%s'", dir);
-	while ((de = readdir(top))) {
-		char *subdir;
+	if (!d)
+		return errno == ENOENT || (quiet_notdir && errno == ENOTDIR) ? 0 :
+		       error_errno("cannot read '%s'", dir);
+	while ((de = readdir(d))) {
+		struct stat st;
+		char *path;
 
-		if (de->d_name[0] == '.')
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
 			continue;
-		subdir = path_join(dir, de->d_name);
-		sub = opendir(subdir);
-		if (!sub) {
-			if (errno != ENOTDIR && errno != ENOENT)
-				ret = error_errno("cannot read '%s'", subdir);
-			free(subdir);
-			continue;
-		}
-		while ((fe = readdir(sub))) {
-			struct stat st;
-			char *path;
-
-			if (!strcmp(fe->d_name, ".") || !strcmp(fe->d_name, ".."))
-				continue;
-			path = path_join(subdir, fe->d_name);
-			if (!lstat(path, &st))
-				fn(s, path, fe->d_name, &st);
-			free(path);
-		}
-		closedir(sub);
-		free(subdir);
+		path = path_join(dir, de->d_name);
+		if (fn(s, path, de->d_name, lstat(path, &st) ? NULL : &st))
+			ret = -1;
+		free(path);
 	}
-	closedir(top);
+	closedir(d);
 	return ret;
 }
 
@@ -118,6 +106,8 @@ static int scan_unit_file(struct cache_scan *s, const char *path, const char *na
 	char key[DIGEST_HEX_SIZE];
 	long pid = cache_temp_name_pid(name);
 
+	if (!st)
+		return 0;
 	if (pid >= 0)
 		add_temp(s, path, pid, st);
 	else if (S_ISREG(st->st_mode) && cache_entry_name_key(name, key))
@@ -127,29 +117,23 @@ static int scan_unit_file(struct cache_scan *s, const char *path, const char *na
 	return 0;
 }
 
-static int scan_tmp(struct cache_scan *s, const char *dir)
+/* A sub-folder of units/ (units/<k0>). */
+static int scan_unit_folder(struct cache_scan *s, const char *path, const char *name,
+			    const struct stat *st)
 {
-	DIR *d = opendir(dir);
-	struct dirent *de;
+	(void)st;
+	return name[0] == '.' ? 0 : scan_dir(s, path, scan_unit_file, 1);
+}
 
-	if (!d)
-		return errno == ENOENT ? 0 : error_errno("cannot read '%s'", dir);
-	while ((de = readdir(d))) {
-		struct stat st;
-		long pid;
-		char *path;
+static int scan_probe_file(struct cache_scan *s, const char *path, const char *name,
+			   const struct stat *st)
+{
+	long pid = cache_probe_name_pid(name);
 
-		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
-			continue;
-		pid = cache_probe_name_pid(de->d_name);
-		path = path_join(dir, de->d_name);
-		if (pid < 0 || lstat(path, &st))
-			s->nr_unknown++;
-		else
-			add_temp(s, path, pid, &st);
-		free(path);
-	}
-	closedir(d);
+	if (pid < 0 || !st)
+		s->nr_unknown++;
+	else
+		add_temp(s, path, pid, st);
 	return 0;
 }
 
@@ -165,7 +149,7 @@ int cache_scan_run(struct cache_scan *s, const struct cache *c)
 	int ret = 0;
 
 	cache_scan_release(s);
-	if (scan_two_levels(s, units, scan_unit_file) || scan_tmp(s, tmp))
+	if (scan_dir(s, units, scan_unit_folder, 0) || scan_dir(s, tmp, scan_probe_file, 0))
 		ret = -1;
 	if (s->nr_units)
 		qsort(s->units, s->nr_units, sizeof(*s->units), by_key);

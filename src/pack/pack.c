@@ -147,8 +147,10 @@ int pack_run(const struct cache *cache, const char *private_dir, const char *cke
 		if (read_unit(cache, &priv, private_dir, d.what, "incore", it, &bins[i + 1],
 			      run_start, rc))
 			goto out;
-		children[i] = (struct layout_child){ .func_id = it->func_id, .sig = it->sig,
-						     .sig_count = it->sig_count, .name = it->label };
+		children[i] = (struct layout_child){
+			.func_id = it->func_id, .sig = it->sig, .sig_count = it->sig_count,
+			.name = it->label,
+		};
 		layout_bin(&bins[i + 1], &children[i].bin, &children[i].size);
 	}
 	lc = (struct layout_callable){ .what = d.what, .sig = d.sig, .sig_count = d.sig_count,
