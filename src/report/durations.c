@@ -43,12 +43,11 @@ static void put(struct durations *d, const char *id, double seconds)
 	*v = seconds;
 }
 
-/* Parse the log text into d (sum and known included); returns the number of
- * well-formed lines. */
+/* Parse the log text into d; returns the number of well-formed lines. */
 static size_t parse(struct durations *d, const char *text, size_t len)
 {
 	const char *p = text, *end = text + len;
-	size_t lines = 0, i;
+	size_t lines = 0;
 
 	while (p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p)), *tab;
@@ -71,18 +70,12 @@ static size_t parse(struct durations *d, const char *text, size_t len)
 		}
 		p = nl + 1;
 	}
-	d->sum = 0;
-	d->known = d->map.nr;
-	for (i = 0; i < d->map.nr; i++)
-		d->sum += *(double *)d->map.entries[i].value;
 	return lines;
 }
 
 void durations_init(struct durations *d)
 {
 	hashmap_init(&d->map);
-	d->sum = 0;
-	d->known = 0;
 }
 
 void durations_release(struct durations *d)
@@ -124,7 +117,7 @@ static int compact(const char *text, size_t len, struct buf *out, void *data)
 	(void)data;
 	durations_init(&d);
 	lines = parse(&d, text, len);
-	if (lines > COMPACT_MIN_LINES && lines > COMPACT_RATIO * d.known) {
+	if (lines > COMPACT_MIN_LINES && lines > COMPACT_RATIO * d.map.nr) {
 		for (size_t i = 0; i < d.map.nr; i++)
 			buf_addf(out, "%.3f\t%s\n", *(double *)d.map.entries[i].value,
 				 d.map.entries[i].key);

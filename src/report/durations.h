@@ -21,8 +21,6 @@ struct buf;
 
 struct durations {
 	struct hashmap map;	/* id -> malloc'd double (seconds), owned */
-	double sum;		/* sum of the recorded seconds of every id */
-	size_t known;		/* number of ids */
 };
 
 /* Append "seconds\tid\n" to CACHE/durations.log in one O_APPEND write, and
