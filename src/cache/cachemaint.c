@@ -106,14 +106,11 @@ static int scan_unit_file(struct cache_scan *s, const char *path, const char *na
 	char key[DIGEST_HEX_SIZE];
 	long pid = cache_temp_name_pid(name);
 
-	if (!st)
-		return 0;
-	if (pid >= 0)
+	/* Other files are none of kwarm's: left alone. */
+	if (st && pid >= 0)
 		add_temp(s, path, pid, st);
-	else if (S_ISREG(st->st_mode) && cache_entry_name_key(name, key))
+	else if (st && S_ISREG(st->st_mode) && cache_entry_name_key(name, key))
 		add_unit(s, key, st);
-	else
-		s->nr_unknown++;
 	return 0;
 }
 
@@ -130,9 +127,7 @@ static int scan_probe_file(struct cache_scan *s, const char *path, const char *n
 {
 	long pid = cache_probe_name_pid(name);
 
-	if (pid < 0 || !st)
-		s->nr_unknown++;
-	else
+	if (pid >= 0 && st)
 		add_temp(s, path, pid, st);
 	return 0;
 }

@@ -31,8 +31,7 @@ struct cache_scan {
 	struct cache_unit_entry *units;	/* sorted by key */
 	size_t nr_units, alloc_units;
 	struct cache_temp *temps;
-	size_t nr_temps, alloc_temps;
-	size_t nr_unknown;		/* other files, left alone */
+	size_t nr_temps, alloc_temps;	/* other files are left alone */
 };
 
 void cache_scan_init(struct cache_scan *s);
