@@ -15,8 +15,8 @@
  *                        missing from the cache when its first compile began
  *     done               units finished so far (built, cached or failed)
  *     events             what each step did (events.h)
- *     failed, pending,   which classes failed, and the goals' callables not
- *     pending.at         yet packed (settle.h)
+ *     failed, pending    which classes failed, and the goals' callables not
+ *                        yet packed with a cursor in them (settle.h)
  *     summary            present once a step wrote the run's summary.json
  *     final              present once a step printed the run's closing lines
  *     cache_unusable     why the cache could not take a result of this run

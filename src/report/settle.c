@@ -11,7 +11,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#define PENDING_HEAD "kwarm-pending 1\n"
+/* The head of pending, then the cursor at a fixed width (settle.h). */
+#define PENDING_HEAD "kwarm-pending 2 "
+#define AT_WIDTH 20
+#define HEAD_LEN (sizeof(PENDING_HEAD) - 1 + AT_WIDTH + 1)
 /* A line is a class name and a path: this holds the longest. */
 #define CHUNK 16384
 
@@ -44,19 +47,19 @@ void settle_failed_classes(const struct runstate *rs, struct strvec *out)
 	free(path);
 }
 
-/* Write the pending list of goals to path; 0, or -1 without a unit list. */
+/* Write the pending list of goals to path, its cursor at its first line; the
+ * file open for reading and writing, or -1 without a unit list. */
 static int write_pending(const struct runstate *rs, const char *goals, const char *path)
 {
 	struct buf b = BUF_INIT;
 	struct unitlist ul;
 	struct strvec picked;
-	int all, ret, fd;
+	int all, fd = -1;
 
 	strvec_init(&picked);
 	all = runstate_goals_pick_all(goals, &picked);
-	ret = unitlist_load_gently(&ul, rs->units);
-	if (!ret) {
-		buf_adds(&b, PENDING_HEAD);
+	if (!unitlist_load_gently(&ul, rs->units)) {
+		buf_addf(&b, "%s%*zu\n", PENDING_HEAD, AT_WIDTH, HEAD_LEN);
 		for (size_t i = 0; i < ul.nr_callables; i++) {
 			const struct unitlist_callable *c = &ul.callables[i];
 
@@ -64,15 +67,29 @@ static int write_pending(const struct runstate *rs, const char *goals, const cha
 				buf_addf(&b, "%s %s\n", c->cls, c->stamp);
 		}
 		unitlist_release(&ul);
-		fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-		if (fd < 0 || write_all(fd, b.s, b.len))
-			ret = -1;
-		if (fd >= 0)
+		fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+		if (fd >= 0 && write_all(fd, b.s, b.len)) {
 			close(fd);
+			fd = -1;
+		}
 	}
 	buf_release(&b);
 	strvec_release(&picked);
-	return ret;
+	return fd;
+}
+
+/* The cursor of pending's head; 0 when the head is not whole (a step that
+ * died while it wrote the list). */
+static off_t read_cursor(int fd)
+{
+	char head[HEAD_LEN + 1];
+	ssize_t n = pread(fd, head, HEAD_LEN, 0);
+
+	if (n != (ssize_t)HEAD_LEN || memcmp(head, PENDING_HEAD, strlen(PENDING_HEAD)) ||
+	    head[HEAD_LEN - 1] != '\n')
+		return 0;
+	head[HEAD_LEN] = '\0';
+	return (off_t)strtoll(head + strlen(PENDING_HEAD), NULL, 10);
 }
 
 struct cursor {
@@ -134,35 +151,35 @@ out:
 
 int settle_done(const struct runstate *rs, const char *goals)
 {
-	char *path = path_join(rs->dir, "pending"), *cpath = path_join(rs->dir, "pending.at");
+	char *path = path_join(rs->dir, "pending");
 	struct cursor c = { .rs = rs };
-	char text[32];
-	off_t at = (off_t)strlen(PENDING_HEAD);
-	int fd = -1, cfd = -1, done = 0;
-	ssize_t n;
+	char text[AT_WIDTH + 2];
+	off_t at = 0, was;
+	int fd, done = 0;
 
 	strvec_init(&c.failed);
-	if (access(path, F_OK) && write_pending(rs, goals, path))
-		goto out;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	cfd = open(cpath, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
-	if (fd < 0 || cfd < 0)
-		goto out;
-	n = pread(cfd, text, sizeof(text) - 1, 0);
-	text[n > 0 ? n : 0] = '\0';
-	if (n > 0)
-		at = (off_t)strtoll(text, NULL, 10);
-	done = walk(&c, fd, &at);
-	/* In place at a fixed width, as runstate_bump_done does. */
-	snprintf(text, sizeof(text), "%20lld\n", (long long)at);
-	(void)pwrite(cfd, text, strlen(text), 0);
-out:
+	fd = open(path, O_RDWR | O_CLOEXEC);
 	if (fd >= 0)
-		close(fd);
-	if (cfd >= 0)
-		close(cfd);
+		at = read_cursor(fd);
+	if (at < (off_t)HEAD_LEN) {
+		/* The first asker's, or one torn by a step that died writing it. */
+		if (fd >= 0)
+			close(fd);
+		fd = write_pending(rs, goals, path);
+		at = (off_t)HEAD_LEN;
+	}
+	if (fd < 0)
+		goto out;
+	was = at;
+	done = walk(&c, fd, &at);
+	/* In place at a fixed width, as runstate_bump_done does; only when it moved. */
+	if (at != was) {
+		snprintf(text, sizeof(text), "%*lld\n", AT_WIDTH, (long long)at);
+		(void)pwrite(fd, text, strlen(text), (off_t)strlen(PENDING_HEAD));
+	}
+	close(fd);
+out:
 	strvec_release(&c.failed);
-	free(cpath);
 	free(path);
 	return done;
 }

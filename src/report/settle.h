@@ -5,9 +5,10 @@
  *   failed       present once a step of the run failed; one line per class
  *                that failed (a unit's classes, a pack's class), as noted
  *   pending      the first asker's list of the goals' callables whose stamp
- *                was missing: "kwarm-pending 1" LF, then "CLASS STAMP" LF each
- *   pending.at   a cursor: the byte offset in pending of the first callable
- *                not yet known settled, at a fixed width, only ever moved on
+ *                was missing: "kwarm-pending 2 AT" LF, then "CLASS STAMP" LF
+ *                each; AT, a cursor in the head so that a step opens one file,
+ *                is the byte offset of the first callable not yet known
+ *                settled, 20 wide, rewritten in place and only ever moved on
  *
  * A callable is settled when its stamp exists (packed and current, by any
  * run) and no pack of it runs (runstate_pack_running), or its class failed

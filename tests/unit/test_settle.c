@@ -86,13 +86,28 @@ static void test_cursor(void)
 static void test_goals(void)
 {
 	char *kw = path_join(tmpdir, "b/.kwarm"), *units = path_join(tmpdir, "b/w.mk.plan");
+	char *pending, *text;
 	struct runstate rs;
+	size_t len;
 
 	write_list(units, kw, 0);
 	touch(kw, 'C', 3);
 	runstate_open(&rs, kw, units);
 	/* Only TestC's callable is a goal, and it is packed. */
 	CHECK_INT(settle_done(&rs, "warmup-TestC"), 1);
+	runstate_release(&rs);
+
+	/* A list torn in its head (its writer died) is made again. */
+	free(kw);
+	kw = path_join(tmpdir, "d/.kwarm");
+	runstate_open(&rs, kw, units);
+	pending = path_join(rs.dir, "pending");
+	check_write_text(NULL, pending, "kwarm-pend", 0644);
+	CHECK_INT(settle_done(&rs, "warmup-TestC"), 1);
+	CHECK_INT(read_file_all(pending, &text, &len), 0);
+	CHECK(len > 10 && starts_with(text, "kwarm-pending 2 "));
+	free(text);
+	free(pending);
 	runstate_release(&rs);
 
 	/* No unit list: never settled, and nothing made to say otherwise. */
