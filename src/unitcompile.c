@@ -9,6 +9,7 @@
 #include "path.h"
 #include "cache/publish.h"
 #include "key/reads.h"
+#include "key/toolid.h"
 #include "cache/remote.h"
 #include "run.h"
 #include "parseopt.h"
@@ -381,17 +382,23 @@ static void attempt_release(struct attempt *a)
 	memset(a, 0, sizeof(*a));
 }
 
-/* The family whose dependency output this compile asks for. */
-static enum deps_family compile_family(const struct compile_job *o)
+/* The family whose dependency output this compile asks for, from the file
+ * the compiler's identity was taken of (cc's memo: the key needs it anyway).
+ * A compiler named by a relative path runs from root, as the compile does. */
+static enum deps_family compile_family(const struct compile_job *o, struct closure_cache *cc)
 {
-	char *path;
+	const char *program = o->uc.argv.v[0];
+	char *joined = NULL, *real;
 	enum deps_family f;
 
 	if (o->uc.deps >= 0)
 		return (enum deps_family)o->uc.deps;
-	path = path_which(o->uc.argv.v[0]);
-	f = deps_family_detect(path ? path : o->uc.argv.v[0]);
-	free(path);
+	if (strchr(program, '/') && program[0] != '/')
+		program = joined = path_join(o->root, program);
+	real = toolid_target(cc, program);
+	f = real ? deps_family_named(real) : deps_family_detect(o->uc.argv.v[0]);
+	free(real);
+	free(joined);
 	return f;
 }
 
@@ -409,7 +416,6 @@ static int run_compile(struct compile_job *o, struct attempt *a, struct buf *out
 	strvec_init(&sources);
 	strvec_init(&dirs);
 	unit_command_inputs(&o->uc, &sources, &dirs);
-	o->family = compile_family(o);
 	*listed = !deps_request(o->family, sources.nr, a->deps, &extra, &env);
 	strvec_pushv(&argv, &o->launcher);
 	for (size_t i = 0; i < o->uc.argv.nr; i++) {
@@ -547,6 +553,7 @@ static int compile_unit(struct compile_job *o, const struct cache *cache, struct
 		tools = path_join(cache->dir, "tools");
 		cc.tool_memo_dir = tools;
 	}
+	o->family = compile_family(o, &cc);
 	/* The outputs go beside the entry, so that a rename publishes them. */
 	attempt_init(&a, home, o->key);
 	if (home == cache)

@@ -42,21 +42,23 @@ static int name_is(const char *base, const char *name)
 	return len == n || end[-(long)n - 1] == '-';
 }
 
+enum deps_family deps_family_named(const char *real)
+{
+	const char *slash = strrchr(real, '/'), *base = slash ? slash + 1 : real;
+
+	if (name_is(base, "clang") || name_is(base, "clang++"))
+		return DEPS_CLANG;
+	if (name_is(base, "gcc") || name_is(base, "g++") || name_is(base, "cc") ||
+	    name_is(base, "c++") || name_is(base, "cpp"))
+		return DEPS_GCC;
+	return DEPS_NONE;
+}
+
 enum deps_family deps_family_detect(const char *path)
 {
 	char *real = realpath(path, NULL);
-	const char *base, *slash;
-	enum deps_family f = DEPS_NONE;
+	enum deps_family f = deps_family_named(real ? real : path);
 
-	base = real ? real : path;
-	slash = strrchr(base, '/');
-	if (slash)
-		base = slash + 1;
-	if (name_is(base, "clang") || name_is(base, "clang++"))
-		f = DEPS_CLANG;
-	else if (name_is(base, "gcc") || name_is(base, "g++") || name_is(base, "cc") ||
-		 name_is(base, "c++") || name_is(base, "cpp"))
-		f = DEPS_GCC;
 	free(real);
 	return f;
 }

@@ -19,6 +19,8 @@ const char *deps_family_name(enum deps_family f);
 /* The family of the compiler at path (resolved through links to its real file
  * name: g++-12, clang-14, ...); DEPS_NONE for any other compiler. */
 enum deps_family deps_family_detect(const char *path);
+/* deps_family_detect of a path already resolved (toolid_target's). */
+enum deps_family deps_family_named(const char *real);
 
 /* How one compile of nsources sources writes its list to dfile: words to add
  * after the compiler (to argv_extra) and "NAME=VALUE" variables to set (to

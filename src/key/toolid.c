@@ -26,6 +26,7 @@ struct tool_memo {
 	struct filestamp stamp;	/* of the file exec runs (stat follows links) */
 	int known;
 	char hex[DIGEST_HEX_SIZE];
+	char real[PATH_MAX];	/* the file exec runs (realpath), once known */
 	char path[];		/* the resolved path */
 };
 
@@ -62,12 +63,14 @@ static struct tool_memo *resolve(struct closure_cache *cc, const char *program)
  * The identity memo shared by processes (one compile step each), one file per
  * tool under cc->tool_memo_dir, named by the SHA-256 of the resolved path:
  *
- *   kwarm-toolid-memo 1
+ *   kwarm-toolid-memo 2
  *   <dev> <ino> <size> <mtime_ns> <ctime_ns>
  *   <identity hex>
+ *   <realpath: the file exec runs>
  *
  * It is trusted only while stat() of the tool still gives that stamp, as the
  * in-process memo is; a tool replaced by a package update has a new inode.
+ * The realpath saves a compile step resolving the links again for its name.
  */
 static char *memo_path(const struct closure_cache *cc, const char *path)
 {
@@ -84,22 +87,26 @@ static void format_stamp(char *out, size_t size, const struct filestamp *st)
 		 (long long)st->mtime_ns, (long long)st->ctime_ns);
 }
 
-static int memo_read(const struct closure_cache *cc, const char *path,
-		     const struct filestamp *stamp, char hex[DIGEST_HEX_SIZE])
+static int memo_read(const struct closure_cache *cc, struct tool_memo *memo)
 {
-	char *file, *text = NULL, want[128], expect[256];
-	size_t len;
+	char *file, *text = NULL, *p, want[128], expect[256];
+	size_t len, head;
 	int ret = -1;
 
 	if (!cc->tool_memo_dir)
 		return -1;
-	file = memo_path(cc, path);
-	format_stamp(want, sizeof(want), stamp);
-	snprintf(expect, sizeof(expect), "kwarm-toolid-memo 1\n%s\n", want);
-	if (!read_file_all(file, &text, &len) && len == strlen(expect) + 65 &&
-	    !strncmp(text, expect, strlen(expect)) && text[len - 1] == '\n') {
-		memcpy(hex, text + strlen(expect), 64);
-		hex[64] = '\0';
+	file = memo_path(cc, memo->path);
+	format_stamp(want, sizeof(want), &memo->stamp);
+	snprintf(expect, sizeof(expect), "kwarm-toolid-memo 2\n%s\n", want);
+	head = strlen(expect);
+	if (!read_file_all(file, &text, &len) && len > head + 66 && len - head - 66 < PATH_MAX &&
+	    !strncmp(text, expect, head) && text[head + 64] == '\n' && text[head + 65] == '/' &&
+	    text[len - 1] == '\n') {
+		p = text + head;
+		memcpy(memo->hex, p, 64);
+		memo->hex[64] = '\0';
+		memcpy(memo->real, p + 65, len - head - 66);
+		memo->real[len - head - 66] = '\0';
 		ret = 0;
 	}
 	free(text);
@@ -108,8 +115,7 @@ static int memo_read(const struct closure_cache *cc, const char *path,
 }
 
 /* Best effort: a memo that cannot be written only costs a hash next time. */
-static void memo_write(const struct closure_cache *cc, const char *path,
-		       const struct filestamp *stamp, const char hex[DIGEST_HEX_SIZE])
+static void memo_write(const struct closure_cache *cc, const struct tool_memo *memo)
 {
 	char *file, *tmp, line[128];
 	struct buf b = BUF_INIT, name = BUF_INIT;
@@ -117,11 +123,14 @@ static void memo_write(const struct closure_cache *cc, const char *path,
 
 	if (!cc->tool_memo_dir || mkdir_p(cc->tool_memo_dir))
 		return;
-	file = memo_path(cc, path);
+	/* A name the memo's line cannot hold is resolved again each time. */
+	if (strchr(memo->real, '\n'))
+		return;
+	file = memo_path(cc, memo->path);
 	cache_add_temp_name(&name, file, (long)getpid(), 0);
 	tmp = buf_detach(&name);
-	format_stamp(line, sizeof(line), stamp);
-	buf_addf(&b, "kwarm-toolid-memo 1\n%s\n%s\n", line, hex);
+	format_stamp(line, sizeof(line), &memo->stamp);
+	buf_addf(&b, "kwarm-toolid-memo 2\n%s\n%s\n%s\n", line, memo->hex, memo->real);
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
 	if (fd >= 0) {
 		if (write_all(fd, b.s, b.len) || close(fd) || rename(tmp, file))
@@ -132,48 +141,72 @@ static void memo_write(const struct closure_cache *cc, const char *path,
 	free(file);
 }
 
-int toolid_get(struct closure_cache *cc, const char *program, char **resolved,
-	       char hex[DIGEST_HEX_SIZE])
+/* The identity of program, memoized in cc and in the memo folder; NULL
+ * after saying why into cc->why. */
+static struct tool_memo *identify(struct closure_cache *cc, const char *program)
 {
 	struct tool_memo *memo = resolve(cc, program);
-	char content[DIGEST_HEX_SIZE], *real;
+	char content[DIGEST_HEX_SIZE];
+	const char *real;
 	struct filestamp stamp;
 	struct stat st;
 	struct digest d;
 
 	if (!memo)
-		return -1;
+		return NULL;
 	if (stat(memo->path, &st))
-		return error_errno_to(cc->why, "cannot read compiler '%s'", memo->path);
+		goto fail;
 	filestamp_from_stat(&stamp, &st);
 	/* The same file as last time: no need to hash 1 MB of driver again. */
 	if (memo->known && filestamp_equal(&stamp, &memo->stamp))
-		goto done;
-	if (!memo_read(cc, memo->path, &stamp, memo->hex))
+		return memo;
+	memo->known = 0;
+	memo->stamp = stamp;
+	if (!memo_read(cc, memo))
 		goto remember;
-	real = realpath(memo->path, NULL);
+	real = realpath(memo->path, memo->real);
 	if (!real)
-		return error_errno_to(cc->why, "cannot read compiler '%s'", memo->path);
+		goto fail;
 	/* Hash what exec runs: the symlink's target, re-validated by stat on each call. */
-	if (filehash_get(&cc->files, real, content, NULL)) {
-		error_errno_to(cc->why, "cannot read compiler '%s'", memo->path);
-		free(real);
-		return -1;
-	}
+	if (filehash_get(&cc->files, real, content, NULL))
+		goto fail;
 	digest_init(&d);
 	digest_add_str(&d, "schema", "kwarm-toolid-1");
 	digest_add_str(&d, "path", memo->path);
 	digest_add_str(&d, "realpath", real);
 	digest_add_str(&d, "sha256", content);
 	digest_final_hex(&d, memo->hex);
-	free(real);
-	memo_write(cc, memo->path, &stamp, memo->hex);
+	memo_write(cc, memo);
 remember:
-	memo->stamp = stamp;
 	memo->known = 1;
-done:
+	return memo;
+fail:
+	error_errno_to(cc->why, "cannot read compiler '%s'", memo->path);
+	return NULL;
+}
+
+int toolid_get(struct closure_cache *cc, const char *program, char **resolved,
+	       char hex[DIGEST_HEX_SIZE])
+{
+	struct tool_memo *memo = identify(cc, program);
+
+	if (!memo)
+		return -1;
 	memcpy(hex, memo->hex, DIGEST_HEX_SIZE);
 	if (resolved)
 		*resolved = xstrdup(memo->path);
 	return 0;
+}
+
+char *toolid_target(struct closure_cache *cc, const char *program)
+{
+	struct buf quiet = BUF_INIT, *why = cc->why;
+	struct tool_memo *memo;
+
+	/* Not reported: the compile that runs it will say. */
+	cc->why = &quiet;
+	memo = identify(cc, program);
+	cc->why = why;
+	buf_release(&quiet);
+	return memo ? xstrdup(memo->real) : NULL;
 }

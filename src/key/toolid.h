@@ -11,5 +11,9 @@
  * the caller frees. 0, or -1 after an error naming the compiler. */
 int toolid_get(struct closure_cache *cc, const char *program, char **resolved,
 	       char hex[DIGEST_HEX_SIZE]);
+/* The file exec runs for program (its links resolved), known with its
+ * identity (memoized as toolid_get's): no resolving per compile step. The
+ * caller frees; NULL, not reported, when it cannot be read. */
+char *toolid_target(struct closure_cache *cc, const char *program);
 
 #endif

@@ -52,6 +52,9 @@ static void test_family(void)
 	CHECK_INT(deps_family_detect("/nowhere/clang++-14"), DEPS_CLANG);
 	CHECK_INT(deps_family_detect("/nowhere/kwarm-standin"), DEPS_NONE);
 	CHECK_INT(deps_family_detect("/nowhere/tcc"), DEPS_NONE);
+	CHECK_INT(deps_family_named("/usr/bin/x86_64-linux-gnu-gcc-12"), DEPS_GCC);
+	CHECK_INT(deps_family_named("clang-14"), DEPS_CLANG);
+	CHECK_INT(deps_family_named("/usr/bin/tcc"), DEPS_NONE);
 	CHECK_INT(deps_family_parse("gcc"), DEPS_GCC);
 	CHECK_INT(deps_family_parse("none"), DEPS_NONE);
 	CHECK_INT(deps_family_parse("msvc"), -1);

@@ -109,6 +109,50 @@ static void test_new_content(void)
 	CHECK_STR(h2, h1);
 }
 
+/* The file exec runs, through the link, known with the identity: a second
+ * process reads both from the memo folder, hashing and resolving nothing; a
+ * memo of another stamp is not trusted. */
+static void test_target_memo(void)
+{
+	char *memos = xstrfmt("%s/memos", dir), *real = NULL, *want = xstrfmt("%s", cc_path);
+	char h1[DIGEST_HEX_SIZE], h2[DIGEST_HEX_SIZE];
+	struct closure_cache cc;
+
+	closure_cache_init(&cc);
+	cc.tool_memo_dir = memos;
+	real = toolid_target(&cc, cc_link);
+	CHECK_STR(real, want);
+	free(real);
+	CHECK_INT(toolid_get(&cc, cc_link, NULL, h1), 0);
+	CHECK_INT(cc.files.reads, 1);
+	closure_cache_release(&cc);
+
+	closure_cache_init(&cc);
+	cc.tool_memo_dir = memos;
+	CHECK_INT(toolid_get(&cc, cc_link, NULL, h2), 0);
+	CHECK_STR(h2, h1);
+	real = toolid_target(&cc, cc_link);
+	CHECK_STR(real, want);
+	free(real);
+	CHECK_INT(cc.files.reads, 0);
+	closure_cache_release(&cc);
+
+	check_write_text(NULL, cc_path, script2, 0755);
+	closure_cache_init(&cc);
+	cc.tool_memo_dir = memos;
+	CHECK_INT(toolid_get(&cc, cc_link, NULL, h2), 0);
+	CHECK(strcmp(h2, h1) != 0);
+	CHECK_INT(cc.files.reads, 1);
+	closure_cache_release(&cc);
+	check_write_text(NULL, cc_path, script, 0755);
+
+	closure_cache_init(&cc);
+	CHECK(toolid_target(&cc, "kwarm-no-such-compiler") == NULL);
+	closure_cache_release(&cc);
+	free(want);
+	free(memos);
+}
+
 /* Errors name the compiler. */
 static void test_errors(void)
 {
@@ -162,6 +206,7 @@ int main(int argc, char **argv)
 	TEST(test_symlink(), "symlink");
 	TEST(test_path_lookup(), "path_lookup");
 	TEST(test_new_content(), "new_content");
+	TEST(test_target_memo(), "target_memo");
 	TEST(test_errors(), "errors");
 	free(dir);
 	free(bin);
