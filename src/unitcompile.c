@@ -330,19 +330,21 @@ static int go_private(struct compile_job *o, struct cache *priv, const char *why
 }
 
 /* The temp files of one attempt, beside the entry they become: a rename
- * publishes the last one. Registered, so a signal removes them. */
+ * publishes the last one. Registered once a step may write them, so a signal
+ * removes them. */
 struct attempt {
 	char *obj, *linked, *text, *deps;
 	int slots[4];
 	int linking, extracting;	/* the steps that write linked, text ran */
+	const char *published;		/* the one renamed into the entry */
 };
 
 /* The temp of the entry's stem numbered word (cacheentry.h's name). */
-static char *attempt_file(const char *stem, uint32_t word)
+static char *attempt_file(const char *stem, long pid, uint32_t word)
 {
 	struct buf b = BUF_INIT;
 
-	cache_add_temp_name(&b, stem, (long)getpid(), word);
+	cache_add_temp_name(&b, stem, pid, word);
 	return buf_detach(&b);
 }
 
@@ -350,16 +352,17 @@ static void attempt_init(struct attempt *a, const struct cache *home, const char
 {
 	char *stem = cache_unit_path(home, key, "");
 	char *dir = path_dirname(stem);
+	long pid = (long)getpid();
 
 	mkdir_p(dir);
 	a->linking = a->extracting = 0;
-	a->obj = attempt_file(stem, 0xa00);
-	a->linked = attempt_file(stem, 0xa01);
-	a->text = attempt_file(stem, 0xa02);
-	a->deps = attempt_file(stem, 0xa03);
+	a->published = NULL;
+	a->obj = attempt_file(stem, pid, 0xa00);
+	a->linked = attempt_file(stem, pid, 0xa01);
+	a->text = attempt_file(stem, pid, 0xa02);
+	a->deps = attempt_file(stem, pid, 0xa03);
 	a->slots[0] = publish_register_temp(a->obj);
-	a->slots[1] = publish_register_temp(a->linked);
-	a->slots[2] = publish_register_temp(a->text);
+	a->slots[1] = a->slots[2] = -1;	/* by the link and the extract step */
 	a->slots[3] = publish_register_temp(a->deps);
 	free(dir);
 	free(stem);
@@ -373,8 +376,8 @@ static void attempt_release(struct attempt *a)
 	for (size_t i = 0; i < ARRAY_SIZE(files); i++) {
 		if (!files[i])
 			continue;
-		/* No failing unlink of a file no step wrote. */
-		if (made[i])
+		/* No failing unlink of a file no step wrote, or that is the entry now. */
+		if (made[i] && files[i] != a->published)
 			unlink(files[i]);
 		publish_unregister_temp(a->slots[i]);
 		free(files[i]);
@@ -459,6 +462,7 @@ static int run_steps(struct compile_job *o, struct attempt *a, struct buf *outpu
 		strvec_push(&link, a->linked);
 		strvec_push(&link, a->obj);
 		a->linking = 1;
+		a->slots[1] = publish_register_temp(a->linked);
 		if (run_step("link", &link, o, output, why) ||
 		    check_output(a->linked, "link", o, output))
 			goto out;
@@ -466,6 +470,7 @@ static int run_steps(struct compile_job *o, struct attempt *a, struct buf *outpu
 	}
 	if (o->uc.extract_text) {
 		a->extracting = 1;
+		a->slots[2] = publish_register_temp(a->text);
 		if (extract_text(*final, a->text, o->label, why))
 			goto out;
 		*final = a->text;
@@ -542,7 +547,7 @@ static int compile_unit(struct compile_job *o, const struct cache *cache, struct
 	char *tools = NULL, *cannot = NULL;
 	const char *final = NULL;
 	double start = now_monotonic(), seconds;
-	int ret = -1, failed, stored, listed = 0;
+	int ret = -1, failed, stored, renamed, listed = 0;
 
 	memset(&closure, 0, sizeof(closure));
 	memset(&h, 0, sizeof(h));
@@ -600,12 +605,16 @@ static int compile_unit(struct compile_job *o, const struct cache *cache, struct
 	held_release(&h);
 	why = home == cache ? hold(o, &h) : NULL;
 	stored = !cache_unit_adopt_begin(home, o->key, final, o->label, lines.s, &ad, why);
+	/* Renamed into the entry by finish, unless begin published a copy. */
+	renamed = stored && ad.fd >= 0;
 	seconds = now_monotonic() - start;
 	if (home == cache && o->id)
 		durations_record(cache->dir, o->id, seconds, why);
 	if (home == cache)
 		cachelog_event(cache->dir, "miss", o->key, seconds);
 	stored = stored && !cache_unit_adopt_finish(&ad);
+	if (stored && renamed)
+		a.published = final;
 	if (home == cache)
 		unhold(o);
 	if (!stored) {

@@ -57,14 +57,15 @@ struct run {
 static const struct run *this_run(void)
 {
 	static struct run memo;
+	pid_t me = getpid();
 
-	if (memo.for_pid == getpid())
+	if (memo.for_pid == me)
 		return &memo;
-	memo.for_pid = getpid();
+	memo.for_pid = me;
 	memo.found = !find_run(&memo.pid, &memo.start);
 	/* The stable conversion: the same tag in every process. */
 	if (!memo.found)
-		snprintf(memo.tag, sizeof(memo.tag), "%d@0", (int)getpid());
+		snprintf(memo.tag, sizeof(memo.tag), "%d@0", (int)me);
 	else
 		snprintf(memo.tag, sizeof(memo.tag), "%d@%.2f", memo.pid,
 			 os_ticks_to_unix_stable(memo.start));
