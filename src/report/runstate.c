@@ -291,15 +291,22 @@ int runstate_pack_running(const struct runstate *rs, const char *ckey)
 	return running;
 }
 
+/* One read of a counter file, written whole in one go and newline last
+ * (write_int, runstate_bump_done): without the newline, read too early. */
 static int read_int(const char *path, int *v)
 {
-	char *text;
-	size_t len;
+	char text[32];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
 
-	if (read_file_all(path, &text, &len))
+	if (fd < 0)
 		return -1;
+	n = read(fd, text, sizeof(text) - 1);
+	close(fd);
+	if (n <= 0 || text[n - 1] != '\n')
+		return -1;
+	text[n] = '\0';
 	*v = atoi(text);
-	free(text);
 	return 0;
 }
 
@@ -366,28 +373,32 @@ static void count_missing(const char *path, void *data)
 		++*(int *)data;
 }
 
-int runstate_total(const struct runstate *rs, const char *cache_dir, const char *goals)
+int runstate_total(struct runstate *rs, const char *cache_dir, const char *goals)
 {
-	char *path = path_join(rs->dir, "total");
+	char *path;
 	int total = 0;
 
-	if (!read_int(path, &total)) {
-		free(path);
-		return total;
-	}
+	if (runstate_total_fixed(rs))
+		return rs->total;
+	path = path_join(rs->dir, "total");
 	each_goal_entry(rs, cache_dir, goals, count_missing, &total);
 	write_int(path, total);
 	free(path);
+	rs->total = total;
+	rs->total_known = 1;
 	return total;
 }
 
-int runstate_total_fixed(const struct runstate *rs)
+int runstate_total_fixed(struct runstate *rs)
 {
-	char *path = path_join(rs->dir, "total");
-	int there = !access(path, F_OK);
+	char *path;
 
-	free(path);
-	return there;
+	if (!rs->total_known) {
+		path = path_join(rs->dir, "total");
+		rs->total_known = !read_int(path, &rs->total);
+		free(path);
+	}
+	return rs->total_known;
 }
 
 static void mark_used(const char *path, void *data)

@@ -58,6 +58,8 @@ struct runstate {
 	int slot_fd;
 	int pack_fd;		/* this pack's packing.<ckey>, -1 when none */
 	int first;		/* this step started the run */
+	int total_known;	/* total holds the run's total (runstate_total) */
+	int total;
 };
 
 /* Join the run of this process in kw_dir (a new run starts a new trace);
@@ -81,11 +83,12 @@ int runstate_lock(const struct runstate *rs);
 void runstate_unlock(int fd);
 /* Under the lock: the run's total, computed by the first caller from the
  * unit list, the cache's manifests and goals (MAKECMDGOALS: "", "warmup" or
- * anything else = every unit; only warmup-CLASS words = those classes'). */
-int runstate_total(const struct runstate *rs, const char *cache_dir, const char *goals);
-/* True when the run's total is there (runstate_total computed it); no lock
- * needed: it only ever goes from missing to there. */
-int runstate_total_fixed(const struct runstate *rs);
+ * anything else = every unit; only warmup-CLASS words = those classes').
+ * Kept in rs: a step reads it once. */
+int runstate_total(struct runstate *rs, const char *cache_dir, const char *goals);
+/* True when the run's total is there (runstate_total computed it), then kept
+ * in rs; no lock needed: it only ever goes from missing to there. */
+int runstate_total_fixed(struct runstate *rs);
 /* The run's first step only (a no-op in the others): mark every entry of
  * goals that is in the cache as used now, so that 'kwarm cache prune' keeps
  * (CACHE_PRUNE_GRACE) what make has just found up to date and the run's packs

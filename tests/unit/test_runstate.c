@@ -399,6 +399,7 @@ static void test_total(void)
 			int lock = runstate_lock(&rs);
 
 			unlink(total_file);
+			rs.total_known = 0;	/* as a fresh step of a fresh run */
 			if (!CHECK_INT(runstate_total(&rs, cache, cases[i].goals), cases[i].want))
 				fprintf(stderr, "  goals \"%s\"\n", cases[i].goals);
 			runstate_unlock(lock);
@@ -406,11 +407,25 @@ static void test_total(void)
 	}
 	/* The first caller fixes it: later ones read it, whatever they pass. */
 	unlink(total_file);
+	rs.total_known = 0;
 	CHECK_INT(runstate_total(&rs, cache, "warmup-TestB"), 1);
 	CHECK_INT(runstate_total(&rs, "/elsewhere", ""), 1);
 	text = check_read_file(total_file);
 	CHECK_STR(text, "1\n");
 	free(text);
+	/* A step reads it once: then it is the step's. */
+	unlink(total_file);
+	CHECK(runstate_total_fixed(&rs));
+	CHECK_INT(runstate_total(&rs, cache, ""), 1);
+	CHECK(access(total_file, F_OK) != 0);
+	runstate_release(&rs);
+	/* Another step reads what the first wrote; one torn (no newline) is not read. */
+	runstate_open(&rs, kw, units);
+	check_write_text(NULL, total_file, "7", 0644);
+	CHECK(!runstate_total_fixed(&rs));
+	check_write_text(NULL, total_file, "7\n", 0644);
+	CHECK(runstate_total_fixed(&rs));
+	CHECK_INT(runstate_total(&rs, cache, ""), 7);
 	runstate_release(&rs);
 
 	/* No unit list: 0, silently. (Under LeakSanitizer this part reports the
