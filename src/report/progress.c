@@ -59,23 +59,28 @@ static void announce_failed_classes(const struct progress_step *st, int is_unit,
  * goals left (over), and no step said so before. */
 static int closing_step(struct runstate *rs, int failed, int over, int keep_going)
 {
+	/* First what is known without a look at the run's folder. */
+	if (keep_going && !over)
+		return 0;
 	if (!failed && !runstate_marked(rs, "failed"))
 		return 0;
 	if (!keep_going)
 		return failed;
-	return over && runstate_mark(rs, "final");
+	return runstate_mark(rs, "final");
 }
 
 /* Under the lock: whether this step rewrites summary.json. Not every step: the
  * file lists every class, so that would make the run's reporting quadratic.
  * These keep it complete whenever make stops: the run's first step to end
- * (the file names this run from then on), a failed step, a step after which
+ * (the file names this run from then on: the one that made settle's list,
+ * marked instead when there is no list), a failed step, a step after which
  * the run is over (nothing of its goals left, no compile to come), and once a
  * step failed without -k (make starts nothing more), each step still under
  * way. */
-static int rewrites_summary(struct runstate *rs, int failed, int over, int keep_going)
+static int rewrites_summary(struct runstate *rs, int made, int failed, int over,
+			    int keep_going)
 {
-	return runstate_mark(rs, "summary") || failed || over ||
+	return made > 0 || (made < 0 && runstate_mark(rs, "summary")) || failed || over ||
 	       (!keep_going && runstate_marked(rs, "failed"));
 }
 
@@ -106,7 +111,7 @@ static void record_locked(struct runstate *rs, const struct progress_step *st, i
 	};
 	struct strvec before;
 	int failed = !strcmp(st->status, "failed");
-	int keep_going = jobserver_keep_going(getenv("MAKEFLAGS")), over;
+	int keep_going = jobserver_keep_going(getenv("MAKEFLAGS")), over, made;
 
 	strvec_init(&before);
 	if (failed && st->github)
@@ -122,8 +127,9 @@ static void record_locked(struct runstate *rs, const struct progress_step *st, i
 		progress_line(rs, st, line);
 	/* Callables whose stamp is there but whose units' entries were gone
 	 * are packed again after their compiles: not over before those. */
-	over = settle_done(rs, st->goals ? st->goals : "") && !runstate_compiles_pending(rs);
-	if (rewrites_summary(rs, failed, over, keep_going))
+	over = settle_done(rs, st->goals ? st->goals : "", &made) &&
+	       !runstate_compiles_pending(rs);
+	if (rewrites_summary(rs, made, failed, over, keep_going))
 		(void)summary_write(rs);
 	if (failed && st->github)
 		announce_failed_classes(st, is_unit, &before, line);

@@ -17,7 +17,8 @@
  *     events             what each step did (events.h)
  *     failed, pending    which classes failed, and the goals' callables not
  *                        yet packed with a cursor in them (settle.h)
- *     summary            present once a step wrote the run's summary.json
+ *     summary            in a run without a settle list (settle.h, no
+ *                        plan): present once a step wrote its summary.json
  *     final              present once a step printed the run's closing lines
  *     cache_unusable     why the cache could not take a result of this run
  *                        (the first reason; its units went to the private store)

@@ -149,13 +149,13 @@ out:
 	return end;
 }
 
-int settle_done(const struct runstate *rs, const char *goals)
+int settle_done(const struct runstate *rs, const char *goals, int *made)
 {
 	char *path = path_join(rs->dir, "pending");
 	struct cursor c = { .rs = rs };
 	char text[AT_WIDTH + 2];
 	off_t at = 0, was;
-	int fd, done = 0;
+	int fd, done = 0, made_now = 0;
 
 	strvec_init(&c.failed);
 	fd = open(path, O_RDWR | O_CLOEXEC);
@@ -167,6 +167,7 @@ int settle_done(const struct runstate *rs, const char *goals)
 			close(fd);
 		fd = write_pending(rs, goals, path);
 		at = (off_t)HEAD_LEN;
+		made_now = fd < 0 ? -1 : 1;
 	}
 	if (fd < 0)
 		goto out;
@@ -179,6 +180,8 @@ int settle_done(const struct runstate *rs, const char *goals)
 	}
 	close(fd);
 out:
+	if (made)
+		*made = made_now;
 	strvec_release(&c.failed);
 	free(path);
 	return done;

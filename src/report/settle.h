@@ -30,7 +30,9 @@ void settle_note_failed(const struct runstate *rs, const struct strvec *owners);
 void settle_failed_classes(const struct runstate *rs, struct strvec *out);
 /* Under the lock: true when every callable of goals (MAKECMDGOALS, see
  * runstate_goals_pick_all) of rs's unit list is settled; never without a
- * unit list. */
-int settle_done(const struct runstate *rs, const char *goals);
+ * unit list. *made (may be NULL): 1 when this call made the list (the run's
+ * first step to ask, as every step asks as it ends: the first to end), 0 when
+ * it was there, -1 when it cannot be made (no unit list). */
+int settle_done(const struct runstate *rs, const char *goals, int *made);
 
 #endif

@@ -51,17 +51,20 @@ static void test_cursor(void)
 	char *a = stamp_path(kw, 'A', 0);
 	struct runstate rs;
 	struct strvec failed;
+	int made = 9;
 
 	write_list(units, kw, 0);
 	runstate_open(&rs, kw, units);
 	touch(kw, 'C', 3);				/* TestC: packed already */
-	CHECK_INT(settle_done(&rs, "warmup"), 0);	/* A, B1, B2 to go */
+	CHECK_INT(settle_done(&rs, "warmup", &made), 0);	/* A, B1, B2 to go */
+	CHECK_INT(made, 1);				/* the first to ask made it */
 	/* The list is the first asker's: a callable added later is not in it. */
 	write_list(units, kw, 1);
 	touch(kw, 'B', 1);
-	CHECK_INT(settle_done(&rs, "warmup"), 0);	/* stuck at A */
+	CHECK_INT(settle_done(&rs, "warmup", &made), 0);	/* stuck at A */
+	CHECK_INT(made, 0);
 	touch(kw, 'A', 0);
-	CHECK_INT(settle_done(&rs, "warmup"), 0);	/* stuck at B2 */
+	CHECK_INT(settle_done(&rs, "warmup", NULL), 0);	/* stuck at B2 */
 	strvec_init(&failed);
 	settle_failed_classes(&rs, &failed);
 	CHECK_INT(failed.nr, 0);
@@ -73,10 +76,10 @@ static void test_cursor(void)
 	CHECK_INT(failed.nr, 2);
 	CHECK_STR(failed.nr ? failed.v[0] : NULL, "TestB");
 	strvec_release(&failed);
-	CHECK_INT(settle_done(&rs, "warmup"), 1);	/* B2's class failed */
+	CHECK_INT(settle_done(&rs, "warmup", NULL), 1);	/* B2's class failed */
 	/* Passed once: a stamp gone behind the cursor is not looked at again. */
 	CHECK_INT(unlink(a), 0);
-	CHECK_INT(settle_done(&rs, "warmup"), 1);
+	CHECK_INT(settle_done(&rs, "warmup", NULL), 1);
 	runstate_release(&rs);
 	free(a);
 	free(units);
@@ -89,12 +92,13 @@ static void test_goals(void)
 	char *pending, *text;
 	struct runstate rs;
 	size_t len;
+	int made = 9;
 
 	write_list(units, kw, 0);
 	touch(kw, 'C', 3);
 	runstate_open(&rs, kw, units);
 	/* Only TestC's callable is a goal, and it is packed. */
-	CHECK_INT(settle_done(&rs, "warmup-TestC"), 1);
+	CHECK_INT(settle_done(&rs, "warmup-TestC", NULL), 1);
 	runstate_release(&rs);
 
 	/* A list torn in its head (its writer died) is made again. */
@@ -103,7 +107,7 @@ static void test_goals(void)
 	runstate_open(&rs, kw, units);
 	pending = path_join(rs.dir, "pending");
 	check_write_text(NULL, pending, "kwarm-pend", 0644);
-	CHECK_INT(settle_done(&rs, "warmup-TestC"), 1);
+	CHECK_INT(settle_done(&rs, "warmup-TestC", NULL), 1);
 	CHECK_INT(read_file_all(pending, &text, &len), 0);
 	CHECK(len > 10 && starts_with(text, "kwarm-pending 2 "));
 	free(text);
@@ -114,8 +118,9 @@ static void test_goals(void)
 	free(kw);
 	kw = path_join(tmpdir, "c/.kwarm");
 	runstate_open(&rs, kw, "/no/such/list");
-	CHECK_INT(settle_done(&rs, "warmup"), 0);
-	CHECK_INT(settle_done(&rs, "warmup"), 0);
+	CHECK_INT(settle_done(&rs, "warmup", &made), 0);
+	CHECK_INT(made, -1);
+	CHECK_INT(settle_done(&rs, "warmup", NULL), 0);
 	runstate_release(&rs);
 	free(units);
 	free(kw);
