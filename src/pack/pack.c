@@ -49,18 +49,24 @@ out:
 	return ret;
 }
 
+/* Open the private store in priv when it exists and is not open yet: once
+ * before the units are read, and again after a compile that may have made
+ * it. 0, or -1 after reporting. */
+static int open_private(struct cache *priv, const char *private_dir)
+{
+	if (priv->dir || !private_dir || access(private_dir, F_OK))
+		return 0;
+	return cache_init(priv, private_dir);
+}
+
 /* Read a unit's verified bytes, from the cache or else the private store
- * (opened in priv, when it exists, on first need). 1 when read, 0 when neither
- * holds it valid, -1 after reporting. */
-static int find_unit(const struct cache *cache, struct cache *priv, const char *private_dir,
+ * (priv, when open). 1 when read, 0 when neither holds it valid. */
+static int find_unit(const struct cache *cache, const struct cache *priv,
 		     const struct packdesc_item *it, struct buf *bin, double run_start)
 {
 	const char *why;
 
 	buf_reset(bin);
-	if (!priv->dir && private_dir && access(private_dir, F_OK) == 0 &&
-	    cache_init(priv, private_dir))
-		return -1;
 	/* A unit compiled without the cache: the private store holds it. */
 	if (priv->dir && cache_unit_check(cache, it->key, 0) == 0 &&
 	    cache_unit_get(priv, it->key, bin, &why) == 1)
@@ -81,17 +87,16 @@ static int read_unit(const struct cache *cache, struct cache *priv, const char *
 		     const char *what, const char *kind, const struct packdesc_item *it,
 		     struct buf *bin, double run_start, struct pack_recompile *rc)
 {
-	int found = find_unit(cache, priv, private_dir, it, bin, run_start);
-
-	if (found)
-		return found < 0 ? -1 : 0;
+	if (find_unit(cache, priv, it, bin, run_start))
+		return 0;
 	if (rc) {
 		if (rc->compile(rc, it->key))
 			return error("cannot pack %s: %s '%s' did not compile", what, kind,
 				     it->label);
-		found = find_unit(cache, priv, private_dir, it, bin, run_start);
-		if (found)
-			return found < 0 ? -1 : 0;
+		if (open_private(priv, private_dir))
+			return -1;
+		if (find_unit(cache, priv, it, bin, run_start))
+			return 0;
 		return error("cannot pack %s: %s '%s' is not in the cache after its compile",
 			     what, kind, it->label);
 	}
@@ -137,6 +142,8 @@ int pack_run(const struct cache *cache, const char *private_dir, const char *cke
 		goto out;
 	}
 	bins = xcalloc(d.nr_children + 1, sizeof(*bins));
+	if (open_private(&priv, private_dir))
+		goto out;
 	if (read_unit(cache, &priv, private_dir, d.what, "orchestration", &d.orch, &bins[0],
 		      run_start, rc))
 		goto out;
