@@ -76,25 +76,35 @@ static void remove_ended_runs(const struct runstate *rs)
 	free(runs);
 }
 
+/* One read of a small file written whole in one go, newline last (a read
+ * without the newline came too early): NUL-terminated in text; 0, or -1. */
+static int read_line(const char *path, char *text, size_t size)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, text, size - 1);
+	close(fd);
+	if (n <= 0 || text[n - 1] != '\n')
+		return -1;
+	text[n] = '\0';
+	return 0;
+}
+
 /* Read a run's start file "START ZERO" (ZERO, the trace's zero, may be
  * missing: then START); 0, or -1. */
 static int read_start(const char *path, double *start, double *zero)
 {
-	char *text, *end;
-	size_t len;
+	char text[128], *end;
 
-	if (read_file_all(path, &text, &len))
+	if (read_line(path, text, sizeof(text)))
 		return -1;
-	/* Written in one go, newline last: without it, read too early. */
-	if (!len || text[len - 1] != '\n') {
-		free(text);
-		return -1;
-	}
 	*start = strtod(text, &end);
 	*zero = strtod(end, &end);
 	if (*zero <= 0)
 		*zero = *start;
-	free(text);
 	return *start > 0 ? 0 : -1;
 }
 
@@ -153,14 +163,14 @@ void runstate_open(struct runstate *rs, const char *kw_dir, const char *units)
 	rs->pid = atoi(rs->tag);
 	rs->dir = xstrfmt("%s/run/%s", kw_dir, rs->tag);
 	start = path_join(rs->dir, "start");
-	if (mkdir_p(kw_dir))
-		goto out;
 	/* A later step of the run needs no lock: the first wrote start before
 	 * it let go of the lock. */
 	if (!read_start(start, &rs->start, &rs->zero)) {
 		free(start);
 		return;
 	}
+	if (mkdir_p(kw_dir))
+		goto out;
 	lock = runstate_lock(rs);
 	if (stat(rs->dir, &st) && errno == ENOENT && !mkdir_p(rs->dir)) {
 		/* One zero for every step's trace times: the first step's reading
@@ -291,21 +301,12 @@ int runstate_pack_running(const struct runstate *rs, const char *ckey)
 	return running;
 }
 
-/* One read of a counter file, written whole in one go and newline last
- * (write_int, runstate_bump_done): without the newline, read too early. */
 static int read_int(const char *path, int *v)
 {
 	char text[32];
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
 
-	if (fd < 0)
+	if (read_line(path, text, sizeof(text)))
 		return -1;
-	n = read(fd, text, sizeof(text) - 1);
-	close(fd);
-	if (n <= 0 || text[n - 1] != '\n')
-		return -1;
-	text[n] = '\0';
 	*v = atoi(text);
 	return 0;
 }
