@@ -534,13 +534,13 @@ static void write_variables(struct buf *b, const struct plan *plan,
 		 "# whether all is up to date (make -q: the first answer is the answer).\n"
 		 "ifneq ($(KWARM_STOP),1)\nifeq ($(findstring q,$(filter-out -%,$(firstword $(MAKEFLAGS)))),)\n"
 		 "MAKEFLAGS += -k\nendif\nendif\n.SUFFIXES:\n.DELETE_ON_ERROR:\n.DEFAULT_GOAL := warmup\n\n"
-		 "KW_SELF := $(lastword $(MAKEFILE_LIST))\nKW_PLAN := ");
+		 "KW_SELF := $(lastword $(MAKEFILE_LIST))\nKW_MAKEFILE := ");
 	makefile_add_shell_word(b, opts->self);
 	buf_adds(b, "\nKW_KWARM := ");
 	makefile_add_shell_word(b, opts->kwarm);
 	buf_adds(b, "\nKW_ROOT := ");
 	makefile_add_shell_word(b, plan->spec->root);
-	buf_addf(b, "\nKW_CACHE := %s\nKW_OUT := %s\nKW_PLANFILE := $(KW_PLAN).plan\n",
+	buf_addf(b, "\nKW_CACHE := %s\nKW_OUT := %s\nKW_PLANFILE := $(KW_MAKEFILE).plan\n",
 		 plan->cache_dir, plan->out_dir);
 	buf_adds(b, "KW_Q := $(if $(filter 1,$(V)),,@)\n");
 	/* Progress, trace and summary of each run go to OUT/.kwarm (runstate.h). */
@@ -669,6 +669,6 @@ void makefile_write(const struct plan *plan, const struct makefile_options *opts
 		sink_flush(out);
 	}
 	write_help(out, plan);
-	buf_adds(b, "\nkw-force:\n\n# What remakes this file when an input changes.\ninclude $(KW_PLAN).inputs\n");
+	buf_adds(b, "\nkw-force:\n\n# What remakes this file when an input changes.\ninclude $(KW_MAKEFILE).inputs\n");
 	write_inputs(inputs, plan, opts);
 }

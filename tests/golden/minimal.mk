@@ -37,12 +37,12 @@ endif
 .DEFAULT_GOAL := warmup
 
 KW_SELF := $(lastword $(MAKEFILE_LIST))
-KW_PLAN := @TMP@/a.mk
+KW_MAKEFILE := @TMP@/a.mk
 KW_KWARM := @KWARM@
 KW_ROOT := @TMP@/minimal
 KW_CACHE := @TMP@/cache
 KW_OUT := @TMP@/out
-KW_PLANFILE := $(KW_PLAN).plan
+KW_PLANFILE := $(KW_MAKEFILE).plan
 KW_Q := $(if $(filter 1,$(V)),,@)
 KW_GOALS := $(subst ',,$(MAKECMDGOALS))
 KW_REPORT := --state $(KW_OUT)/.kwarm --plan $(KW_PLANFILE) --goals '$(KW_GOALS)'
@@ -106,4 +106,4 @@ help:
 kw-force:
 
 # What remakes this file when an input changes.
-include $(KW_PLAN).inputs
+include $(KW_MAKEFILE).inputs
