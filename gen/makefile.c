@@ -1,5 +1,4 @@
 #include "makefile.h"
-#include "key/deps.h"
 #include "cache/cache.h"
 #include "cache/store.h"
 
@@ -98,14 +97,6 @@ static void add_comment_text(struct buf *b, const char *s)
 	}
 }
 
-static void add_words(struct buf *b, const struct strvec *sv)
-{
-	for (size_t i = 0; i < sv->nr; i++) {
-		buf_addch(b, ' ');
-		makefile_add_shell_word(b, sv->v[i]);
-	}
-}
-
 static int check_unit_paths(const struct plan_unit *u)
 {
 	const struct strvec *lists[] = { &u->cmd.argv, &u->cmd.link, &u->launcher };
@@ -142,32 +133,19 @@ static void add_out_path(struct buf *b, const struct plan *plan, const char *pat
 	add_path(b, path, as_target);
 }
 
-/* " NAME VALUE", shell-quoted. */
-static void add_option(struct buf *b, const char *name, const char *value)
+static void add_word(const char *word, void *b)
 {
 	buf_addch(b, ' ');
-	buf_adds(b, name);
-	buf_addch(b, ' ');
-	makefile_add_shell_word(b, value);
+	makefile_add_shell_word(b, word);
 }
 
 /* The words of a unit's recipe that only it has (the rest is KW_COMPILE,
- * which takes the key from the target's name): its launcher, link and extract
- * steps, dependency family and variables, then "--" and the compile command. */
+ * which takes the key from the target's name), as the plan's side file has
+ * them: its launcher, link and extract steps, dependency family and
+ * variables, then "--" and the compile command. */
 static void add_unit_words(struct buf *b, const struct plan_unit *u)
 {
-	for (size_t i = 0; i < u->launcher.nr; i++)
-		add_option(b, "--launcher", u->launcher.v[i]);
-	for (size_t i = 0; i < u->cmd.link.nr; i++)
-		add_option(b, "--link", u->cmd.link.v[i]);
-	if (u->cmd.extract_text)
-		add_option(b, "--extract", "text");
-	if (u->cmd.deps >= 0)
-		add_option(b, "--deps", deps_family_name((enum deps_family)u->cmd.deps));
-	for (size_t i = 0; i < u->cmd.env.nr; i++)
-		add_option(b, "--env", u->cmd.env.v[i]);
-	buf_adds(b, " --");
-	add_words(b, &u->cmd.argv);
+	plan_unit_walk_words(u, add_word, b);
 }
 
 static void write_unit(struct buf *b, const struct plan *plan, const struct plan_unit *u)

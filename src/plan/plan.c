@@ -292,6 +292,11 @@ static void push_option(struct strvec *words, const char *name, const char *valu
 	strvec_push(words, value);
 }
 
+static void push_word(const char *word, void *words)
+{
+	strvec_push(words, word);
+}
+
 void plan_unit_words(const struct plan *plan, const struct plan_unit *u, struct strvec *words)
 {
 	struct buf owners = BUF_INIT;
@@ -307,18 +312,35 @@ void plan_unit_words(const struct plan *plan, const struct plan_unit *u, struct 
 	strvec_join(&owners, &u->owners, ",");
 	push_option(words, "--owners", buf_str(&owners));
 	buf_release(&owners);
-	for (size_t i = 0; i < u->launcher.nr; i++)
-		push_option(words, "--launcher", u->launcher.v[i]);
-	for (size_t i = 0; i < u->cmd.link.nr; i++)
-		push_option(words, "--link", u->cmd.link.v[i]);
-	if (u->cmd.extract_text)
-		push_option(words, "--extract", "text");
-	if (u->cmd.deps >= 0)
-		push_option(words, "--deps", deps_family_name((enum deps_family)u->cmd.deps));
-	for (size_t i = 0; i < u->cmd.env.nr; i++)
-		push_option(words, "--env", u->cmd.env.v[i]);
-	strvec_push(words, "--");
-	strvec_pushv(words, &u->cmd.argv);
+	plan_unit_walk_words(u, push_word, words);
+}
+
+void plan_unit_walk_words(const struct plan_unit *u, void (*fn)(const char *word, void *data),
+			  void *data)
+{
+	for (size_t i = 0; i < u->launcher.nr; i++) {
+		fn("--launcher", data);
+		fn(u->launcher.v[i], data);
+	}
+	for (size_t i = 0; i < u->cmd.link.nr; i++) {
+		fn("--link", data);
+		fn(u->cmd.link.v[i], data);
+	}
+	if (u->cmd.extract_text) {
+		fn("--extract", data);
+		fn("text", data);
+	}
+	if (u->cmd.deps >= 0) {
+		fn("--deps", data);
+		fn(deps_family_name((enum deps_family)u->cmd.deps), data);
+	}
+	for (size_t i = 0; i < u->cmd.env.nr; i++) {
+		fn("--env", data);
+		fn(u->cmd.env.v[i], data);
+	}
+	fn("--", data);
+	for (size_t i = 0; i < u->cmd.argv.nr; i++)
+		fn(u->cmd.argv.v[i], data);
 }
 
 int plan_build(struct plan *plan, const struct spec *spec, const char *cache_dir,

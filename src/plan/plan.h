@@ -54,5 +54,10 @@ void plan_release(struct plan *plan);
 /* The words of unit u's `kwarm compile` recipe after "compile", less the run's
  * report options: options, "--", the command (appended to words). */
 void plan_unit_words(const struct plan *plan, const struct plan_unit *u, struct strvec *words);
+/* fn(word, data) for each word of plan_unit_words that only unit u has, in
+ * order (the Makefile writes them too): launcher, link, extract, deps, env,
+ * "--", the command. */
+void plan_unit_walk_words(const struct plan_unit *u, void (*fn)(const char *word, void *data),
+			  void *data);
 
 #endif
