@@ -19,7 +19,15 @@ import distccd  # noqa: E402
 import trace_idle  # noqa: E402
 import workloads as wl  # noqa: E402
 
-RECIPE = "\t$(KW_Q)$(KW_COMPILE) "
+# A unit's own words in the generated Makefile: KW_CMD_<key> = WORDS (gen/makefile.c).
+UNIT_LINE = re.compile(r"^KW_CMD_[0-9a-f]{64} = ")
+
+
+def unit_lines(mk):
+    """The words of each unit line of a generated Makefile, in file order."""
+    with open(mk) as f:
+        return [shlex.split(line[m.end():]) for line in f for m in [UNIT_LINE.match(line)] if m]
+
 # The modelled farm: DISTCC_HOSTS='localhost/FARM_LOCAL farm/FARM_REMOTE'.
 FARM_REMOTE, FARM_LOCAL = 8, 1
 DISTCC_VARS = ("DISTCC_HOSTS", "DISTCC_FALLBACK", "DISTCC_DIR", "DISTCC_VERBOSE",
@@ -101,14 +109,10 @@ class Bench:
         (cwd, argv with '{out}' as the output placeholder)."""
         by_key = {}
         root = makefile_root(mk)
-        with open(mk) as f:
-            for line in f:
-                if not line.startswith(RECIPE):
-                    continue
-                words = shlex.split(line[len(RECIPE):])
-                cmd = words[words.index("--") + 1:]
-                flag = next(x for x in cmd if x in wl.ROLE_FLAG.values())
-                by_key[(flag, cmd[-1])] = (root, cmd)
+        for words in unit_lines(mk):
+            cmd = words[words.index("--") + 1:]
+            flag = next(x for x in cmd if x in wl.ROLE_FLAG.values())
+            by_key[(flag, cmd[-1])] = (root, cmd)
         units = w.units()
         if len(by_key) != len(units):
             raise SystemExit("bench: %s has %d unit recipes, the workload %d units"
@@ -323,7 +327,7 @@ class Bench:
                 ok.append(daemon.compiles() - before)
             mk = os.path.join(os.path.dirname(cache), "warmup.mk")
             res.update(farm=min(farm), local=min(local), compile_ok=min(ok), reps=self.a.reps,
-                       units=sum(1 for line in open(mk) if line.startswith(RECIPE)))
+                       units=len(unit_lines(mk)))
             log("  distcc -j%d %.2f s (COMPILE_OK %d/%d), local -j2 %.2f s"
                 % (res["n"], res["farm"], res["compile_ok"], res["units"], res["local"]))
             return res
@@ -373,7 +377,7 @@ class Bench:
                 self.run(["make", "-f", mk, "-j8", "warmup"], log_name=mk + ".warm.log")
                 times.append(time.monotonic() - t0)
             res["kwarm_real"] = min(times)
-            res["real_units"] = sum(1 for line in open(mk) if line.startswith(RECIPE))
+            res["real_units"] = len(unit_lines(mk))
             if self.ccache:
                 res["ccache"] = self.ccache_hits(mk, d)
         return res
@@ -415,12 +419,9 @@ class Bench:
         pool of 8. ccache does not cache -shared links: -c instead."""
         cmds = []
         root = makefile_root(mk)
-        with open(mk) as f:
-            for line in f:
-                if line.startswith(RECIPE):
-                    words = shlex.split(line[len(RECIPE):])
-                    cmd = ["-c" if x == "-shared" else x for x in words[words.index("--") + 1:]]
-                    cmds.append((root, [self.ccache] + cmd))
+        for words in unit_lines(mk):
+            cmd = ["-c" if x == "-shared" else x for x in words[words.index("--") + 1:]]
+            cmds.append((root, [self.ccache] + cmd))
         self.env["CCACHE_DIR"] = os.path.join(d, "ccache")
         try:
             self.pool_into(cmds, os.path.join(d, "cc-miss"))

@@ -177,12 +177,11 @@ open(p, "wb").write(b)
 PY
 }
 
-# unit_keys MAKEFILE [PATTERN]: the keys of the Makefile's unit rules in the
-# order of the rules (a unit's target is its entry, units/<k>/<key>.m; its
-# recipe holds its compile command), only those whose recipe matches PATTERN
-# (an awk regular expression) when one is given.
+# unit_keys MAKEFILE [PATTERN]: the keys of the Makefile's units in the order
+# of their lines (a unit's line is KW_CMD_<key> = its own words and compile
+# command; its target is its entry, units/<k>/<key>.m), only those whose line
+# matches PATTERN (an awk regular expression) when one is given.
 unit_keys() {
 	awk -v pat="${2:-}" '
-		/^\$\(KW_CACHE\)\/units\/.\/[0-9a-f]+\.m:$/ { key = $0; sub(/^.*\//, "", key); sub(/\.m:$/, "", key); next }
-		/^\t\$\(KW_Q\)\$\(KW_COMPILE\)/ { if (key != "" && (pat == "" || $0 ~ pat)) print key; key = "" }' "$1"
+		/^KW_CMD_[0-9a-f]+ = / { if (pat == "" || $0 ~ pat) { key = $1; sub(/^KW_CMD_/, "", key); print key } }' "$1"
 }

@@ -13,7 +13,5 @@ keys = {}
 def full(m):
     return "@K%d@" % keys.setdefault(m.group(0), len(keys) + 1)
 text = re.sub(r"[0-9a-f]{64}", full, text)
-# A KW_E word: the entry's folder (its key's first digit), then its key.
-text = re.sub(r"(\s)[0-9a-f]/(@K\d+@)", r"\1X/\2", text)
 
 sys.stdout.write(text)

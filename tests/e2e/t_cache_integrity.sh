@@ -82,7 +82,7 @@ cp out-s/TestA.callable good-a.callable
 cp out-s/TestB.callable good-b.callable
 mapfile -t shared < <(unit_keys s.mk | head -2)
 for k in "${shared[@]}"; do
-	[ "$(grep -B1 -- "/$k.m:$" s.mk | grep -c '^# .* of TestA, TestB$')" = 1 ] || fail "unit $k is not shared"
+	[ "$(grep -B1 -- "^KW_CMD_$k = " s.mk | grep -c '^# .* of TestA, TestB$')" = 1 ] || fail "unit $k is not shared"
 	damage flip "$k"
 done
 rm -rf out-s
