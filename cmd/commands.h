@@ -11,6 +11,7 @@ int cmd_exec(int argc, char **argv);
 int cmd_cache(int argc, char **argv);
 int cmd_summary(int argc, char **argv);
 int cmd_explain(int argc, char **argv);
+int cmd_stale(int argc, char **argv);
 
 extern const char usage_gen[];
 extern const char usage_compile[];
@@ -19,6 +20,7 @@ extern const char usage_exec[];
 extern const char usage_cache[];
 extern const char usage_summary[];
 extern const char usage_explain[];
+extern const char usage_stale[];
 
 /* Print "kwarm: MSG" and the command's usage to stderr; returns 2. */
 int usage_error(const char *usage, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

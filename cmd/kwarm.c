@@ -23,6 +23,7 @@ static const struct command commands[] = {
 	{ "cache", cmd_cache, usage_cache, "cache stats, verify and prune" },
 	{ "summary", cmd_summary, usage_summary, "rewrite OUT/.kwarm/summary.json and count the classes" },
 	{ "explain", cmd_explain, usage_explain, "say why a unit would compile" },
+	{ "stale", cmd_stale, usage_stale, "name an input of a Makefile that changed (its remake check)" },
 };
 
 static const struct command *find_command(const char *name)

@@ -7,6 +7,7 @@
 #include "version.h"
 
 #include <string.h>
+#include <sys/stat.h>
 
 /* Bytes 1 to 31, for strcspn. */
 #define CONTROL_CHARS "\x01\x02\x03\x04\x05\x06\x07\x08\x09\x0a\x0b\x0c\x0d\x0e\x0f" \
@@ -367,6 +368,85 @@ static void write_help(struct sink *out, const struct plan *plan)
 	}
 }
 
+/* The watch list, at the end of THIS.inputs inside a conditional make
+ * never takes, so that make skips it:
+ *
+ *	ifeq (kwarm,stale)
+ *	i PATH		an input: changed when missing or newer than the Makefile
+ *	a PATH		an entry never built: changed when it exists, newer
+ *	endif
+ *
+ * (a unit never built: once its entry exists, the Makefile learns what the
+ * compile read, and then watches those files). The paths pass through
+ * make's check: no control character or backslash. */
+#define WATCH_BEGIN "ifeq (kwarm,stale)\n"
+#define WATCH_END "endif\n"
+
+static void write_watch_list(struct sink *out, const struct plan *plan)
+{
+	struct buf *b = &out->b;
+
+	buf_adds(b, WATCH_BEGIN);
+	for (size_t i = 0; i < plan->inputs.nr; i++) {
+		buf_adds(b, "i ");
+		buf_adds(b, plan->inputs.v[i]);
+		buf_addch(b, '\n');
+		sink_flush(out);
+	}
+	for (size_t i = 0; i < plan->appear.nr; i++) {
+		buf_adds(b, "a ");
+		buf_adds(b, plan->appear.v[i]);
+		buf_addch(b, '\n');
+	}
+	buf_adds(b, WATCH_END);
+}
+
+/* Whether the watched path changed since the Makefile's time mk. */
+static int watch_changed(char kind, const char *path, const struct timespec *mk)
+{
+	struct stat st;
+
+	if (stat(path, &st))
+		return kind == 'i';
+	return st.st_mtim.tv_sec > mk->tv_sec ||
+	       (st.st_mtim.tv_sec == mk->tv_sec && st.st_mtim.tv_nsec > mk->tv_nsec);
+}
+
+int makefile_changed_input(const char *makefile, struct buf *changed)
+{
+	char *path = xstrfmt("%s" MAKEFILE_INPUTS_SUFFIX, makefile), *text = NULL;
+	struct stat st;
+	size_t len;
+	const char *p, *end;
+	int ret = 0;
+
+	if (stat(makefile, &st) || read_file_all(path, &text, &len) ||
+	    !(p = strstr(text, "\n" WATCH_BEGIN))) {
+		buf_adds(changed, makefile);
+		goto out;
+	}
+	for (p += strlen("\n" WATCH_BEGIN); *p && !starts_with(p, WATCH_END); p = end + 1) {
+		char *name;
+
+		end = p + strcspn(p, "\n");
+		if (end - p < 3 || (p[0] != 'i' && p[0] != 'a') || p[1] != ' ' || !*end) {
+			ret = error("'%s': a bad line in its watch list", path);
+			break;
+		}
+		name = xstrndup(p + 2, end - p - 2);
+		if (watch_changed(p[0], name, &st.st_mtim)) {
+			buf_adds(changed, name);
+			free(name);
+			break;
+		}
+		free(name);
+	}
+out:
+	free(text);
+	free(path);
+	return ret;
+}
+
 /* THIS.inputs: the rule that remakes the Makefile, and its inputs. */
 static void write_inputs(struct sink *out, const struct plan *plan,
 			 const struct makefile_options *opts)
@@ -378,38 +458,17 @@ static void write_inputs(struct sink *out, const struct plan *plan,
 	add_comment_text(b, opts->self);
 	buf_adds(b, ".\n"
 		 "# That Makefile remakes itself when an input changes; a deleted\n"
-		 "# input counts as changed (empty rules below), never as an error. When\n"
-		 "# gen fails, its recipe appends lines that stop this run (make -k would\n"
-		 "# go on with this stale plan) and make the next run try gen again.\n"
-		 "# The inputs are named once, in KW_INPUTS (each name costs make about\n"
-		 "# as much to read as a rule); a name with '%' is a pattern in a target\n"
-		 "# list, so it is named apart.\n"
+		 "# input counts as changed, never as an error. When gen fails, its\n"
+		 "# recipe appends lines that stop this run (make -k would go on with\n"
+		 "# this stale plan) and make the next run try gen again.\n"
+		 "# The inputs are listed at the end, where make skips them: kwarm stale\n"
+		 "# compares them with the Makefile (make would read each name at about\n"
+		 "# the cost of a rule, twice), and names the first that changed.\n"
 		 ".PRECIOUS: $(KW_SELF)\n"
-		 "KW_INPUTS := ");
+		 "ifneq ($(shell $(KW_KWARM) stale $(KW_MAKEFILE)),)\n$(KW_SELF): kw-force\nendif\n"
+		 "$(KW_SELF): ");
 	add_prereq(b, opts->kwarm);
-	for (size_t i = 0; i < plan->inputs.nr; i++) {
-		if (strchr(plan->inputs.v[i], '%'))
-			continue;
-		buf_adds(b, " \\\n    ");
-		add_prereq(b, plan->inputs.v[i]);
-		sink_flush(out);
-	}
-	buf_adds(b, "\n$(KW_SELF): $(KW_INPUTS)");
-	for (size_t i = 0; i < plan->inputs.nr; i++) {
-		if (!strchr(plan->inputs.v[i], '%'))
-			continue;
-		buf_adds(b, " \\\n    ");
-		add_prereq(b, plan->inputs.v[i]);
-	}
-	/* A unit never built: once its entry exists, the Makefile learns what
-	 * the compile read (and then watches those files). */
-	for (size_t i = 0; i < plan->appear.nr; i++) {
-		buf_adds(b, " \\\n    $(wildcard ");
-		add_prereq(b, plan->appear.v[i]);
-		buf_adds(b, ")");
-		sink_flush(out);
-	}
-	buf_adds(b, " \\\n    $(KW_PLANFILE)");
+	buf_adds(b, " $(KW_PLANFILE)");
 	buf_adds(b, "\n\t$(KW_Q)$(KW_KWARM) gen ");
 	makefile_add_shell_word(b, opts->spec_abs);
 	buf_adds(b, " -o ");
@@ -471,16 +530,11 @@ static void write_inputs(struct sink *out, const struct plan *plan,
 	buf_adds(b, "\nifneq ($(foreach v,$(KW_ENV_VARS),$v$(if $(filter undefined,$(origin $v)),-,"
 		 "=$(value $v))),$(KW_ENV_GEN))\n$(KW_SELF): kw-force\nendif\n");
 	buf_adds(b, "\n");
-	/* "names :" with a blank: a name ending in '&' before ':' would read as
+	/* "name :" with a blank: a name ending in '&' before ':' would read as
 	 * a grouped target. */
-	buf_adds(b, "$(KW_INPUTS) :\n");
-	for (size_t i = 0; i < plan->inputs.nr; i++) {
-		if (!strchr(plan->inputs.v[i], '%'))
-			continue;
-		add_target(b, plan->inputs.v[i]);
-		buf_adds(b, " :\n");
-	}
-	buf_adds(b, "$(KW_PLANFILE):\n");
+	add_target(b, opts->kwarm);
+	buf_adds(b, " :\n$(KW_PLANFILE):\n");
+	write_watch_list(out, plan);
 }
 
 /* Every path the Makefile names must pass through make and the shell. */
