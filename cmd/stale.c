@@ -1,7 +1,7 @@
 /* kwarm stale: the remake check of a generated Makefile, run by the Makefile
  * itself ($(shell) in MAKEFILE.inputs) in place of naming every input to make. */
 #include "commands.h"
-#include "makefile.h"
+#include "inputs.h"
 #include "parseopt.h"
 #include "util.h"
 
@@ -26,7 +26,7 @@ int cmd_stale(int argc, char **argv)
 		return ret;
 	if (argc != 1)
 		return usage_error(usage_stale, "one MAKEFILE is needed");
-	ret = makefile_changed_input(argv[0], &changed) ? 1 : 0;
+	ret = inputs_changed(argv[0], &changed) ? 1 : 0;
 	if (changed.len)
 		printf("%s\n", changed.s);
 	buf_release(&changed);

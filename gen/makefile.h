@@ -28,16 +28,15 @@ int makefile_check(const struct plan *plan, const struct makefile_options *opts)
 void makefile_write(const struct plan *plan, const struct makefile_options *opts,
 		    struct sink *out, struct sink *inputs);
 
-/* The first input of makefile (from its watch list in MAKEFILE.inputs) that
- * changed since makefile was written, into changed: a missing or newer input,
- * a new entry; makefile itself when it or the list cannot be read. 0, or -1
- * after reporting a damaged list. */
-int makefile_changed_input(const char *makefile, struct buf *changed);
-
 /* Appended to the Makefile's path: the file it includes. */
 #define MAKEFILE_INPUTS_SUFFIX ".inputs"
 
 /* Quote word for /bin/sh inside a make recipe (shell quoting, then $ -> $$). */
 void makefile_add_shell_word(struct buf *b, const char *word);
+/* A path as a make target, or as a prerequisite. */
+void makefile_add_target(struct buf *b, const char *path);
+void makefile_add_prereq(struct buf *b, const char *path);
+/* Text for a comment line: printable, and never ending in a backslash. */
+void makefile_add_comment_text(struct buf *b, const char *s);
 
 #endif

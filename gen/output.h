@@ -1,5 +1,5 @@
 /* output: everything `kwarm gen` writes: the Makefile, MAKEFILE.inputs
- * (makefile.h) and the plan's side file MAKEFILE.plan (planfile.h,
+ * (inputs.h) and the plan's side file MAKEFILE.plan (planfile.h,
  * planwrite.h), each written to its temp as it is made (sink.h), then all
  * published; or made in memory (the fuzzer). */
 #ifndef KWARM_OUTPUT_H
