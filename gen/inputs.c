@@ -71,7 +71,9 @@ int inputs_changed(const char *makefile, struct buf *changed)
 
 		end = p + strcspn(p, "\n");
 		if (end - p < 3 || (p[0] != 'i' && p[0] != 'a') || p[1] != ' ' || !*end) {
+			/* Remade, not trusted: gen writes the list anew. */
 			ret = error("'%s': a bad line in its watch list", path);
+			buf_adds(changed, path);
 			break;
 		}
 		name = xstrndup(p + 2, end - p - 2);
