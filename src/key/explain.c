@@ -203,13 +203,12 @@ int explain_unit(struct closure_cache *cc, const struct cache *cache,
 	}
 	strvec_release(&reads);
 	strvec_init(&reads);
-	manifest_lines(cache, last, "covers ", &was);
-	manifest_lines(cache, last, "read ", &reads);
-	if (!was.nr) {
-		buf_addf(out, "  the cache's last entry of it (%.16s) was made by an older kwarm "
-			 "and does not say what it covered\n", last);
+	if (manifest_lines(cache, last, "covers ", &was) != 1 || !was.nr) {
+		buf_addf(out, "  the cache's last entry of it (%.16s) is unreadable or does not "
+			 "say what it covered\n", last);
 		goto out;
 	}
+	manifest_lines(cache, last, "read ", &reads);
 	compare(&was, &now, out, &said);
 	if (!said) {
 		struct buf why = BUF_INIT;

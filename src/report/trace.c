@@ -23,15 +23,12 @@ static void trace_add(const char *kw_dir, const char *text, size_t len)
 	free(path);
 	if (fd < 0)
 		return;
-	if (!fstat(fd, &st)) {
-		off_t at = st.st_size;
-
+	/* Only a closed trace is one of ours whole: anything else is left as is. */
+	if (!fstat(fd, &st) && st.st_size >= 3 &&
+	    pread(fd, tail, 3, st.st_size - 3) == 3 && !memcmp(tail, "\n]\n", 3)) {
 		buf_add(&b, text, len);
-		if (at >= 3 && pread(fd, tail, 3, at - 3) == 3 && !memcmp(tail, "\n]\n", 3)) {
-			at -= 3;
-			buf_adds(&b, "\n]\n");
-		}
-		if (pwrite(fd, b.s, b.len, at) != (ssize_t)b.len)
+		buf_adds(&b, "\n]\n");
+		if (pwrite(fd, b.s, b.len, st.st_size - 3) != (ssize_t)b.len)
 			(void)ftruncate(fd, st.st_size);	/* as it was */
 	}
 	close(fd);

@@ -14,8 +14,7 @@
  * in microseconds from the zero of the run that began the trace. The array is
  * always closed: each addition writes over the closing "\n]\n" and writes it
  * again after itself, in one write, under the run state's lock. A trace
- * without it (an older kwarm's) gets the text appended; a missing trace stays
- * missing. Nothing here ever fails a build; failures are not reported.
+ * without it (torn, or not kwarm's) is left as it is, as is a missing one. Nothing here ever fails a build; failures are not reported.
  */
 #ifndef KWARM_TRACE_H
 #define KWARM_TRACE_H

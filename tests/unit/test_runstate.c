@@ -201,6 +201,12 @@ static void test_join_trace(void)
 	CHECK_STR(text, want);
 	free(want);
 	free(text);
+	/* A trace that is not closed (torn, or not kwarm's) is left as it is. */
+	check_write_text(NULL, trace, "[\nopen", 0644);
+	add_slice(&rs, &sl);
+	text = check_read_file(trace);
+	CHECK_STR(text, "[\nopen");
+	free(text);
 	runstate_release(&rs);
 	free(other);
 	free(prev);
