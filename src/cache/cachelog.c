@@ -2,7 +2,7 @@
  *
  * CACHE/events.log, plain text, one event per line:
  *
- *     <unix seconds> SP <event> SP <key> [SP <seconds>] [SP <run>] LF
+ *     <unix seconds> SP <event> SP <key> [SP <seconds>] [SP <bytes>b] SP <run> LF
  *
  * e.g. "1718000000 miss 3f...a9 2.418 4242@1717999990.07". Events: miss (a compile ran and
  * published), wait-hit (a compile found the entry valid once it had the lock),
@@ -15,9 +15,8 @@
  * line without its LF is not an event.
  *
  * <run> is the tag of the make run the step runs under (runid.h): every step
- * of one make run writes the same tag, two concurrent runs different ones. A line without a tag (written by
- * hand, or by an older kwarm) belongs to the stretch of untagged lines around
- * it with no gap over CACHELOG_RUN_GAP seconds.
+ * of one make run writes the same tag, two concurrent runs different ones; a
+ * line without one is not an event.
  */
 #include "cache/cachelog.h"
 #include "buf.h"
@@ -152,13 +151,10 @@ int cachelog_parse_line(const char *line, size_t len, struct cachelog_event *ev)
 			goto out;
 		p = end + 1;
 	}
-	if (*p) {
-		word = p + 1;
-		if (!*word || strchr(word, ' ') || !strchr(word, '@') ||
-		    strlen(word) >= sizeof(ev->run))
-			goto out;
-		memcpy(ev->run, word, strlen(word) + 1);
-	}
+	word = p + !!*p;
+	if (!*word || strchr(word, ' ') || !strchr(word, '@') || strlen(word) >= sizeof(ev->run))
+		goto out;
+	memcpy(ev->run, word, strlen(word) + 1);
 	ret = 0;
 out:
 	free(copy);
@@ -183,31 +179,18 @@ static void assign_runs(struct cachelog *log)
 {
 	struct hashmap tags;	/* run tag -> index + 1, as a pointer-sized integer */
 
-	struct cachelog_event *prev = NULL;	/* the last untagged event */
-
 	hashmap_init(&tags);
 	log->nr_runs = 0;
 	for (size_t i = 0; i < log->nr; i++) {
 		struct cachelog_event *ev = &log->v[i];
-		void *known;
+		void *known = hashmap_get(&tags, ev->run);
 
-		if (ev->run[0]) {
-			known = hashmap_get(&tags, ev->run);
-			if (known) {
-				ev->run_index = (size_t)(uintptr_t)known - 1;
-				continue;
-			}
-			ev->run_index = log->nr_runs++;
-			hashmap_put(&tags, ev->run, (void *)(uintptr_t)(ev->run_index + 1));
+		if (known) {
+			ev->run_index = (size_t)(uintptr_t)known - 1;
 			continue;
 		}
-		/* Untagged: joins the untagged event before it when close enough
-		 * (appenders stamp before they write: neighbours may be out of order). */
-		if (prev && ev->when - prev->when <= CACHELOG_RUN_GAP)
-			ev->run_index = prev->run_index;
-		else
-			ev->run_index = log->nr_runs++;
-		prev = ev;
+		ev->run_index = log->nr_runs++;
+		hashmap_put(&tags, ev->run, (void *)(uintptr_t)(ev->run_index + 1));
 	}
 	hashmap_release(&tags);
 }

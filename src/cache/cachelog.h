@@ -16,8 +16,6 @@
 #define CACHELOG_FILE "events.log"
 #define CACHELOG_LOCK "events.lock"
 
-/* Untagged events further apart than this (seconds) belong to different runs. */
-#define CACHELOG_RUN_GAP 600
 /* cachelog_tally's run for every run. */
 #define CACHELOG_ALL_RUNS ((size_t)-1)
 
@@ -31,7 +29,7 @@ struct cachelog_event {
 	char key[DIGEST_HEX_SIZE];	/* the unit's key */
 	double seconds;			/* 0 when the line has none */
 	uint64_t bytes;			/* "<n>b": bytes a remote event moved; 0 when none */
-	char run[RUNID_TAG_SIZE];	/* runid_tag, "" when none */
+	char run[RUNID_TAG_SIZE];	/* runid_tag */
 	size_t run_index;		/* runs numbered in order of first event (load) */
 };
 
@@ -68,8 +66,7 @@ int cachelog_parse_line(const char *line, size_t len, struct cachelog_event *ev)
 void cachelog_init(struct cachelog *log);
 void cachelog_release(struct cachelog *log);
 /* Read CACHE/events.log (missing = empty; torn or garbled lines skipped) and
- * number its runs: one per run tag; untagged events, one per stretch without
- * a gap over CACHELOG_RUN_GAP. 0, or -1 after reporting. */
+ * number its runs: one per run tag. 0, or -1 after reporting. */
 int cachelog_load(struct cachelog *log, const char *cache_dir);
 /* Tally the events of run (a run_index, or CACHELOG_ALL_RUNS) into t. */
 void cachelog_tally(const struct cachelog *log, size_t run, struct cachelog_tally *t);

@@ -75,15 +75,16 @@ static void test_write_and_load(void)
 	cachelog_release(&l);
 
 	/* A missing log is empty; a torn last line and garbled lines are skipped. */
-	check_write_text(NULL, log, "100 miss " K1 " 1.5\n"
+	check_write_text(NULL, log, "100 miss " K1 " 1.5 1@1.00\n"
 			 "garbage\n"
-			 "x100 hit " K1 "\n"
-			 "100 hit\n"
-			 "100  hit " K1 "\n"
-			 "100 hit " K1 " nan\n"
+			 "x100 hit " K1 " 1@1.00\n"
+			 "100 hit 1@1.00\n"
+			 "100  hit " K1 " 1@1.00\n"
+			 "100 hit " K1 " nan 1@1.00\n"
 			 "100 hit " K1 " 1.0 extra\n"
-			 "101 corrupt " K3 "\n"
-			 "102 hit " K2, 0644);
+			 "100 hit " K1 " 1.0\n"		/* no run tag */
+			 "101 corrupt " K3 " 1@1.00\n"
+			 "102 hit " K2 " 1@1.00", 0644);
 	cachelog_init(&l);
 	CHECK_INT(cachelog_load(&l, dir), 0);
 	CHECK_INT(l.nr, 2);
@@ -106,16 +107,17 @@ static void test_write_and_load(void)
 static void test_parse_line(void)
 {
 	struct cachelog_event ev;
-	const char *good = "1718000000 wait-hit " K2 " 0.250";
+	const char *good = "1718000000 wait-hit " K2 " 0.250 42@1.00";
 
 	CHECK_INT(cachelog_parse_line(good, strlen(good), &ev), 0);
 	CHECK_INT(ev.when, 1718000000);
 	CHECK_STR(ev.event, "wait-hit");
 	CHECK_STR(ev.key, K2);
 	CHECK_INT((long long)(ev.seconds * 1000), 250);
-	/* The length bounds the line: a prefix is its own line. */
-	CHECK_INT(cachelog_parse_line(good, strlen(good) - strlen(" 0.250"), &ev), 0);
-	CHECK_INT((long long)ev.seconds, 0);
+	/* The length bounds the line: a prefix is its own line, one without a
+	 * run tag not an event. */
+	CHECK_INT(cachelog_parse_line(good, strlen(good) - strlen(" 42@1.00"), &ev), -1);
+	CHECK_INT(cachelog_parse_line("1 hit k", 7, &ev), -1);
 	CHECK_INT(cachelog_parse_line("1 averyveryverylongevent k", 26, &ev), -1);
 	CHECK_INT(cachelog_parse_line("1 hit k\0x", 9, &ev), -1);
 	CHECK_INT(cachelog_parse_line("", 0, &ev), -1);
@@ -132,7 +134,7 @@ static void test_parse_line(void)
 	CHECK_INT((long long)(ev.seconds * 10), 5);
 	CHECK_INT((long long)ev.bytes, 4096);
 	CHECK_STR(ev.run, "42@1.00");
-	CHECK_INT(cachelog_parse_line("1 upload k 77b", 14, &ev), 0);
+	CHECK_INT(cachelog_parse_line("1 upload k 77b 4@2", 18, &ev), 0);
 	CHECK_INT((long long)ev.seconds, 0);
 	CHECK_INT((long long)ev.bytes, 77);
 	CHECK_INT(cachelog_parse_line("1 upload k 0.5 b", 16, &ev), -1);
@@ -150,8 +152,8 @@ static void test_runs_and_tally(void)
 
 	/* Run A: two compiles, one also packed (a miss stays a miss). Run B: K1
 	 * waited for, then packed twice; K2 a plain hit; K3 found corrupt. Run C,
-	 * concurrent with B: compiles K3. Then untagged lines: two within the gap
-	 * (one run), one after a long pause (another). The last line is B's. */
+	 * concurrent with B: compiles K3. Then two more runs, D and E. The last
+	 * line is B's. */
 	check_write_text(NULL, log, "1000 miss " K1 " 2.0 1@1000.00\n"
 			 "1001 miss " K2 " 1.0 1@1000.00\n"
 			 "1002 hit " K1 " 1@1000.00\n"
@@ -161,9 +163,9 @@ static void test_runs_and_tally(void)
 			 "5002 hit " K1 " 2@4990.00\n"
 			 "5003 hit " K2 " 2@4990.00\n"
 			 "5004 corrupt " K3 " 2@4990.00\n"
-			 "9000 hit " K1 "\n"
-			 "9600 hit " K2 "\n"	/* exactly the gap: same run */
-			 "20000 hit " K1 "\n"
+			 "9000 hit " K1 " 4@8990.00\n"
+			 "9600 hit " K2 " 4@8990.00\n"
+			 "20000 hit " K1 " 5@19990.00\n"
 			 "5002 hit " K2 " 2@4990.00\n", 0644);
 	cachelog_init(&l);
 	CHECK_INT(cachelog_load(&l, dir), 0);
@@ -206,7 +208,7 @@ static void test_compact(void)
 	buf_adds(&b, "1000 miss " K1 " 1.0 1@1.00\n1001 miss " K2 " 1@1.00\n");
 	buf_adds(&b, "9000 hit " K1 " 2@2.00\n");
 	buf_adds(&b, "20000 hit " K1 " 3@3.00\n20001 wait-hit " K2 " 0.500 3@3.00\n");
-	buf_adds(&b, "30000 hit " K3 "\n");
+	buf_adds(&b, "30000 hit " K3 " 4@4.00\n");
 	check_write_text(NULL, log, b.s, 0644);
 	CHECK_INT(cachelog_compact(dir, 100000, 2), 0);	/* small: untouched */
 	text = check_must_read(log);
@@ -215,7 +217,7 @@ static void test_compact(void)
 	CHECK_INT(cachelog_compact(dir, 100, 2), 0);
 	text = check_must_read(log);
 	CHECK_STR(text, "20000 hit " K1 " 3@3.00\n20001 wait-hit " K2 " 0.500 3@3.00\n"
-			"30000 hit " K3 "\n");
+			"30000 hit " K3 " 4@4.00\n");
 	free(text);
 	/* Appends go on after a compaction. */
 	cachelog_event(dir, "miss", K3, 0);
