@@ -134,6 +134,15 @@ char *check_tmpdir(const char *name)
 	return dir;
 }
 
+char *check_fresh_dir(const char *top, const char *name)
+{
+	char *dir = xstrfmt("%s/%s", top, name);
+
+	if (mkdir(dir, 0777))
+		die("cannot create '%s': %s", dir, strerror(errno));
+	return dir;
+}
+
 void check_write_file(const char *path, const void *data, size_t len, int mode)
 {
 	char *dir = path_dirname(path);

@@ -67,6 +67,9 @@ int check_int_at(long long got, long long want, const char *file, int line, cons
 int check_str_at(const char *got, const char *want, const char *file, int line, const char *what);
 /* A fresh empty folder for this test program (under KWARM_TEST_TMP). Caller frees. */
 char *check_tmpdir(const char *name);
+/* A fresh empty folder top/name for one case (dies when it exists or cannot
+ * be made). Caller frees. */
+char *check_fresh_dir(const char *top, const char *name);
 /* Write len bytes of data to path, creating its folders, then chmod it to mode
  * (0644, 0755...) whatever the umask; dies on error. */
 void check_write_file(const char *path, const void *data, size_t len, int mode);

@@ -20,18 +20,9 @@ static char *tmpdir;
 #define K2 "2222222222222222222222222222222222222222222222222222222222222222"
 #define K3 "3333333333333333333333333333333333333333333333333333333333333333"
 
-static char *fresh_dir(const char *name)
-{
-	char *dir = xstrfmt("%s/%s", tmpdir, name);
-
-	if (mkdir(dir, 0777))
-		die("cannot create '%s': %s", dir, strerror(errno));
-	return dir;
-}
-
 static void test_write_and_load(void)
 {
-	char *dir = fresh_dir("write"), *log = path_join(dir, CACHELOG_FILE), *text;
+	char *dir = check_fresh_dir(tmpdir, "write"), *log = path_join(dir, CACHELOG_FILE), *text;
 	struct cachelog l;
 	long long t0 = (long long)time(NULL), t1;
 	char tag[48];
@@ -146,7 +137,7 @@ static void test_parse_line(void)
 
 static void test_runs_and_tally(void)
 {
-	char *dir = fresh_dir("tally"), *log = path_join(dir, CACHELOG_FILE);
+	char *dir = check_fresh_dir(tmpdir, "tally"), *log = path_join(dir, CACHELOG_FILE);
 	struct cachelog l;
 	struct cachelog_tally t;
 
@@ -201,7 +192,7 @@ static void test_runs_and_tally(void)
 
 static void test_compact(void)
 {
-	char *dir = fresh_dir("compact"), *log = path_join(dir, CACHELOG_FILE), *text;
+	char *dir = check_fresh_dir(tmpdir, "compact"), *log = path_join(dir, CACHELOG_FILE), *text;
 	struct buf b = BUF_INIT;
 
 	/* Four runs; keep the last two once past 100 bytes. */
@@ -231,7 +222,7 @@ static void test_compact(void)
 
 static void test_touch_use(void)
 {
-	char *dir = fresh_dir("touch"), *sub = path_join(dir, "units/1");
+	char *dir = check_fresh_dir(tmpdir, "touch"), *sub = path_join(dir, "units/1");
 	char *m = xstrfmt("%s/%s.m", sub, K1);
 	struct timespec old[2] = { { 1000000000, 0 }, { 1000000000, 0 } };
 	struct stat st;
@@ -271,7 +262,7 @@ static void test_touch_use(void)
 /* The remote tier's events: each line counts, with its bytes. */
 static void test_remote_tally(void)
 {
-	char *dir = fresh_dir("remote"), *log = path_join(dir, CACHELOG_FILE);
+	char *dir = check_fresh_dir(tmpdir, "remote"), *log = path_join(dir, CACHELOG_FILE);
 	struct cachelog l;
 	struct cachelog_tally t;
 

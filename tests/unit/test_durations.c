@@ -15,15 +15,6 @@
 
 static char *tmpdir;
 
-static char *fresh_dir(const char *name)
-{
-	char *dir = xstrfmt("%s/%s", tmpdir, name);
-
-	if (mkdir(dir, 0777))
-		die("cannot create '%s': %s", dir, strerror(errno));
-	return dir;
-}
-
 static size_t count_lines(const char *dir)
 {
 	char *path = path_join(dir, DURATIONS_LOG), *text;
@@ -42,7 +33,7 @@ static size_t count_lines(const char *dir)
 
 static void test_round_trip(void)
 {
-	char *dir = fresh_dir("round");
+	char *dir = check_fresh_dir(tmpdir, "round");
 	struct durations d;
 
 	durations_init(&d);
@@ -75,7 +66,7 @@ static void test_round_trip(void)
 
 static void test_latest_wins(void)
 {
-	char *dir = fresh_dir("latest");
+	char *dir = check_fresh_dir(tmpdir, "latest");
 	struct durations d;
 
 	durations_record(dir, "x", 5, NULL);
@@ -92,7 +83,7 @@ static void test_latest_wins(void)
 
 static void test_garbage(void)
 {
-	char *dir = fresh_dir("garbage");
+	char *dir = check_fresh_dir(tmpdir, "garbage");
 	struct durations d;
 
 	check_write_text(dir, DURATIONS_LOG,
@@ -131,7 +122,7 @@ static void test_garbage(void)
 
 static void test_load_error(void)
 {
-	char *dir = fresh_dir("loaderr");
+	char *dir = check_fresh_dir(tmpdir, "loaderr");
 	char *log = path_join(dir, DURATIONS_LOG);
 	struct durations d;
 	int saved = dup(2), devnull = open("/dev/null", O_WRONLY);
@@ -155,7 +146,7 @@ static void test_load_error(void)
 
 static void test_concurrent(void)
 {
-	char *dir = fresh_dir("concurrent");
+	char *dir = check_fresh_dir(tmpdir, "concurrent");
 	struct durations d;
 	pid_t pids[CHILDREN];
 	int i, j, status, all = 1;
@@ -200,7 +191,7 @@ static void test_concurrent(void)
 
 static void test_compaction(void)
 {
-	char *dir = fresh_dir("compact");
+	char *dir = check_fresh_dir(tmpdir, "compact");
 	struct durations d;
 	char *log = path_join(dir, DURATIONS_LOG);
 	struct stat st;
@@ -233,7 +224,7 @@ static void test_compaction(void)
 	/* Few lines per id: never compacted, whatever the size. */
 	free(log);
 	free(dir);
-	dir = fresh_dir("nocompact");
+	dir = check_fresh_dir(tmpdir, "nocompact");
 	for (i = 0; i < 1500; i++) {
 		char *id = xstrfmt("distinct unit number %d", i);
 

@@ -18,16 +18,6 @@
 
 static char *tmpdir;
 
-/* A fresh empty folder for one test. Caller frees. */
-static char *fresh_dir(const char *name)
-{
-	char *dir = xstrfmt("%s/%s", tmpdir, name);
-
-	if (mkdir(dir, 0777))
-		die("cannot create '%s': %s", dir, strerror(errno));
-	return dir;
-}
-
 /* The entries of dir, sorted and joined by spaces ("" when empty). Caller frees. */
 static char *listing(const char *dir)
 {
@@ -88,7 +78,7 @@ static int exists(const char *path)
 
 static void test_bytes(void)
 {
-	char *dir = fresh_dir("bytes"), *final = xstrfmt("%s/out.bin", dir), *text;
+	char *dir = check_fresh_dir(tmpdir, "bytes"), *final = xstrfmt("%s/out.bin", dir), *text;
 	struct stat st;
 
 	CHECK_INT(publish_bytes(final, "hello\nworld\n", 12), 0);
@@ -110,7 +100,7 @@ static void test_bytes(void)
 
 static void test_begin_abort(void)
 {
-	char *dir = fresh_dir("abort"), *final = xstrfmt("%s/out.bin", dir);
+	char *dir = check_fresh_dir(tmpdir, "abort"), *final = xstrfmt("%s/out.bin", dir);
 	char *prefix = xstrfmt("%s.tmp.%ld.", final, (long)getpid());
 	struct publish p = PUBLISH_INIT, zero;
 	struct stat st;
@@ -155,7 +145,7 @@ static void test_begin_abort(void)
 
 static void test_failing_commit(void)
 {
-	char *dir = fresh_dir("fail"), *final = xstrfmt("%s/out.bin", dir), *msg;
+	char *dir = check_fresh_dir(tmpdir, "fail"), *final = xstrfmt("%s/out.bin", dir), *msg;
 	struct stat st;
 
 	/* rename(2) of a file over a folder fails: nothing may remain. */
@@ -193,7 +183,7 @@ static void test_failing_commit(void)
  * ("; "-separated after what it holds) and nothing on stderr. */
 static void test_gently(void)
 {
-	char *dir = fresh_dir("gently"), *final = xstrfmt("%s/out.bin", dir), *msg;
+	char *dir = check_fresh_dir(tmpdir, "gently"), *final = xstrfmt("%s/out.bin", dir), *msg;
 	struct buf why = BUF_INIT;
 
 	CHECK_INT(mkdir(final, 0777), 0);
@@ -228,7 +218,7 @@ static void test_gently(void)
 
 static void test_replace(void)
 {
-	char *dir = fresh_dir("replace"), *final = xstrfmt("%s/out.bin", dir), *text;
+	char *dir = check_fresh_dir(tmpdir, "replace"), *final = xstrfmt("%s/out.bin", dir), *text;
 	struct stat before, after;
 	char old[16];
 	int fd;
@@ -266,7 +256,7 @@ static int wait_exit_code(pid_t pid)
 
 static void test_file_size_limit(void)
 {
-	char *dir = fresh_dir("fsize"), *final = xstrfmt("%s/big.bin", dir);
+	char *dir = check_fresh_dir(tmpdir, "fsize"), *final = xstrfmt("%s/big.bin", dir);
 	char *errpath = xstrfmt("%s/../fsize.err", dir), *msg;
 	pid_t pid = fork();
 
@@ -351,7 +341,7 @@ static void child_begin_and_write(const char *final, int report)
 
 static void test_signal_cleanup(void)
 {
-	char *dir = fresh_dir("signal"), *final = xstrfmt("%s/out.bin", dir);
+	char *dir = check_fresh_dir(tmpdir, "signal"), *final = xstrfmt("%s/out.bin", dir);
 	char *line;
 	pid_t pid;
 
@@ -412,7 +402,7 @@ static void test_keeps_ignored_signal(void)
 
 static void test_exit_cleanup(void)
 {
-	char *dir = fresh_dir("exit");
+	char *dir = check_fresh_dir(tmpdir, "exit");
 	char *file = xstrfmt("%s/f", dir), *kept = xstrfmt("%s/kept", dir);
 	pid_t pid = fork();
 
@@ -453,7 +443,7 @@ static void test_exit_cleanup(void)
  * a later slot than freed ones is still removed. */
 static void test_exit_cleans_high_slot(void)
 {
-	char *dir = fresh_dir("high");
+	char *dir = check_fresh_dir(tmpdir, "high");
 	char *names[3];
 	pid_t pid;
 
