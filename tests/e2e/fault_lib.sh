@@ -167,3 +167,23 @@ fault_settle() {
 		sleep 0.01
 	done
 }
+
+# fault_signal_run SIG V DELAY: edit every source to version V, start a
+# warm-up (output in run$V.txt) in a process group that make leads (the
+# script has no job control, so setsid need not fork and $! is that group's
+# id), send SIG to the group DELAY seconds later and wait until all of it is
+# gone. Adds 1 to $interrupted when the signal found the group still there.
+fault_signal_run() {
+	local sig=$1 v=$2 d=$3 pid
+	fault_version "$v"
+	setsid make -f warmup.mk -j2 warmup > "run$v.txt" 2>&1 &
+	pid=$!
+	fault_group_leader "$pid"
+	sleep "$d"	# the random point of the signal: intended, not a wait
+	if kill -"$sig" -- -"$pid" 2>/dev/null; then
+		interrupted=$((interrupted + 1))
+	fi
+	wait "$pid" || true
+	# The group's processes (compilers, kwarm holding flocks) die asynchronously.
+	fault_settle "$pid" "run $v: processes of the signalled group"
+}

@@ -53,16 +53,7 @@ delays=$(python3 -c 'import random; r = random.Random(4321); print(" ".join("%.3
 interrupted=0 v=0
 for d in $delays; do
 	v=$((v + 1))
-	fault_version "$v"
-	setsid make -f warmup.mk -j2 warmup > "int$v.txt" 2>&1 &
-	pid=$!
-	fault_group_leader "$pid"
-	sleep "$d"	# the random point of the interrupt: intended, not a wait
-	if kill -INT -- -"$pid" 2>/dev/null; then
-		interrupted=$((interrupted + 1))
-	fi
-	wait "$pid" || true
-	fault_settle "$pid"
+	fault_signal_run INT "$v" "$d"
 	tree_check cache out refs --no-temps > /dev/null || fail "run $v (SIGINT after $d s): temps or torn files"
 	[ -e warmup.mk ] || fail "run $v (SIGINT after $d s): the Makefile is gone"
 	make -f warmup.mk -j2 warmup > "rerun$v.txt" 2>&1 || { cat "rerun$v.txt"; fail "run $v: the re-run failed"; }

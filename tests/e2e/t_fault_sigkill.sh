@@ -23,21 +23,7 @@ delays=$(python3 -c 'import random; r = random.Random(1234); print(" ".join("%.3
 interrupted=0 recovered=0 v=0
 for d in $delays; do
 	v=$((v + 1))
-	fault_version "$v"
-	# setsid: make leads a process group of its own (the script has no job
-	# control, so setsid need not fork and $! is that group's id), once the
-	# background child has got that far.
-	setsid make -f warmup.mk -j2 warmup > "run$v.txt" 2>&1 &
-	pid=$!
-	fault_group_leader "$pid"
-	sleep "$d"	# the random point of the kill: intended, not a wait
-	if kill -KILL -- -"$pid" 2>/dev/null; then
-		interrupted=$((interrupted + 1))
-	fi
-	wait "$pid" || true
-	# The killed group's processes (compilers, kwarm holding flocks) die
-	# asynchronously.
-	fault_settle "$pid" "run $v: processes of the killed group"
+	fault_signal_run KILL "$v" "$d"
 	tree_check cache out refs > /dev/null || fail "run $v (killed after $d s): torn files"
 	make -f warmup.mk -j2 warmup > "rerun$v.txt" 2>&1 || { cat "rerun$v.txt"; fail "run $v: the re-run failed"; }
 	tree_check cache out refs > /dev/null || fail "run $v: torn files after the re-run"
