@@ -371,14 +371,16 @@ static void test_wakeup(void)
 }
 
 /*
- * The signal path, in a child: block for a token in an empty pool, take
- * SIGTERM; acquire must give up and the child die by SIGTERM.
+ * The signal path, in a child: blocked for a token in an empty pool, or
+ * holding the token and waiting for events as exec's loop does, take SIGTERM;
+ * the wait must give up, a held token go back, and the child die by SIGTERM.
  */
-static void test_signal_blocked(void)
+static void signal_case(int held)
 {
+	const char *pool = held ? "t" : "";
 	struct child_pool cp;
 	int status;
-	pid_t pid = child_pool_fork(&cp, "");
+	pid_t pid = child_pool_fork(&cp, pool);
 
 	if (pid == 0) {
 		struct jobserver js;
@@ -386,47 +388,13 @@ static void test_signal_blocked(void)
 
 		if (child_pool_connect(&cp, &js))
 			_exit(100);
-		if (child_pool_ready(&cp))
-			_exit(102);
-		if (jobserver_acquire(&js) != -1)
-			_exit(103);
-		sig = jobserver_caught_signal(&js);
-		if (jobserver_signal_count(&js) != 1)
-			_exit(104);
-		jobserver_disconnect(&js);
-		jobserver_reraise(sig);
-		_exit(105);
-	}
-	child_pool_wait_ready(&cp);
-	CHECK(!kill(pid, SIGTERM));
-	CHECK(waitpid(pid, &status, 0) == pid);
-	CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM);
-	if (WIFEXITED(status))
-		fprintf(stderr, "signal child exited %d\n", WEXITSTATUS(status));
-	child_pool_close(&cp, "");
-}
-
-/*
- * The same holding the token, waiting for events as exec's loop does: the
- * token goes back and the child dies by SIGTERM.
- */
-static void test_signal_held(void)
-{
-	struct child_pool cp;
-	int status;
-	pid_t pid = child_pool_fork(&cp, "t");
-
-	if (pid == 0) {
-		struct jobserver js;
-		int sig;
-
-		if (child_pool_connect(&cp, &js))
-			_exit(100);
-		if (jobserver_acquire(&js) != 0)
+		if (held && jobserver_acquire(&js) != 0)
 			_exit(101);
 		if (child_pool_ready(&cp))
 			_exit(102);
-		while (!jobserver_caught_signal(&js))
+		if (!held && jobserver_acquire(&js) != -1)
+			_exit(103);
+		while (held && !jobserver_caught_signal(&js))
 			if (jobserver_wait_event(&js))
 				_exit(103);
 		sig = jobserver_caught_signal(&js);
@@ -437,13 +405,14 @@ static void test_signal_held(void)
 		_exit(105);
 	}
 	child_pool_wait_ready(&cp);
-	CHECK_INT(pending(cp.p[0]), 0);
+	if (held)
+		CHECK_INT(pending(cp.p[0]), 0);
 	CHECK(!kill(pid, SIGTERM));
 	CHECK(waitpid(pid, &status, 0) == pid);
 	CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM);
 	if (WIFEXITED(status))
 		fprintf(stderr, "signal child exited %d\n", WEXITSTATUS(status));
-	child_pool_close(&cp, "t");
+	child_pool_close(&cp, pool);
 }
 
 /* An inherited SIG_IGN stays: the handler is not installed over it. */
@@ -485,8 +454,8 @@ int main(int argc, char **argv)
 	TEST(test_unusable(dir), "unusable");
 	TEST(test_fifo(dir), "fifo");
 	TEST(test_wakeup(), "wakeup");
-	TEST(test_signal_blocked(), "signal_blocked");
-	TEST(test_signal_held(), "signal_held");
+	TEST(signal_case(0), "signal_blocked");
+	TEST(signal_case(1), "signal_held");
 	TEST(test_sig_ign_kept(), "sig_ign_kept");
 	free(dir);
 	return check_done();
