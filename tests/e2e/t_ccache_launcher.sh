@@ -33,6 +33,13 @@ warm() {
 	make -f "$name.mk" -j2 warmup > "$name.log" 2>&1 || { cat "$name.log"; fail "warm-up $name failed"; }
 }
 
+# like_local NAME WHAT: warm-up NAME's callables are the local build's, byte for byte.
+like_local() {
+	for c in TestFarm TestFarmAgain; do
+		cmp "out-$1/$c.callable" "out-local/$c.callable" || fail "$c: $2 differs from local"
+	done
+}
+
 warm local farm/spec.yaml
 warm first farm/spec.yaml --launcher ccache
 [ "$(stat cache_miss)" = 4 ] || fail "first warm-up: $(stat cache_miss) ccache misses, want 4"
@@ -41,10 +48,8 @@ ccache -z > /dev/null
 warm second farm/spec.yaml --launcher ccache
 [ "$(hits)" = 4 ] || fail "second warm-up: $(hits) ccache hits, want 4"
 [ "$(stat cache_miss)" = 0 ] || fail "second warm-up: $(stat cache_miss) ccache misses"
-for c in TestFarm TestFarmAgain; do
-	cmp "out-first/$c.callable" "out-local/$c.callable" || fail "$c: ccache miss differs from local"
-	cmp "out-second/$c.callable" "out-local/$c.callable" || fail "$c: ccache hit differs from local"
-done
+like_local first "ccache miss"
+like_local second "ccache hit"
 python3 "$KWARM_TEST_SRC/tests/tools/callable_call.py" out-second/TestFarm.callable 11 > calls.txt
 printf '%s\n' "orchestration 2" "child 0 0 40" "child 1 1 128" "child 2 2 138" | diff - calls.txt ||
 	fail "objects from ccache hits compute wrong results"
@@ -72,8 +77,6 @@ warm prefix1 farm/spec.yaml --launcher ccache
 warm prefix2 farm/spec.yaml --launcher ccache
 [ "$(hits)" = 4 ] || fail "CCACHE_PREFIX=distcc: second warm-up had $(hits) hits, want 4"
 [ "$(distccd_compiles)" = 4 ] || fail "ccache hits reached distccd"
-for c in TestFarm TestFarmAgain; do
-	cmp "out-prefix1/$c.callable" "out-local/$c.callable" || fail "$c: ccache+distcc differs from local"
-	cmp "out-prefix2/$c.callable" "out-local/$c.callable" || fail "$c: ccache hit differs from local"
-done
+like_local prefix1 "ccache+distcc"
+like_local prefix2 "ccache hit"
 pass "CCACHE_PREFIX=distcc: 4 misses compiled on distccd, then 4 hits and no daemon compile"
