@@ -55,10 +55,11 @@ standin_example() {
 
 # standin_spec DIR [CLASS=SRC,SRC..]..: write DIR/spec.yaml, a version 1 a5sim
 # spec whose orchestration and aiv compilers are the stand-in. Each CLASS packs
-# orch.c (function e) with its SRCs as aiv incores, func_id 0 on; with no
-# CLASS the classes (the lines under "classes:") are read from stdin.
+# orch.c ($STANDIN_ORCH when set; function e) with its SRCs as aiv incores,
+# func_id 0 on; with no CLASS the classes (the lines under "classes:") are
+# read from stdin.
 standin_spec() {
-	local dir=$1 class src sep i
+	local dir=$1 orch=${STANDIN_ORCH:-orch.c} class src sep i
 	local -a srcs
 	shift
 	{
@@ -68,7 +69,7 @@ standin_spec() {
 		[ $# != 0 ] || cat
 		for class in "$@"; do
 			printf '  - name: %s\n    callable:\n' "${class%%=*}"
-			printf '      orchestration: {source: orch.c, function_name: e}\n      incores: ['
+			printf '      orchestration: {source: %s, function_name: e}\n      incores: [' "$orch"
 			IFS=, read -ra srcs <<< "${class#*=}"
 			sep='' i=0
 			for src in "${srcs[@]}"; do

@@ -19,15 +19,7 @@ filler=$(python3 -c 'print("\n".join("// %s" % ("x" * 60) for _ in range(1024)))
 for u in orch k0 k1 k2; do
 	printf 'int %s;\n%s\n' "$u" "$filler" > "$R/src/$u.c"
 done
-standin_spec "$R" <<'YAML'
-  - name: TestBig
-    callable:
-      orchestration: {source: src/orch.c, function_name: e}
-      incores:
-        - {func_id: 0, source: src/k0.c, core_type: aiv}
-        - {func_id: 1, source: src/k1.c, core_type: aiv}
-        - {func_id: 2, source: src/k2.c, core_type: aiv}
-YAML
+STANDIN_ORCH=src/orch.c standin_spec "$R" TestBig=src/k0.c,src/k1.c,src/k2.c
 fault_bins "$T/bins" orch k0 k1 k2
 fault_expect "$T/refs/0/TestBig.callable" "[]" "$T/bins" orch k0 k1 k2
 unit_kib=$(( $(stat -c %s "$T/bins/k0") / 1024 ))
