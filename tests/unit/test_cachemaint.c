@@ -99,6 +99,14 @@ static uint64_t store(const struct cache *c, const char *key, size_t len, char f
 	return bytes;
 }
 
+/* make_key(seed) into key, then store len bytes of fill as that entry. */
+static uint64_t store_new(const struct cache *c, const char *seed, char key[DIGEST_HEX_SIZE],
+			  size_t len, char fill)
+{
+	make_key(seed, key);
+	return store(c, key, len, fill);
+}
+
 /* Make entry key last used at t. */
 static void age_entry(const struct cache *c, const char *key, double t)
 {
@@ -198,11 +206,9 @@ static void test_scan(void)
 	int fd;
 
 	fresh_cache(&c, "scan");
-	make_key("one", k1);
-	make_key("two", k2);
 	make_key("three", k3);
-	b1 = store(&c, k1, 100, 'a');
-	b2 = store(&c, k2, 0, 'b');
+	b1 = store_new(&c, "one", k1, 100, 'a');
+	b2 = store_new(&c, "two", k2, 0, 'b');
 	/* Locks leave nothing to scan: k3 (never published) is no entry. */
 	fd = cache_lock_unit(&c, k3);
 	CHECK(fd >= 0);
@@ -325,19 +331,13 @@ static void test_verify(void)
 	int fd;
 
 	fresh_cache(&c, "verify");
-	make_key("good", good);
-	make_key("flipped", flipped);
-	make_key("cut", cut);
-	make_key("length", length);
 	make_key("wrong key", wrong);
-	make_key("held", held);
-	make_key("mine", mine);
-	store(&c, good, 64, 'g');
-	store(&c, flipped, 64, 'f');
-	store(&c, cut, 64, 'c');
-	store(&c, length, 64, 'l');
-	store(&c, held, 64, 'h');
-	store(&c, mine, 64, 'm');
+	store_new(&c, "good", good, 64, 'g');
+	store_new(&c, "flipped", flipped, 64, 'f');
+	store_new(&c, "cut", cut, 64, 'c');
+	store_new(&c, "length", length, 64, 'l');
+	store_new(&c, "held", held, 64, 'h');
+	store_new(&c, "mine", mine, 64, 'm');
 
 	/* One artifact byte flipped, same size. */
 	damage(&c, flipped, 63, 0x20, 0);
@@ -452,14 +452,10 @@ static void test_prune_age(void)
 	int fd;
 
 	fresh_cache(&c, "age");
-	make_key("old", old);
-	make_key("hours", hours);
-	make_key("recent", recent);
-	make_key("read recently", read_recently);
-	b_old = store(&c, old, 1000, 'o');
-	b_hours = store(&c, hours, 1000, 'h');
-	total = store(&c, recent, 1000, 'r');
-	total += store(&c, read_recently, 1000, 'x');
+	b_old = store_new(&c, "old", old, 1000, 'o');
+	b_hours = store_new(&c, "hours", hours, 1000, 'h');
+	total = store_new(&c, "recent", recent, 1000, 'r');
+	total += store_new(&c, "read recently", read_recently, 1000, 'x');
 	age_entry(&c, old, now - 10 * 86400);
 	age_entry(&c, hours, now - 2 * 3600);
 	age_entry(&c, recent, now - 600);
@@ -527,8 +523,7 @@ static void test_prune_size(void)
 		char seed[16];
 
 		snprintf(seed, sizeof(seed), "size%d", i);
-		make_key(seed, k[i]);
-		b[i] = store(&c, k[i], 1000, (char)('0' + i));
+		b[i] = store_new(&c, seed, k[i], 1000, (char)('0' + i));
 		total += b[i];
 	}
 	/* Use order, oldest first: k[3], k[1], k[0], k[2]; k[4] within the grace. */
@@ -596,10 +591,8 @@ static void test_prune_leftovers(void)
 	double now = now_wall();
 
 	fresh_cache(&c, "leftovers");
-	make_key("held", held);
-	make_key("kept", kept);
-	store(&c, kept, 10, 'k');
-	store(&c, held, 10, 'h');
+	store_new(&c, "kept", kept, 10, 'k');
+	store_new(&c, "held", held, 10, 'h');
 
 	stem = cache_unit_path(&c, kept, "");
 	pub = xstrfmt("%s.tmp.%ld.89abcdef", stem, dead);
@@ -655,9 +648,8 @@ static void test_prune_busy_once(void)
 	int fd;
 
 	fresh_cache(&c, "busy-once");
-	make_key("held by a compile", held);
 	make_key("old, free", free_old);
-	b_held = store(&c, held, 100, 'h');
+	b_held = store_new(&c, "held by a compile", held, 100, 'h');
 	age_entry(&c, held, now - 10 * 86400);
 
 	fd = cache_lock_unit(&c, held);
@@ -764,12 +756,9 @@ static void test_verify_read_only(void)
 	struct stat st;
 
 	fresh_cache(&c, "verify-ro");
-	make_key("ro good", good);
-	make_key("ro bad", bad);
-	make_key("ro held", held);
-	store(&c, good, 64, 'g');
-	store(&c, bad, 64, 'b');
-	store(&c, held, 64, 'h');
+	store_new(&c, "ro good", good, 64, 'g');
+	store_new(&c, "ro bad", bad, 64, 'b');
+	store_new(&c, "ro held", held, 64, 'h');
 	damage(&c, bad, 10, 0x20, 0);
 	lock = path_join(c.dir, CACHE_LOCK_FILE);
 	fd = cache_lock_unit(&c, held);	/* a compile; creates entries.lock */
@@ -810,10 +799,8 @@ static void test_verify_no_lock_file(void)
 	int ret;
 
 	fresh_cache(&c, "verify-nolock");
-	make_key("nolock good", good);
-	make_key("nolock bad", bad);
-	store(&c, good, 64, 'g');
-	store(&c, bad, 64, 'b');
+	store_new(&c, "nolock good", good, 64, 'g');
+	store_new(&c, "nolock bad", bad, 64, 'b');
 	damage(&c, bad, 10, 0x20, 0);
 	lock = path_join(c.dir, CACHE_LOCK_FILE);
 	if ((unlink(lock) && errno != ENOENT) || chmod(c.dir, 0755))
