@@ -65,6 +65,15 @@ int check_str_at(const char *got, const char *want, const char *file, int line, 
 	return check_at(0, file, line, what);
 }
 
+int check_has_at(const char *got, const char *part, const char *file, int line, const char *what)
+{
+	if (got && strstr(got, part))
+		return check_at(1, file, line, what);
+	where(file, line);
+	fprintf(stderr, "%s is \"%s\", want it to hold \"%s\"\n", what, got ? got : "(null)", part);
+	return check_at(0, file, line, what);
+}
+
 /* A case that ends the program (die, exit) is named as the one that did. */
 static void unfinished_case(void)
 {

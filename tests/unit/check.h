@@ -61,10 +61,13 @@ void check_end(void);
 #define CHECK(cond) check_at(!!(cond), __FILE__, __LINE__, #cond)
 #define CHECK_INT(got, want) check_int_at((long long)(got), (long long)(want), __FILE__, __LINE__, #got)
 #define CHECK_STR(got, want) check_str_at((got), (want), __FILE__, __LINE__, #got)
+/* got (may be NULL) holds part. */
+#define CHECK_HAS(got, part) check_has_at((got), (part), __FILE__, __LINE__, #got)
 
 int check_at(int ok, const char *file, int line, const char *what);
 int check_int_at(long long got, long long want, const char *file, int line, const char *what);
 int check_str_at(const char *got, const char *want, const char *file, int line, const char *what);
+int check_has_at(const char *got, const char *part, const char *file, int line, const char *what);
 /* A fresh empty folder for this test program (under KWARM_TEST_TMP). Caller frees. */
 char *check_tmpdir(const char *name);
 /* A fresh empty folder top/name for one case (dies when it exists or cannot

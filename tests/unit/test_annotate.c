@@ -103,7 +103,7 @@ static void test_limit(void)
 	for (const char *p = s; *p; p++)
 		lines += *p == '\n';
 	CHECK_INT(lines, ANNOTATE_MAX);
-	CHECK(strstr(s, ",line=10,col=1::e10\n") != NULL);
+	CHECK_HAS(s, ",line=10,col=1::e10\n");
 	CHECK(strstr(s, "line=11") == NULL);
 	free(s);
 	buf_release(&in);

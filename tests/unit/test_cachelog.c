@@ -213,7 +213,7 @@ static void test_compact(void)
 	/* Appends go on after a compaction. */
 	cachelog_event(dir, "miss", K3, 0);
 	text = check_must_read(log);
-	CHECK(strstr(text, " miss " K3 " ") != NULL);
+	CHECK_HAS(text, " miss " K3 " ");
 	free(text);
 	buf_release(&b);
 	free(log);

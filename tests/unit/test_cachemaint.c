@@ -387,7 +387,7 @@ static void test_verify(void)
 	CHECK(names_corrupt(msg, &c, cut, "no manifest at its end (truncated?)"));
 	CHECK(names_corrupt(msg, &c, length, "unknown entry schema"));
 	CHECK(names_corrupt(msg, &c, wrong, "manifest names another key"));
-	CHECK(strstr(msg, dead_temp) != NULL);
+	CHECK_HAS(msg, dead_temp);
 	CHECK(strstr(msg, live_temp) == NULL);
 	CHECK(strstr(msg, good) == NULL);
 	CHECK(strstr(msg, held) == NULL);

@@ -61,7 +61,7 @@ static void expect_error(const struct layout_callable *c, const char *const *wan
 
 	buf_adds(&out, "keep");
 	CHECK_INT(captured(c, &out, NULL, &msg), -1);
-	CHECK(strstr(msg, "kwarm: error: " WHAT) != NULL);
+	CHECK_HAS(msg, "kwarm: error: " WHAT);
 	CHECK_INT(out.len, 4);
 	CHECK_STR(out.s, "keep");
 	free(msg);

@@ -338,7 +338,7 @@ static void test_corrupt_unit(void)
 	worked_desc("cfg", kbad, cbad);
 	out_paths("bad", cbad, &bad_out, &bad_stamp);
 	CHECK_INT(pack_quiet(cbad, bad_out, bad_stamp, NULL, &msg), -1);
-	CHECK(strstr(msg, "is corrupt") != NULL);
+	CHECK_HAS(msg, "is corrupt");
 	CHECK(strstr(msg, "kwarm: error: cannot pack class TestX, callable y: incore 'second' ")
 	      != NULL);
 	free(msg);
@@ -409,7 +409,7 @@ static void test_missing_orchestration(void)
 	free(text);
 	out_paths("gone", ckey, &out, &stamp);
 	CHECK_INT(pack_quiet(ckey, out, stamp, NULL, &msg), -1);
-	CHECK(strstr(msg, "orchestration 'kernels/orch.cpp' is no longer in the cache") != NULL);
+	CHECK_HAS(msg, "orchestration 'kernels/orch.cpp' is no longer in the cache");
 	free(msg);
 	CHECK(!exists(out));
 	free(out);
@@ -429,17 +429,17 @@ static void test_bad_description(void)
 	free(text);
 	out_paths("wrong", cwrong, &out, &stamp);
 	CHECK_INT(pack_quiet(cwrong, out, stamp, NULL, &msg), -1);
-	CHECK(strstr(msg, "does not match it; run make again") != NULL);
+	CHECK_HAS(msg, "does not match it; run make again");
 	free(msg);
 
 	save_desc(&c, "kwarm-pack 1\nlayout 1\nwhat class T\nbogus line\n", cwrong);
 	CHECK_INT(pack_quiet(cwrong, out, stamp, NULL, &msg), -1);
-	CHECK(strstr(msg, "does not match it") != NULL);
+	CHECK_HAS(msg, "does not match it");
 	free(msg);
 
 	digest_bytes_hex("no description", 14, cwrong);
 	CHECK_INT(pack_quiet(cwrong, out, stamp, NULL, &msg), -1);
-	CHECK(strstr(msg, "cannot read callable description") != NULL);
+	CHECK_HAS(msg, "cannot read callable description");
 	free(msg);
 	CHECK(!exists(out));
 	free(out);

@@ -228,7 +228,7 @@ static void check_refused(const char *path, int list, int lookup)
 	msg = check_capture_end(2);
 	if (lookup) {
 		CHECK(starts_with(msg, "kwarm: error: "));
-		CHECK(strstr(msg, path) != NULL);
+		CHECK_HAS(msg, path);
 	}
 	for (const char *p = msg; (p = strchr(p, '\n')); p++)
 		lines++;

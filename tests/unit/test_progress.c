@@ -94,13 +94,13 @@ static void test_built(void)
 	text = slurp_in(kw, "trace.json");
 	CHECK(text && strstr(text, "\"name\":\"orchestration 'o.cpp'\",\"cat\":\"compile\",\"ph\":\"X\","
 				   "\"ts\":500000,\"dur\":1500000,") != NULL);
-	CHECK(text && strstr(text, "\"tid\":0,") != NULL);
-	CHECK(text && strstr(text, "\"classes\":[\"TestA\",\"TestB\",\"TestC\"]") != NULL);
-	CHECK(text && strstr(text, "\"cache\":\"miss\",\"status\":\"built\"}}") != NULL);
+	CHECK_HAS(text, "\"tid\":0,");
+	CHECK_HAS(text, "\"classes\":[\"TestA\",\"TestB\",\"TestC\"]");
+	CHECK_HAS(text, "\"cache\":\"miss\",\"status\":\"built\"}}");
 	free(text);
 	text = slurp_in(kw, SUMMARY_FILE);
-	CHECK(text && strstr(text, rs.tag) != NULL);
-	CHECK(text && strstr(text, "{\"name\": \"TestA\", \"status\": \"pending\"") != NULL);
+	CHECK_HAS(text, rs.tag);
+	CHECK_HAS(text, "{\"name\": \"TestA\", \"status\": \"pending\"");
 	free(text);
 	want = path_join(kw, SUMMARY_FILE);
 	CHECK_INT(unlink(want), 0);
@@ -125,7 +125,7 @@ static void test_cached(void)
 	CHECK_STR(text, "[1/3] cached incore 'b' (aiv) (TestB) 0.25 s\n");
 	free(text);
 	text = slurp_in(kw, "trace.json");
-	CHECK(text && strstr(text, "\"cache\":\"hit\",\"status\":\"cached\"}}") != NULL);
+	CHECK_HAS(text, "\"cache\":\"hit\",\"status\":\"cached\"}}");
 	free(text);
 	runstate_release(&rs);
 	free(kw);
@@ -149,8 +149,8 @@ static void test_failed(void)
 			"::error title=kwarm::class TestA failed: incore 'a' (aiv) did not compile\n");
 	free(text);
 	text = slurp_in(kw, SUMMARY_FILE);
-	CHECK(text && strstr(text, "{\"name\": \"TestA\", \"status\": \"failed\"") != NULL);
-	CHECK(text && strstr(text, "\"failed_units\": [\"incore 'a' (aiv)\"]") != NULL);
+	CHECK_HAS(text, "{\"name\": \"TestA\", \"status\": \"failed\"");
+	CHECK_HAS(text, "\"failed_units\": [\"incore 'a' (aiv)\"]");
 	free(text);
 
 	step(&st, 0, "failed", rs.start + 3, rs.start + 4);
@@ -195,10 +195,10 @@ static void test_pack(void)
 	free(want);
 	free(text);
 	text = slurp_in(kw, "trace.json");
-	CHECK(text && strstr(text, "\"name\":\"class TestA\",\"cat\":\"pack\",") != NULL);
+	CHECK_HAS(text, "\"name\":\"class TestA\",\"cat\":\"pack\",");
 	free(text);
 	text = slurp_in(kw, SUMMARY_FILE);
-	CHECK(text && strstr(text, "\"pack_seconds\": 0.500") != NULL);
+	CHECK_HAS(text, "\"pack_seconds\": 0.500");
 	free(text);
 	runstate_release(&rs);
 	free(kw);
@@ -285,7 +285,7 @@ static void test_closing_stop(void)
 	st.goals = "warmup";
 	err = done_err(&rs, &st, 1);
 	CHECK(err && strstr(err, "kwarm: warm-up failed: 3 of 3 classes failed") == err);
-	CHECK(err && strstr(err, "kwarm: class TestC failed: orchestration 'o.cpp'\n") != NULL);
+	CHECK_HAS(err, "kwarm: class TestC failed: orchestration 'o.cpp'\n");
 	free(err);
 	runstate_release(&rs);
 	free(kw);

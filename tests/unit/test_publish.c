@@ -154,7 +154,7 @@ static void test_failing_commit(void)
 	CHECK_INT(publish_bytes(final, "data", 4), -1);
 	msg = check_capture_end(2);
 	CHECK(starts_with(msg, "kwarm: error: cannot rename '"));
-	CHECK(strstr(msg, final) != NULL);
+	CHECK_HAS(msg, final);
 	free(msg);
 	check_listing(dir, "out.bin");
 	CHECK(stat(final, &st) == 0 && S_ISDIR(st.st_mode));
@@ -170,7 +170,7 @@ static void test_failing_commit(void)
 		CHECK_INT(publish_begin(&p, final), -1);
 		msg = check_capture_end(2);
 		CHECK(starts_with(msg, "kwarm: error: cannot create '"));
-		CHECK(strstr(msg, "No such file") != NULL);
+		CHECK_HAS(msg, "No such file");
 		CHECK(p.tmp == NULL && p.final == NULL && p.fd == -1);
 		publish_abort(&p);
 		free(msg);
@@ -193,7 +193,7 @@ static void test_gently(void)
 	msg = check_capture_end(2);
 	CHECK_STR(msg, "");
 	CHECK(starts_with(why.s, "before; cannot rename '"));
-	CHECK(strstr(why.s, "Is a directory") != NULL);
+	CHECK_HAS(why.s, "Is a directory");
 	check_listing(final, "");
 	free(msg);
 	buf_reset(&why);
@@ -204,7 +204,7 @@ static void test_gently(void)
 	msg = check_capture_end(2);
 	CHECK_STR(msg, "");
 	CHECK(starts_with(why.s, "cannot create '"));
-	CHECK(strstr(why.s, "No such file") != NULL);
+	CHECK_HAS(why.s, "No such file");
 	free(msg);
 	buf_reset(&why);
 	free(final);
@@ -278,7 +278,7 @@ static void test_file_size_limit(void)
 	CHECK_INT(wait_exit_code(pid), 0);
 	msg = file_text(errpath);
 	CHECK(starts_with(msg, "kwarm: error: cannot write '"));
-	CHECK(strstr(msg, strerror(EFBIG)) != NULL);
+	CHECK_HAS(msg, strerror(EFBIG));
 	free(msg);
 	check_listing(dir, "");
 	free(errpath);

@@ -137,7 +137,7 @@ static void test_open_and_trace(void)
 	sl.t1 = rs.start + 1;
 	add_slice(&rs2, &sl);
 	text = check_read_file(trace);
-	CHECK(text && strstr(text, "\"cat\":\"compile\"") != NULL);
+	CHECK_HAS(text, "\"cat\":\"compile\"");
 	want = xstrfmt(",\n{\"name\":\"pack TestA\",\"cat\":\"pack\",\"ph\":\"X\",\"ts\":2000000,\"dur\":0,"
 		       "\"pid\":%d,\"tid\":0,\"args\":{\"unit\":\"pack TestA\",\"classes\":[\"TestA\"],"
 		       "\"key\":\"k1\",\"status\":\"packed\"}}\n]\n", rs.pid);

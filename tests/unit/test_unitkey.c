@@ -316,7 +316,7 @@ static void test_errors(const struct fixture *f)
 	CHECK_INT(key_of(&uc, hex), -1);
 	msg = check_capture_end(2);
 	CHECK(starts_with(msg, "kwarm: error: "));
-	CHECK(strstr(msg, "kwarm-test-no-such-compiler") != NULL);
+	CHECK_HAS(msg, "kwarm-test-no-such-compiler");
 	free(msg);
 	unit_command_release(&uc);
 
@@ -328,7 +328,7 @@ static void test_errors(const struct fixture *f)
 	CHECK_INT(key_of(&uc, hex), -1);
 	msg = check_capture_end(2);
 	CHECK(starts_with(msg, "kwarm: error: "));
-	CHECK(strstr(msg, "src/missing.cpp") != NULL);
+	CHECK_HAS(msg, "src/missing.cpp");
 	free(msg);
 	unit_command_release(&uc);
 }
