@@ -109,7 +109,8 @@ static void count_reads(const struct cache *c, const char *key, size_t *listed,
 
 	strvec_init(&reads);
 	if (cache_unit_manifest(c->dir, key, &text) == 1) {
-		if (cache_manifest_reads(text.s, &reads, deps) && strcmp(deps, "none"))
+		cache_manifest_reads(text.s, &reads, deps);
+		if (deps[0] && strcmp(deps, "none"))
 			(*listed)++;
 		else
 			(*scanner_only)++;

@@ -580,10 +580,9 @@ out:
 	return ret;
 }
 
-int cache_manifest_reads(const char *text, struct strvec *reads, char deps[16])
+void cache_manifest_reads(const char *text, struct strvec *reads, char deps[16])
 {
 	const char *p = strchr(text, '\n');
-	int recorded = 0;
 
 	deps[0] = '\0';
 	while (p && *++p && !starts_with(p, "unit ")) {
@@ -595,9 +594,7 @@ int cache_manifest_reads(const char *text, struct strvec *reads, char deps[16])
 		} else if (starts_with(p, "deps ") && len - 5 < 16) {
 			memcpy(deps, p + 5, len - 5);
 			deps[len - 5] = '\0';
-			recorded = 1;
 		}
 		p = nl;
 	}
-	return recorded;
 }

@@ -108,8 +108,7 @@ int cache_unit_remove(const struct cache *c, const char *key);
  * it cannot be opened), -1 when it does not end in a manifest of key. */
 int cache_unit_manifest(const char *dir, const char *key, struct buf *text);
 /* The recorded reads of a manifest's text ("HEX PATH", appended to reads) and
- * its deps family (empty when none was recorded). 1 when the manifest says how
- * the reads were listed, 0 for an entry from before the compiler's list was kept. */
-int cache_manifest_reads(const char *text, struct strvec *reads, char deps[16]);
+ * its deps family (empty when the manifest has none). */
+void cache_manifest_reads(const char *text, struct strvec *reads, char deps[16]);
 
 #endif
