@@ -53,6 +53,18 @@ standin_example() {
 	sed -i "s#compiler: g++#compiler: $STANDIN#; s#compiler: cc#compiler: $STANDIN#" "$T/$name/spec.yaml"
 }
 
+# failure_block ERR UNIT REST N FOLLOW: make's stderr ERR holds one failure
+# line of UNIT, "kwarm: error: UNIT failed REST" whole, and the tool's output
+# (a line with FOLLOW, a grep pattern) among the N lines after it.
+failure_block() {
+	local err=$1 unit=$2
+	[ "$(grep -cF "$unit failed" "$err")" = 1 ] || { cat "$err"; fail "no single failure line for $unit"; }
+	grep -qxF "kwarm: error: $unit failed $3" "$err" ||
+		{ cat "$err"; fail "the failure line of $unit is not \"$unit failed $3\""; }
+	grep -A"$4" -F "$unit failed" "$err" | grep -q -- "$5" ||
+		{ cat "$err"; fail "the tool's output does not follow the failure line of $unit"; }
+}
+
 # standin_spec DIR [CLASS=SRC,SRC..]..: write DIR/spec.yaml, a version 1 a5sim
 # spec whose orchestration and aiv compilers are the stand-in. Each CLASS packs
 # orch.c ($STANDIN_ORCH when set; function e) with its SRCs as aiv incores,

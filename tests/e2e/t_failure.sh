@@ -21,11 +21,8 @@ cd "$T"
 "$KWARM" gen root/spec.yaml -o warmup.mk --cache "$T/cache" --out "$T/out"
 if make -k -f warmup.mk -j4 warmup > out.txt 2> err.txt; then fail "make succeeded"; fi
 
-[ "$(grep -c "incore 'bad' (aiv) failed" err.txt)" = 1 ] || { cat err.txt; fail "no single failure line for bad"; }
-grep -q "incore 'bad' (aiv) failed at the compile step (exit status 1); classes: TestA, TestB" err.txt ||
-	{ cat err.txt; fail "the failure line does not name both classes"; }
-grep -A1 "incore 'bad' (aiv) failed" err.txt | grep -q "bad.c:1:1: error: standin failure requested" ||
-	fail "the compiler output does not follow the failure line"
+failure_block err.txt "incore 'bad' (aiv)" "at the compile step (exit status 1); classes: TestA, TestB" \
+	1 "bad.c:1:1: error: standin failure requested"
 pass "failing unit: one block naming the unit and both classes"
 
 grep -q "incore 'crash' (aiv) failed at the compile step (killed by signal 11" err.txt ||
