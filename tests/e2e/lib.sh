@@ -53,6 +53,13 @@ standin_example() {
 	sed -i "s#compiler: g++#compiler: $STANDIN#; s#compiler: cc#compiler: $STANDIN#" "$T/$name/spec.yaml"
 }
 
+# gen_warmup: in $T, generate warmup.mk from root/spec.yaml, caching in
+# $T/cache, the callables in $T/out.
+gen_warmup() {
+	cd "$T"
+	"$KWARM" gen root/spec.yaml -o warmup.mk --cache "$T/cache" --out "$T/out"
+}
+
 # failure_block ERR UNIT REST N FOLLOW: make's stderr ERR holds one failure
 # line of UNIT, "kwarm: error: UNIT failed REST" whole, and the tool's output
 # (a line with FOLLOW, a grep pattern) among the N lines after it.

@@ -43,8 +43,7 @@ classes:
         - {func_id: 2, source: src/x.c, core_type: aiv, extra_include_dirs: ['\${KWARM_T_EXTRA}']}
 YAML
 export KWARM_T_EXTRA=$R/extra
-cd "$T"
-"$KWARM" gen root/spec.yaml -o warmup.mk --cache "$T/cache" --out "$T/out"
+gen_warmup
 make -f warmup.mk -j4 warmup > /dev/null
 [ "$(compiles)" = 6 ] || fail "cold run: $(compiles) compiles, want 6"
 

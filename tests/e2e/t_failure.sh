@@ -17,8 +17,7 @@ printf '// kwarm-standin: block %s\n// kwarm-standin: crash\n' "$T/crash" > "$R/
 touch "$T/bad.go" "$T/crash.go"
 printf '// kwarm-standin: empty\n' > "$R/empty.c"
 standin_spec "$R" TestA=bad.c,ok.c TestB=bad.c TestGood=ok.c TestCrash=crash.c TestEmpty=empty.c
-cd "$T"
-"$KWARM" gen root/spec.yaml -o warmup.mk --cache "$T/cache" --out "$T/out"
+gen_warmup
 if make -k -f warmup.mk -j4 warmup > out.txt 2> err.txt; then fail "make succeeded"; fi
 
 failure_block err.txt "incore 'bad' (aiv)" "at the compile step (exit status 1); classes: TestA, TestB" \

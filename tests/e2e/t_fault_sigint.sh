@@ -18,7 +18,7 @@ printf '// kwarm-standin: block %s/blocked\n' "$T" >> "$R/src/k0.c"
 (cd "$R" && : > "$T/blocked.go" && STANDIN_LOG= STANDIN_SCALE=0 "$STANDIN" -o "$T/bins/0/k0" src/k0.c)
 rm "$T/blocked" "$T/blocked.go"
 fault_expect "$T/refs/0/TestA.callable" "[1]" "$T/bins/0" orch k0 k1 k2 k3
-"$KWARM" gen root/spec.yaml -o warmup.mk --cache "$T/cache" --out "$T/out"
+gen_warmup
 setsid make -f warmup.mk -j2 warmup > int0.txt 2>&1 &
 pid=$!
 fault_group_leader "$pid"

@@ -13,7 +13,7 @@ fault_two_classes
 
 cd "$T"
 fault_version 0
-"$KWARM" gen root/spec.yaml -o warmup.mk --cache "$T/cache" --out "$T/out"
+gen_warmup
 start=$(date +%s.%N)
 make -f warmup.mk -j2 warmup > ref.txt 2>&1 || { cat ref.txt; fail "the reference run failed"; }
 echo "a full run takes $(python3 -c "import time; print('%.2f' % (time.time() - $start))") s"

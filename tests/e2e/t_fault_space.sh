@@ -28,8 +28,7 @@ echo "a unit is $unit_kib KiB, the callable $callable_kib KiB"
 [ "$unit_kib" -gt 40 ] && [ "$callable_kib" -gt 200 ] || fail "the sizes do not fit the limits below"
 manifests() { find "$1/units" -name '*.m' 2>/dev/null | wc -l; }
 
-cd "$T"
-"$KWARM" gen root/spec.yaml -o warmup.mk --cache "$T/cache" --out "$T/out"
+gen_warmup
 
 # 1. ulimit -f 32 (KiB): no unit output fits.
 set +e

@@ -52,8 +52,7 @@ classes:
       orchestration: {source: orch.c, function_name: orch}
       incores: [{func_id: 0, source: late.c, core_type: aiv}]
 YAML
-cd "$T"
-"$KWARM" gen root/spec.yaml -o warmup.mk --cache "$T/cache" --out "$T/out"
+gen_warmup
 if make -k -f warmup.mk -j2 warmup > out.txt 2> err.txt; then fail "make succeeded"; fi
 
 failure_block err.txt "incore 'undef' (aiv)" "at the link step (exit status 1); classes: TestA, TestB" \

@@ -34,8 +34,7 @@ classes:
         orchestration: {source: src/orch.c, function_name: entry3}
         incores: [{func_id: 0, source: src/fast_b.c, core_type: aiv}]
 YAML
-cd "$T"
-"$KWARM" gen root/spec.yaml -o warmup.mk --cache "$T/cache" --out "$T/out"
+gen_warmup
 STANDIN_SCALE=0.3 make -f warmup.mk -j4 warmup > make.txt
 
 # The slow incore must really have finished last among the incores.
