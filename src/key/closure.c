@@ -55,6 +55,8 @@ void closure_cache_init(struct closure_cache *cc)
 	cc->env_hex[0] = '\0';
 	cc->tool_memo_dir = NULL;
 	cc->why = NULL;
+	cc->snapshot = 0;
+	buf_init(&cc->data);
 }
 
 static void scan_clear(struct scan *s)
@@ -79,6 +81,7 @@ void closure_cache_release(struct closure_cache *cc)
 		free(cc->tools.entries[i].value);
 	hashmap_release(&cc->tools);
 	incdirs_release(cc);
+	buf_release(&cc->data);
 	cc->reads = 0;
 }
 
@@ -198,18 +201,17 @@ static void scan_text(struct scan *s, const char *data, size_t len)
 	}
 }
 
-/* Read all of fd into b; size is what fstat said (the file may still grow).
- * Sized reads: a small file costs a small buffer, not a 64 KiB one per file.
+/* Read all of fd into b (emptied first; its room is kept from file to file).
  * 0 or -1 with errno set. */
-static int read_fd(int fd, struct buf *b, off_t size)
+static int read_fd(int fd, struct buf *b)
 {
-	/* One byte more than the file, so the read that finds its end needs no growth. */
-	buf_grow(b, size > 0 ? (size_t)size + 1 : 4096);
+	buf_reset(b);
 	for (;;) {
 		ssize_t n;
 
-		if (b->alloc - b->len < 2)
-			buf_grow(b, 4096);
+		/* Room for a small source and the read that finds its end. */
+		if (b->alloc - b->len < 4096)
+			buf_grow(b, b->alloc < 65536 ? 65536 : b->alloc);
 		n = read(fd, b->s + b->len, b->alloc - b->len - 1);
 		if (n < 0) {
 			if (errno == EINTR)
@@ -223,63 +225,84 @@ static int read_fd(int fd, struct buf *b, off_t size)
 	}
 }
 
+/* A file seen before that may be used as it was scanned. */
+static int still_valid(struct closure_cache *cc, const char *abs, const struct scan *s)
+{
+	struct filestamp now;
+	struct stat st;
+
+	if (cc->snapshot)
+		return 1;
+	if (stat(abs, &st))
+		return 0;
+	filestamp_from_stat(&now, &st);
+	return !S_ISDIR(st.st_mode) && filestamp_equal(&s->stamp, &now);
+}
+
+/* Read the file at abs into cc->data. Outside a snapshot, its stamp goes in
+ * *stamp, or zeroes when it was rewritten while being read (no real file has
+ * inode 0: the next use reads it again); a snapshot reads it once, and needs
+ * no stamp. 0 or -1 with errno set. */
+static int read_file(struct closure_cache *cc, const char *abs, struct filestamp *stamp)
+{
+	struct filestamp before, after;
+	struct stat st;
+	int fd = open(abs, O_RDONLY | O_CLOEXEC), saved;
+
+	memset(stamp, 0, sizeof(*stamp));
+	if (fd < 0)
+		return -1;
+	if (!cc->snapshot) {
+		if (fstat(fd, &st))
+			goto fail;
+		if (S_ISDIR(st.st_mode)) {
+			errno = EISDIR;
+			goto fail;
+		}
+		filestamp_from_stat(&before, &st);
+	}
+	/* A folder fails here with EISDIR too. */
+	if (read_fd(fd, &cc->data))
+		goto fail;
+	if (!cc->snapshot) {
+		if (fstat(fd, &st))
+			goto fail;
+		filestamp_from_stat(&after, &st);
+		if (filestamp_equal(&before, &after) && after.size == cc->data.len)
+			*stamp = before;
+	}
+	close(fd);
+	return 0;
+fail:
+	saved = errno;
+	close(fd);
+	errno = saved;
+	return -1;
+}
+
 /* The scanned form of the file at abs, read at most once while its stamp holds;
  * NULL with errno set when it cannot be read. */
 static struct scan *get_scan(struct closure_cache *cc, const char *abs)
 {
 	struct scan *s = hashmap_get(&cc->scans, abs);
-	struct filestamp before, after;
-	struct buf data = BUF_INIT;
-	struct stat st;
-	int fd, saved;
+	struct filestamp stamp;
 
 	/* A file seen before is checked by its stamp; a new one is opened
 	 * straight away (most of gen's sources are read once). */
-	if (s) {
-		if (stat(abs, &st))
-			return NULL;
-		filestamp_from_stat(&before, &st);
-		if (!S_ISDIR(st.st_mode) && filestamp_equal(&s->stamp, &before))
-			return s;
-	}
-	fd = open(abs, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (s && still_valid(cc, abs, s))
+		return s;
+	if (read_file(cc, abs, &stamp))
 		return NULL;
-	if (fstat(fd, &st))
-		goto fail;
-	if (S_ISDIR(st.st_mode)) {
-		errno = EISDIR;
-		goto fail;
-	}
 	cc->reads++;
-	if (read_fd(fd, &data, st.st_size))
-		goto fail;
-	filestamp_from_stat(&before, &st);
-	if (fstat(fd, &st))
-		goto fail;
-	filestamp_from_stat(&after, &st);
-	close(fd);
 	if (!s) {
 		s = xcalloc(1, sizeof(*s));
 		hashmap_put(&cc->scans, abs, s);
 	}
 	scan_clear(s);
-	digest_bytes_hex(buf_str(&data), data.len, s->hex);
-	scan_text(s, buf_str(&data), data.len);
-	/* Rewritten while we read it: keep the result for this unit but let the
-	 * next use read again (no real file has inode 0). */
-	if (filestamp_equal(&before, &after) && after.size == data.len)
-		s->stamp = before;
-	else
-		memset(&s->stamp, 0, sizeof(s->stamp));
-	buf_release(&data);
+	s->stamp = stamp;
+	digest_bytes_hex(cc->data.s, cc->data.len, s->hex);
+	scan_text(s, cc->data.s, cc->data.len);
 	return s;
-fail:
-	saved = errno;
-	close(fd);
-	buf_release(&data);
-	errno = saved;
-	return NULL;
 }
 
 static enum probe probe(struct closure_cache *cc, const char *abs)

@@ -13,8 +13,9 @@
 /*
  * The per-process memo shared by every unit of a run. File contents (digests and
  * #include directives) are re-validated by stat on each use, so an edited file is
- * seen; whether a file or folder exists is asked once per cache, because one run
- * looks at one tree and the generated Makefile watches the searched folders.
+ * seen, unless snapshot is set; whether a file or folder exists is asked once per
+ * cache, because one run looks at one tree and the generated Makefile watches the
+ * searched folders.
  */
 struct closure_cache {
 	struct hashmap scans;	/* absolute path -> scanned file (private to closure.c) */
@@ -27,6 +28,11 @@ struct closure_cache {
 	char env_hex[DIGEST_HEX_SIZE];	/* the steering variables' digest, or "" (unitkey.c) */
 	const char *tool_memo_dir;	/* where toolid keeps identities across processes, or NULL */
 	struct buf *why;	/* where a key's errors go (error_to), NULL: on stderr */
+	/* Read each file and tool at most once and trust it for the cache's
+	 * life: gen plans from one view of the tree, and no unit pays a stat
+	 * for the header that every unit includes. */
+	int snapshot;
+	struct buf data;	/* the file being read (its room is reused) */
 };
 
 struct closure_file {

@@ -154,6 +154,8 @@ static struct tool_memo *identify(struct closure_cache *cc, const char *program)
 
 	if (!memo)
 		return NULL;
+	if (memo->known && cc->snapshot)
+		return memo;
 	if (stat(memo->path, &st))
 		goto fail;
 	filestamp_from_stat(&stamp, &st);

@@ -367,6 +367,7 @@ int plan_build(struct plan *plan, const struct spec *spec, const char *cache_dir
 	memset(&p, 0, sizeof(p));
 	p.plan = plan;
 	closure_cache_init(&p.cc);
+	p.cc.snapshot = 1;
 	hashmap_init(&p.by_key);
 	hashmap_init(&p.inputs);
 	hashmap_init(&p.families);
