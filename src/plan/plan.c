@@ -47,10 +47,10 @@ static void order_units(struct plan *plan)
 	free(secs);
 }
 
+/* Put, not get then put: a path seen before keeps its place in the order. */
 static void add_input(struct planner *p, const char *abs)
 {
-	if (!hashmap_get(&p->inputs, abs))
-		hashmap_put(&p->inputs, abs, (void *)1);
+	hashmap_put(&p->inputs, abs, (void *)1);
 }
 
 /* The compiler-visible form of a path written in the spec (relative to root). */
@@ -304,8 +304,7 @@ void plan_unit_words(const struct plan *plan, const struct plan_unit *u, struct 
 	push_option(words, "--cache", plan->cache_dir);
 	push_option(words, "--root", plan->spec->root);
 	push_option(words, "--platform", plan->spec->platform);
-	strvec_push(words, "--private");
-	strvec_push_nodup(words, store_private_dir(plan->out_dir));
+	push_option(words, "--private", plan->private_dir);
 	push_option(words, "--key", u->key);
 	push_option(words, "--unit", u->label);
 	push_option(words, "--id", u->id);
@@ -355,6 +354,7 @@ int plan_build(struct plan *plan, const struct spec *spec, const char *cache_dir
 	plan->launcher = launcher;
 	plan->cache_dir = path_absolute(cache_dir);
 	plan->out_dir = path_absolute(out_dir);
+	plan->private_dir = store_private_dir(plan->out_dir);
 	strvec_init(&plan->inputs);
 	strvec_init(&plan->appear);
 	strvec_init(&plan->env);
@@ -426,5 +426,6 @@ void plan_release(struct plan *plan)
 	strvec_release(&plan->env);
 	free(plan->cache_dir);
 	free(plan->out_dir);
+	free(plan->private_dir);
 	memset(plan, 0, sizeof(*plan));
 }

@@ -35,6 +35,7 @@ struct plan_callable {
 struct plan {
 	const struct spec *spec;
 	char *cache_dir, *out_dir;	/* absolute */
+	char *private_dir;		/* out_dir's private store (store.h) */
 	struct plan_unit **units;	/* first-seen order */
 	size_t *lpt;			/* indexes into units, longest recorded first */
 	size_t nr_units, alloc_units;

@@ -36,8 +36,18 @@ void planfile_writer_release(struct planfile_writer *w)
 /* Text of one line: a newline (and in fields, a tab) would end it early. */
 static void add_text(struct buf *b, const char *s, int field)
 {
-	for (; *s; s++)
-		buf_addch(b, *s == '\n' || (field && *s == '\t') ? '?' : *s);
+	const char *stops = field ? "\n\t" : "\n";
+
+	/* By spans: a plan holds a few hundred such bytes a unit. */
+	for (;;) {
+		size_t n = strcspn(s, stops);
+
+		buf_add(b, s, n);
+		if (!s[n])
+			return;
+		buf_addch(b, '?');
+		s += n + 1;
+	}
 }
 
 /* The unit list begins after the last section. */
@@ -74,7 +84,9 @@ void planfile_add_unit(struct planfile_writer *w, const char *key, const struct 
 	slot = &w->slots[w->nr_slots++];
 	memcpy(slot->key, key, DIGEST_HEX_SIZE);
 	slot->at = sink_tell(w->out) - w->list_at;
-	buf_addf(b, "unit %s ", key);
+	buf_adds(b, "unit ");
+	buf_adds(b, key);
+	buf_addch(b, ' ');
 	strvec_join(b, owners, ",");
 	buf_addch(b, ' ');
 	add_text(b, id, 1);
@@ -97,7 +109,9 @@ void planfile_add_record(struct planfile_writer *w, const char *key, const struc
 	struct buf *b = &w->out->b;
 
 	sink_flush(w->out);
-	buf_addf(b, "unit %s %zu\n", key, words->nr);
+	buf_adds(b, "unit ");
+	buf_adds(b, key);
+	buf_addf(b, " %zu\n", words->nr);
 	for (size_t i = 0; i < words->nr; i++) {
 		add_text(b, words->v[i], 0);
 		buf_addch(b, '\n');
