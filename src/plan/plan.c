@@ -286,21 +286,36 @@ static int plan_callable(struct planner *p, const struct spec_class *cls,
 	return 0;
 }
 
-static void push_option(struct strvec *words, const char *name, const char *value)
+static void push_word(struct plan_words *w, const char *word)
 {
-	strvec_push(words, name);
-	strvec_push(words, value);
+	ALLOC_GROW(w->v, w->nr + 1, w->alloc);
+	w->v[w->nr++] = word;
 }
 
-static void push_word(const char *word, void *words)
+static void push_option(struct plan_words *w, const char *name, const char *value)
 {
-	strvec_push(words, word);
+	push_word(w, name);
+	push_word(w, value);
 }
 
-void plan_unit_words(const struct plan *plan, const struct plan_unit *u, struct strvec *words)
+static void walk_push(const char *word, void *words)
 {
-	struct buf owners = BUF_INIT;
+	push_word(words, word);
+}
 
+void plan_words_release(struct plan_words *w)
+{
+	free(w->v);
+	buf_release(&w->owners);
+	w->v = NULL;
+	w->nr = w->alloc = 0;
+}
+
+void plan_unit_words(const struct plan *plan, const struct plan_unit *u, struct plan_words *words)
+{
+	words->nr = 0;
+	buf_reset(&words->owners);
+	strvec_join(&words->owners, &u->owners, ",");
 	push_option(words, "--cache", plan->cache_dir);
 	push_option(words, "--root", plan->spec->root);
 	push_option(words, "--platform", plan->spec->platform);
@@ -308,10 +323,8 @@ void plan_unit_words(const struct plan *plan, const struct plan_unit *u, struct 
 	push_option(words, "--key", u->key);
 	push_option(words, "--unit", u->label);
 	push_option(words, "--id", u->id);
-	strvec_join(&owners, &u->owners, ",");
-	push_option(words, "--owners", buf_str(&owners));
-	buf_release(&owners);
-	plan_unit_walk_words(u, push_word, words);
+	push_option(words, "--owners", buf_str(&words->owners));
+	plan_unit_walk_words(u, walk_push, words);
 }
 
 void plan_unit_walk_words(const struct plan_unit *u, void (*fn)(const char *word, void *data),

@@ -4,6 +4,7 @@
 #ifndef KWARM_PLAN_H
 #define KWARM_PLAN_H
 
+#include "buf.h"
 #include "key/closure.h"
 #include "spec/spec.h"
 #include "key/unitkey.h"
@@ -52,9 +53,19 @@ struct plan {
 int plan_build(struct plan *plan, const struct spec *spec, const char *cache_dir,
 	       const char *out_dir, const struct strvec *launcher);
 void plan_release(struct plan *plan);
+/* A unit's recipe words, borrowed (gen writes some 30 a unit): they point
+ * into the plan, the unit and owners, and live while those do. */
+struct plan_words {
+	const char **v;
+	size_t nr, alloc;
+	struct buf owners;	/* the unit's owners, joined */
+};
+
+#define PLAN_WORDS_INIT { NULL, 0, 0, BUF_INIT }
+void plan_words_release(struct plan_words *w);
 /* The words of unit u's `kwarm compile` recipe after "compile", less the run's
- * report options: options, "--", the command (appended to words). */
-void plan_unit_words(const struct plan *plan, const struct plan_unit *u, struct strvec *words);
+ * report options: options, "--", the command (words emptied first). */
+void plan_unit_words(const struct plan *plan, const struct plan_unit *u, struct plan_words *words);
 /* fn(word, data) for each word of plan_unit_words that only unit u has, in
  * order (the Makefile writes them too): launcher, link, extract, deps, env,
  * "--", the command. */

@@ -104,16 +104,17 @@ void planfile_begin_pack(struct planfile_writer *w, const char *desc, struct pla
 	buf_adds(&w->out->b, desc);
 }
 
-void planfile_add_record(struct planfile_writer *w, const char *key, const struct strvec *words)
+void planfile_add_record(struct planfile_writer *w, const char *key, const char *const *words,
+			 size_t nr)
 {
 	struct buf *b = &w->out->b;
 
 	sink_flush(w->out);
 	buf_adds(b, "unit ");
 	buf_adds(b, key);
-	buf_addf(b, " %zu\n", words->nr);
-	for (size_t i = 0; i < words->nr; i++) {
-		add_text(b, words->v[i], 0);
+	buf_addf(b, " %zu\n", nr);
+	for (size_t i = 0; i < nr; i++) {
+		add_text(b, words[i], 0);
 		buf_addch(b, '\n');
 	}
 }

@@ -74,7 +74,8 @@ void planfile_add_unit(struct planfile_writer *w, const char *key, const struct 
  * its distinct units, then planfile_end_pack; ref (its file left alone) says
  * where it lies. */
 void planfile_begin_pack(struct planfile_writer *w, const char *desc, struct planfile_ref *ref);
-void planfile_add_record(struct planfile_writer *w, const char *key, const struct strvec *words);
+void planfile_add_record(struct planfile_writer *w, const char *key, const char *const *words,
+			 size_t nr);
 void planfile_end_pack(struct planfile_writer *w, struct planfile_ref *ref);
 /* Write the index and the header: the file is whole in out. */
 void planfile_finish(struct planfile_writer *w);

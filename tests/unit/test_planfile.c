@@ -43,7 +43,7 @@ static void add_record(struct planfile_writer *w, const char *key, const char *w
 	strvec_push(&words, key);
 	strvec_push(&words, "--");
 	strvec_push(&words, word);
-	planfile_add_record(w, key, &words);
+	planfile_add_record(w, key, (const char *const *)words.v, words.nr);
 	strvec_release(&words);
 }
 
