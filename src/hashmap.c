@@ -45,15 +45,13 @@ static struct hashmap_slot *find_slot(const struct hashmap *map, const char *key
 	}
 }
 
-static void rehash(struct hashmap *map)
+/* Into nr_slots slots (a power of two, more than the map holds). */
+static void rehash(struct hashmap *map, size_t nr_slots)
 {
 	struct hashmap_slot *old = map->slots;
 	size_t old_nr = map->nr_slots;
 
-	/* 32 slots of 16 bytes: under glibc's 1 KiB "large" requests, each of
-	 * which consolidates the free lists first (gen makes two small maps a
-	 * unit). */
-	map->nr_slots = map->nr_slots ? map->nr_slots * 2 : 32;
+	map->nr_slots = nr_slots;
 	map->slots = xcalloc(map->nr_slots, sizeof(*map->slots));
 	for (size_t i = 0; i < old_nr; i++) {
 		size_t j = (size_t)old[i].hash & (map->nr_slots - 1);
@@ -65,6 +63,20 @@ static void rehash(struct hashmap *map)
 		map->slots[j] = old[i];
 	}
 	free(old);
+}
+
+void hashmap_reserve(struct hashmap *map, size_t n)
+{
+	size_t nr_slots = map->nr_slots ? map->nr_slots : 32;
+
+	while (n * 2 > nr_slots)
+		nr_slots *= 2;
+	if (nr_slots != map->nr_slots)
+		rehash(map, nr_slots);
+	if (n > map->alloc) {
+		map->entries = xrealloc(map->entries, n * sizeof(*map->entries));
+		map->alloc = n;
+	}
 }
 
 void *hashmap_get(const struct hashmap *map, const char *key)
@@ -82,8 +94,11 @@ void *hashmap_put(struct hashmap *map, const char *key, void *value)
 	uint64_t hash = hash_string(key);
 	struct hashmap_slot *slot;
 
+	/* 32 slots of 16 bytes: under glibc's 1 KiB "large" requests, each of
+	 * which consolidates the free lists first (gen makes two small maps a
+	 * unit). */
 	if ((map->nr + 1) * 2 > map->nr_slots)
-		rehash(map);
+		rehash(map, map->nr_slots ? map->nr_slots * 2 : 32);
 	slot = find_slot(map, key, hash);
 	if (slot->index) {
 		void *old = map->entries[slot->index - 1].value;

@@ -25,6 +25,8 @@ struct hashmap {
 void hashmap_init(struct hashmap *map);
 /* Frees the keys; values are the caller's. */
 void hashmap_release(struct hashmap *map);
+/* Make room for n keys in all, so that filling the map moves nothing. */
+void hashmap_reserve(struct hashmap *map, size_t n);
 /* The value stored under key, or NULL. */
 void *hashmap_get(const struct hashmap *map, const char *key);
 /* Store value under key, replacing any; returns the previous value or NULL. */

@@ -28,7 +28,7 @@ char *path_join(const char *base, const char *rel)
 
 /* Is path already in normal form: no empty, "." or ".." component, no
  * trailing '/' (but "/" itself)? Most paths gen sees are. */
-static int is_normal(const char *path)
+int path_is_normal(const char *path)
 {
 	const char *p = path;
 
@@ -56,7 +56,7 @@ char *path_normalize(const char *path)
 	struct buf out = BUF_INIT;
 	const char *p = path;
 
-	if (is_normal(path))
+	if (path_is_normal(path))
 		return xstrndup(path, n);
 	starts = xmalloc((n + 1) * sizeof(size_t));
 	if (absolute)

@@ -6,6 +6,8 @@
 char *path_join(const char *base, const char *rel);
 /* Remove ".", empty components and "x/.." lexically; keeps a leading "/". Caller frees. */
 char *path_normalize(const char *path);
+/* Is path in normal form already (path_normalize would return it as it is)? */
+int path_is_normal(const char *path);
 /* Absolute, normalized form of path relative to the current folder. Caller frees. */
 char *path_absolute(const char *path);
 /* The compiler-visible form of abs (absolute, normalized): relative to root when

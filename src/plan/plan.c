@@ -56,9 +56,14 @@ static void add_input(struct planner *p, const char *abs)
 /* The compiler-visible form of a path written in the spec (relative to root). */
 static char *visible_path(const struct spec *spec, const char *written)
 {
-	char *joined = path_join(spec->root, written), *abs = path_normalize(joined);
-	char *vis = path_visible(spec->root, abs);
+	char *joined, *abs, *vis;
 
+	/* Most are: root/written is then normal, and its visible form is written. */
+	if (written[0] != '/' && written[0] != '-' && path_is_normal(written))
+		return xstrdup(written);
+	joined = path_join(spec->root, written);
+	abs = path_normalize(joined);
+	vis = path_visible(spec->root, abs);
 	free(joined);
 	free(abs);
 	/* A leading '-' would read as an option. */
@@ -359,7 +364,7 @@ int plan_build(struct plan *plan, const struct spec *spec, const char *cache_dir
 	       const char *out_dir, const struct strvec *launcher)
 {
 	struct planner p;
-	size_t total = 0;
+	size_t total = 0, units = 0;
 	int ret = 0;
 
 	memset(plan, 0, sizeof(*plan));
@@ -373,8 +378,11 @@ int plan_build(struct plan *plan, const struct spec *spec, const char *cache_dir
 	strvec_init(&plan->env);
 	for (size_t i = 0; unitkey_steering_env[i]; i++)
 		strvec_push(&plan->env, unitkey_steering_env[i]);
-	for (size_t i = 0; i < spec->nr_classes; i++)
+	for (size_t i = 0; i < spec->nr_classes; i++) {
 		total += spec->classes[i].nr_callables;
+		for (size_t j = 0; j < spec->classes[i].nr_callables; j++)
+			units += 1 + spec->classes[i].callables[j].nr_incores;
+	}
 	plan->callables = xcalloc(total, sizeof(*plan->callables));
 
 	memset(&p, 0, sizeof(p));
@@ -384,6 +392,12 @@ int plan_build(struct plan *plan, const struct spec *spec, const char *cache_dir
 	hashmap_init(&p.by_key);
 	hashmap_init(&p.inputs);
 	hashmap_init(&p.families);
+	/* Sized for distinct units, each with its own source: nothing moves
+	 * while a large spec fills them. */
+	ALLOC_GROW(plan->units, units, plan->alloc_units);
+	hashmap_reserve(&p.by_key, units);
+	hashmap_reserve(&p.inputs, units);
+	hashmap_reserve(&p.cc.scans, units);
 	durations_init(&p.durations);
 	durations_load(&p.durations, plan->cache_dir);
 	{

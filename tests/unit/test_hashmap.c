@@ -3,6 +3,7 @@
 #include "util.h"
 
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #define NKEYS 5000
@@ -94,10 +95,38 @@ static void test_many(void)
 	hashmap_release(&map);
 }
 
+/* A reserved map keeps its keys, and filling it up to the reservation
+ * moves neither its slots nor its entries. */
+static void test_reserve(void)
+{
+	struct hashmap map;
+	struct hashmap_slot *slots;
+	struct hashmap_entry *entries;
+	char key[32];
+
+	hashmap_init(&map);
+	CHECK(hashmap_put(&map, "first", val(1)) == NULL);
+	hashmap_reserve(&map, NKEYS);
+	CHECK(hashmap_get(&map, "first") == val(1));
+	slots = map.slots;
+	entries = map.entries;
+	for (uintptr_t i = 1; i < NKEYS; i++) {
+		snprintf(key, sizeof(key), "key%lu", (unsigned long)i);
+		CHECK(hashmap_put(&map, key, val(i)) == NULL);
+	}
+	CHECK(map.slots == slots);
+	CHECK(map.entries == entries);
+	CHECK_INT(map.nr, NKEYS);
+	CHECK(hashmap_get(&map, "key4999") == val(4999));
+	CHECK(hashmap_get(&map, "first") == val(1));
+	hashmap_release(&map);
+}
+
 int main(int argc, char **argv)
 {
 	check_init(argc, argv);
 	TEST(test_basic(), "basic");
 	TEST(test_many(), "many");
+	TEST(test_reserve(), "reserve");
 	return check_done();
 }
