@@ -153,6 +153,229 @@ bomb:
 	return yamltree_error(t, node, "spec expands to too many nodes (alias bomb?)");
 }
 
+/* The tree's strings and lists, cut from chunks freed together: a large
+ * spec has millions of scalars, and libyaml's loader allocates each, its
+ * tag and every list on its own. */
+struct yamltree_mem {
+	struct yamltree_mem *next;
+	size_t used, size;
+	char data[];
+};
+
+#define MEM_CHUNK 65536
+
+static void *mem_alloc(struct yamltree *t, size_t n)
+{
+	struct yamltree_mem *m = t->mem;
+
+	n = (n + 7) & ~(size_t)7;
+	if (!m || m->size - m->used < n) {
+		size_t size = n > MEM_CHUNK ? n : MEM_CHUNK;
+
+		m = xmalloc(sizeof(*m) + size);
+		m->next = t->mem;
+		m->used = 0;
+		m->size = size;
+		t->mem = m;
+	}
+	m->used += n;
+	return m->data + m->used - n;
+}
+
+static yaml_char_t *mem_strdup(struct yamltree *t, const yaml_char_t *s, size_t len)
+{
+	yaml_char_t *copy = mem_alloc(t, len + 1);
+
+	memcpy(copy, s, len);
+	copy[len] = '\0';
+	return copy;
+}
+
+/* What building the first document from the parser's events needs. */
+struct builder {
+	struct yamltree *t;
+	yaml_parser_t *parser;
+	size_t nr_nodes, alloc_nodes;
+	int *kids;			/* the items of the open collections */
+	size_t nr_kids, alloc_kids;
+	size_t *open;			/* each open collection's first item in kids */
+	size_t nr_open, alloc_open;
+	struct hashmap anchors;		/* anchor -> node id */
+};
+
+/* A composer error, reported as the loader's would be. */
+static int fail_composer(struct builder *b, const char *problem, yaml_mark_t mark)
+{
+	b->parser->error = YAML_COMPOSER_ERROR;
+	b->parser->problem = problem;
+	b->parser->problem_mark = mark;
+	return fail_parser(b->t, b->parser);
+}
+
+/* The tag the loader gives a node: the event's, or the default of its kind. */
+static yaml_char_t *node_tag(struct builder *b, const yaml_char_t *tag, const char *def)
+{
+	if (!tag || !strcmp((const char *)tag, "!"))
+		return (yaml_char_t *)def;
+	return mem_strdup(b->t, tag, strlen((const char *)tag));
+}
+
+/* A new node of type, its id; a child of the innermost open collection. */
+static int add_node(struct builder *b, yaml_node_type_t type, yaml_char_t *tag,
+		    const yaml_event_t *ev)
+{
+	yaml_node_t *node;
+
+	ALLOC_GROW(b->t->doc.nodes.start, b->nr_nodes + 1, b->alloc_nodes);
+	node = &b->t->doc.nodes.start[b->nr_nodes++];
+	memset(node, 0, sizeof(*node));
+	node->type = type;
+	node->tag = tag;
+	node->start_mark = ev->start_mark;
+	node->end_mark = ev->end_mark;
+	return (int)b->nr_nodes;
+}
+
+static void add_kid(struct builder *b, int id)
+{
+	if (!b->nr_open)
+		return;	/* the root */
+	ALLOC_GROW(b->kids, b->nr_kids + 1, b->alloc_kids);
+	b->kids[b->nr_kids++] = id;
+}
+
+/* As the loader: an anchor names the node from its start, so that an alias
+ * inside it refers to it (measure() then finds the cycle). */
+static int add_anchor(struct builder *b, const yaml_char_t *anchor, int id, yaml_mark_t mark)
+{
+	if (!anchor)
+		return 0;
+	if (hashmap_put(&b->anchors, (const char *)anchor, (void *)(uintptr_t)id))
+		return fail_composer(b, "second occurrence", mark);
+	return 0;
+}
+
+static int add_scalar(struct builder *b, const yaml_event_t *ev)
+{
+	int id = add_node(b, YAML_SCALAR_NODE,
+			  node_tag(b, ev->data.scalar.tag, YAML_DEFAULT_SCALAR_TAG), ev);
+	yaml_node_t *node = &b->t->doc.nodes.start[id - 1];
+
+	node->data.scalar.value = mem_strdup(b->t, ev->data.scalar.value, ev->data.scalar.length);
+	node->data.scalar.length = ev->data.scalar.length;
+	node->data.scalar.style = ev->data.scalar.style;
+	add_kid(b, id);
+	return add_anchor(b, ev->data.scalar.anchor, id, ev->start_mark);
+}
+
+static int add_alias(struct builder *b, const yaml_event_t *ev)
+{
+	uintptr_t id = (uintptr_t)hashmap_get(&b->anchors, (const char *)ev->data.alias.anchor);
+
+	if (!id)
+		return fail_composer(b, "found undefined alias", ev->start_mark);
+	add_kid(b, (int)id);
+	return 0;
+}
+
+static int open_collection(struct builder *b, const yaml_event_t *ev)
+{
+	int seq = ev->type == YAML_SEQUENCE_START_EVENT;
+	const yaml_char_t *tag = seq ? ev->data.sequence_start.tag : ev->data.mapping_start.tag;
+	const yaml_char_t *anchor = seq ? ev->data.sequence_start.anchor
+					: ev->data.mapping_start.anchor;
+	int id = add_node(b, seq ? YAML_SEQUENCE_NODE : YAML_MAPPING_NODE,
+			  node_tag(b, tag, seq ? YAML_DEFAULT_SEQUENCE_TAG : YAML_DEFAULT_MAPPING_TAG),
+			  ev);
+	yaml_node_t *node = &b->t->doc.nodes.start[id - 1];
+
+	if (seq)
+		node->data.sequence.style = ev->data.sequence_start.style;
+	else
+		node->data.mapping.style = ev->data.mapping_start.style;
+	add_kid(b, id);
+	ALLOC_GROW(b->open, b->nr_open + 1, b->alloc_open);
+	b->open[b->nr_open++] = b->nr_kids;
+	return add_anchor(b, anchor, id, ev->start_mark);
+}
+
+/* The innermost open collection gets its items (an exact-size list). */
+static void close_collection(struct builder *b, const yaml_event_t *ev)
+{
+	size_t from = b->open[--b->nr_open], n = b->nr_kids - from;
+	/* Its id was the last kid pushed before its own items. */
+	int id = b->nr_open ? b->kids[from - 1] : 1;
+	yaml_node_t *node = &b->t->doc.nodes.start[id - 1];
+
+	node->end_mark = ev->end_mark;
+	if (node->type == YAML_SEQUENCE_NODE) {
+		yaml_node_item_t *items = mem_alloc(b->t, n * sizeof(*items) + 1);
+
+		memcpy(items, b->kids + from, n * sizeof(*items));
+		node->data.sequence.items.start = items;
+		node->data.sequence.items.top = node->data.sequence.items.end = items + n;
+	} else {
+		yaml_node_pair_t *pairs = mem_alloc(b->t, n / 2 * sizeof(*pairs) + 1);
+
+		for (size_t i = 0; i < n / 2; i++) {
+			pairs[i].key = b->kids[from + 2 * i];
+			pairs[i].value = b->kids[from + 2 * i + 1];
+		}
+		node->data.mapping.pairs.start = pairs;
+		node->data.mapping.pairs.top = node->data.mapping.pairs.end = pairs + n / 2;
+	}
+	b->nr_kids = from;
+}
+
+static int build_event(struct builder *b, const yaml_event_t *ev, int *done)
+{
+	switch (ev->type) {
+	case YAML_STREAM_END_EVENT:
+	case YAML_DOCUMENT_END_EVENT:
+		*done = 1;
+		return 0;
+	case YAML_ALIAS_EVENT:
+		return add_alias(b, ev);
+	case YAML_SCALAR_EVENT:
+		return add_scalar(b, ev);
+	case YAML_SEQUENCE_START_EVENT:
+	case YAML_MAPPING_START_EVENT:
+		return open_collection(b, ev);
+	case YAML_SEQUENCE_END_EVENT:
+	case YAML_MAPPING_END_EVENT:
+		close_collection(b, ev);
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+/* The stream's first document into t->doc (no nodes for an empty stream),
+ * as yaml_parser_load() would build it. */
+static int build_document(struct yamltree *t, yaml_parser_t *parser)
+{
+	struct builder b = { .t = t, .parser = parser };
+	int done = 0, ret = 0;
+
+	hashmap_init(&b.anchors);
+	while (!done && !ret) {
+		yaml_event_t ev;
+
+		if (!yaml_parser_parse(parser, &ev)) {
+			ret = fail_parser(t, parser);
+			break;
+		}
+		ret = build_event(&b, &ev, &done);
+		yaml_event_delete(&ev);
+	}
+	t->doc.nodes.top = t->doc.nodes.start + b.nr_nodes;
+	t->doc.nodes.end = t->doc.nodes.start + b.alloc_nodes;
+	hashmap_release(&b.anchors);
+	free(b.kids);
+	free(b.open);
+	return ret;
+}
+
 int yamltree_load(struct yamltree *t, const char *file, yaml_node_t **root)
 {
 	yaml_parser_t parser;
@@ -168,12 +391,10 @@ int yamltree_load(struct yamltree *t, const char *file, yaml_node_t **root)
 	if (!yaml_parser_initialize(&parser))
 		return fail_at(t, 1, 1, "yaml: out of memory");
 	yaml_parser_set_input_string(&parser, (const unsigned char *)t->text, t->len);
-	if (!yaml_parser_load(&parser, &t->doc)) {
-		ret = fail_parser(t, &parser);
+	if (build_document(t, &parser)) {
 		yaml_parser_delete(&parser);
-		return ret;
+		return -1;
 	}
-	t->have_doc = 1;
 	*root = yaml_document_get_root_node(&t->doc);
 	if (!*root) {
 		yaml_parser_delete(&parser);
@@ -205,8 +426,13 @@ int yamltree_load(struct yamltree *t, const char *file, yaml_node_t **root)
 
 void yamltree_release(struct yamltree *t)
 {
-	if (t->have_doc)
-		yaml_document_delete(&t->doc);
+	while (t->mem) {
+		struct yamltree_mem *next = t->mem->next;
+
+		free(t->mem);
+		t->mem = next;
+	}
+	free(t->doc.nodes.start);
 	free(t->text);
 	memset(t, 0, sizeof(*t));
 }

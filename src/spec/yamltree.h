@@ -12,6 +12,8 @@
 
 #include "strvec.h"
 
+struct yamltree_mem;
+
 #define YAMLTREE_EXPANDED_MAX 10000000	/* nodes with every alias expanded */
 #define YAMLTREE_DEPTH_MAX 256		/* nesting levels */
 
@@ -19,8 +21,10 @@ struct yamltree {
 	const char *file;	/* as given; not owned, must outlive the tree */
 	char *text;		/* the file's bytes */
 	size_t len;
+	/* Built from libyaml's events (its loader allocates for every node,
+	 * tag and list): nodes in doc.nodes, their strings and lists in mem. */
 	yaml_document_t doc;
-	int have_doc;
+	struct yamltree_mem *mem;	/* private to yamltree.c */
 };
 
 /* One expected key of a mapping, for yamltree_fields(). */
