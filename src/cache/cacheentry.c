@@ -9,14 +9,18 @@
 #define TEMP_MARK ".tmp."
 #define PROBE_PREFIX "probe."
 
+/* By hand, not buf_addf: gen writes two such paths a unit. */
 void cache_add_unit_name(struct buf *b, const char *key)
 {
-	buf_addf(b, "%.1s/%s", key, key);
+	buf_add(b, key, *key ? 1 : 0);
+	buf_addch(b, '/');
+	buf_adds(b, key);
 }
 
 void cache_add_unit_path(struct buf *b, const char *dir, const char *key, const char *suffix)
 {
-	buf_addf(b, "%s/" CACHE_UNITS_DIR "/", dir);
+	buf_adds(b, dir);
+	buf_adds(b, "/" CACHE_UNITS_DIR "/");
 	cache_add_unit_name(b, key);
 	buf_adds(b, suffix);
 }

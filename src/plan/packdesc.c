@@ -33,9 +33,14 @@ void packdesc_add_orch(struct buf *b, const char *key, const char *label)
 void packdesc_add_child(struct buf *b, int func_id, const char *key, const int *sig, int n,
 			const char *label)
 {
-	buf_addf(b, "child %d %s ", func_id, key);
+	/* Formatting only the number: a callable has up to 1024 children. */
+	buf_addf(b, "child %d ", func_id);
+	buf_adds(b, key);
+	buf_addch(b, ' ');
 	add_sig(b, sig, n);
-	buf_addf(b, " %s\n", label);
+	buf_addch(b, ' ');
+	buf_adds(b, label);
+	buf_addch(b, '\n');
 }
 
 void packdesc_release(struct packdesc *d)

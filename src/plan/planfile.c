@@ -140,8 +140,8 @@ void planfile_finish(struct planfile_writer *w)
 		qsort(w->slots, w->nr_slots, sizeof(*w->slots), by_key);
 	for (size_t i = 0; i < w->nr_slots; i++) {
 		sink_flush(w->out);
-		buf_addf(&w->out->b, "%s %010zu\n", w->slots[i].key,
-			 list_at + w->slots[i].at);
+		buf_adds(&w->out->b, w->slots[i].key);
+		buf_addf(&w->out->b, " %010zu\n", list_at + w->slots[i].at);
 	}
 	snprintf(header, sizeof(header), MAGIC "%017zu %017zu %017zu\n", list_at, index_at,
 		  w->nr_slots);
