@@ -92,6 +92,17 @@ char *path_normalize(const char *path)
 	return buf_detach(&out);
 }
 
+char *path_join_normal(const char *base, const char *rel)
+{
+	char *joined = path_join(base, rel), *norm;
+
+	if (path_is_normal(joined))
+		return joined;
+	norm = path_normalize(joined);
+	free(joined);
+	return norm;
+}
+
 char *path_absolute(const char *path)
 {
 	char *cwd, *joined, *norm;

@@ -6,6 +6,8 @@
 char *path_join(const char *base, const char *rel);
 /* Remove ".", empty components and "x/.." lexically; keeps a leading "/". Caller frees. */
 char *path_normalize(const char *path);
+/* path_normalize(path_join(base, rel)), in one allocation when that is normal. */
+char *path_join_normal(const char *base, const char *rel);
 /* Is path in normal form already (path_normalize would return it as it is)? */
 int path_is_normal(const char *path);
 /* Absolute, normalized form of path relative to the current folder. Caller frees. */

@@ -386,11 +386,9 @@ static int follow(struct walk *w, const char *from, const char *folder, const st
 	} else {
 		/* The including file's folder comes first for "name" only. */
 		for (size_t i = quoted ? 0 : 1; i <= w->dirs.nr; i++) {
-			char *joined = path_join(i ? w->dirs.v[i - 1] : folder, d->text);
-			char *cand = path_normalize(joined);
+			char *cand = path_join_normal(i ? w->dirs.v[i - 1] : folder, d->text);
 			int ret = try_candidate(w, cand, from, d, &found);
 
-			free(joined);
 			free(cand);
 			if (ret)
 				return -1;
@@ -457,17 +455,12 @@ int closure_compute(struct closure_cache *cc, const char *root, const struct str
 	hashmap_init(&w.visited);
 	hashmap_init(&w.searched);
 	for (size_t i = 0; i < include_dirs->nr; i++) {
-		char *joined = path_join(abs_root, include_dirs->v[i]);
-
-		strvec_push_nodup(&w.dirs, path_normalize(joined));
-		free(joined);
+		strvec_push_nodup(&w.dirs, path_join_normal(abs_root, include_dirs->v[i]));
 	}
 	for (size_t i = 0; i < sources->nr && !ret; i++) {
-		char *joined = path_join(abs_root, sources->v[i]);
-		char *abs = path_normalize(joined);
+		char *abs = path_join_normal(abs_root, sources->v[i]);
 
 		ret = visit(&w, abs, sources->v[i]);
-		free(joined);
 		free(abs);
 	}
 	if (!ret) {
@@ -508,7 +501,7 @@ void closure_digest(const struct closure *c, struct digest *d)
 		digest_add_str(d, "edge", c->edges.v[i]);
 }
 
-void closure_searched_dirs(const struct closure *c, struct strvec *out)
+const struct strvec *closure_searched_dirs(const struct closure *c)
 {
-	strvec_pushv(out, &c->dirs);
+	return &c->dirs;
 }

@@ -63,8 +63,9 @@ int closure_compute(struct closure_cache *cc, const char *root, const struct str
 void closure_release(struct closure *c);
 /* Feed the closure into d canonically (files with their digests, then edges). */
 void closure_digest(const struct closure *c, struct digest *d);
-/* Append every folder where a new file could change how a name resolves
- * (compiler-visible, sorted, unique, existing): the Makefile depends on them. */
-void closure_searched_dirs(const struct closure *c, struct strvec *out);
+/* Every folder where a new file could change how a name resolves
+ * (compiler-visible, sorted, unique, existing): the Makefile depends on them.
+ * Owned by c. */
+const struct strvec *closure_searched_dirs(const struct closure *c);
 
 #endif

@@ -56,15 +56,13 @@ static void add_input(struct planner *p, const char *abs)
 /* The compiler-visible form of a path written in the spec (relative to root). */
 static char *visible_path(const struct spec *spec, const char *written)
 {
-	char *joined, *abs, *vis;
+	char *abs, *vis;
 
 	/* Most are: root/written is then normal, and its visible form is written. */
 	if (written[0] != '/' && written[0] != '-' && path_is_normal(written))
 		return xstrdup(written);
-	joined = path_join(spec->root, written);
-	abs = path_normalize(joined);
+	abs = path_join_normal(spec->root, written);
 	vis = path_visible(spec->root, abs);
-	free(joined);
 	free(abs);
 	/* A leading '-' would read as an option. */
 	if (vis[0] == '-') {
@@ -114,7 +112,7 @@ static void record_inputs(struct planner *p, const struct closure *closure,
 			  const struct strvec *tools)
 {
 	const char *root = p->plan->spec->root;
-	struct strvec dirs;
+	const struct strvec *dirs = closure_searched_dirs(closure);
 
 	for (size_t i = 0; i < closure->nr; i++) {
 		char *abs = path_join(root, closure->files[i].path);
@@ -122,16 +120,12 @@ static void record_inputs(struct planner *p, const struct closure *closure,
 		add_input(p, abs);
 		free(abs);
 	}
-	strvec_init(&dirs);
-	closure_searched_dirs(closure, &dirs);
-	for (size_t i = 0; i < dirs.nr; i++) {
-		char *joined = path_join(root, dirs.v[i]), *abs = path_normalize(joined);
+	for (size_t i = 0; i < dirs->nr; i++) {
+		char *abs = path_join_normal(root, dirs->v[i]);
 
 		add_input(p, abs);
-		free(joined);
 		free(abs);
 	}
-	strvec_release(&dirs);
 	for (size_t i = 0; i < tools->nr; i++)
 		add_input(p, tools->v[i]);
 }

@@ -135,7 +135,7 @@ static void test_tree(void)
 	digest_bytes_hex("int zz;\n", 8, hex);
 	CHECK_STR(c.files[7].hex, hex);
 	strvec_init(&dirs);
-	closure_searched_dirs(&c, &dirs);
+	strvec_pushv(&dirs, closure_searched_dirs(&c));
 	CHECK_INT(dirs.nr, ARRAY_SIZE(searched));
 	for (size_t i = 0; i < dirs.nr && i < ARRAY_SIZE(searched); i++)
 		CHECK_STR(dirs.v[i], searched[i]);
@@ -410,7 +410,7 @@ static void test_roots(void)
 	CHECK(strvec_find(&c.edges, want_edge) >= 0);
 	free(want_edge);
 	strvec_init(&dirs);
-	closure_searched_dirs(&c, &dirs);
+	strvec_pushv(&dirs, closure_searched_dirs(&c));
 	CHECK_INT(dirs.nr, 2);
 	CHECK_STR(dirs.v[0], outside);
 	CHECK_STR(dirs.nr > 1 ? dirs.v[1] : "", "inc");
@@ -422,7 +422,7 @@ static void test_roots(void)
 	dirs_of(&inc, "gen/out", NULL, NULL);
 	CHECK_INT(closure_compute(&cc, r1, &src, &inc, &c), 0);
 	strvec_init(&dirs);
-	closure_searched_dirs(&c, &dirs);
+	strvec_pushv(&dirs, closure_searched_dirs(&c));
 	CHECK_INT(dirs.nr, 1);
 	CHECK_STR(dirs.v[0], ".");
 	strvec_release(&dirs);

@@ -40,6 +40,18 @@ static void test_join(void)
 	CHECK_OWNED(path_join("a", "c/d"), "a/c/d");
 }
 
+/* Joined and normalized, whether or not the join is normal already. */
+static void test_join_normal(void)
+{
+	CHECK_OWNED(path_join_normal("/r", "a/b.c"), "/r/a/b.c");
+	CHECK_OWNED(path_join_normal("/r/", "a/../b"), "/r/b");
+	CHECK_OWNED(path_join_normal("/r", "."), "/r");
+	CHECK_OWNED(path_join_normal("/r", "/x/./y/"), "/x/y");
+	CHECK(path_is_normal("/r/a"));
+	CHECK(!path_is_normal("/r/./a"));
+	CHECK(!path_is_normal("r/"));
+}
+
 static void test_normalize(void)
 {
 	CHECK_OWNED(path_normalize("a/b/c"), "a/b/c");
@@ -218,6 +230,7 @@ int main(int argc, char **argv)
 
 	TEST(test_join(), "join");
 	TEST(test_normalize(), "normalize");
+	TEST(test_join_normal(), "join_normal");
 	TEST(test_absolute(abs), "absolute");
 	TEST(test_visible(), "visible");
 	TEST(test_dirname_stem(), "dirname_stem");
