@@ -680,7 +680,7 @@ def main():
                     " with --only X latest-X.txt)")
     ap.add_argument("--scratch", help="work folder (default: a fresh temporary one, removed after)")
     ap.add_argument("--keep", action="store_true", help="keep the work folder")
-    ap.add_argument("--only", choices=["farm", "overhead", "closure", "suite"],
+    ap.add_argument("--only", choices=["farm", "overhead", "closure", "suite", "scale"],
                     help="run one section only (with --quick/--smoke sizes); suite: the suite's rows alone")
     ap.add_argument("--skip-slow", action="store_true",
                     help="leave out the suite's rows at N = 2 and 3 (about 7 of the full run's minutes)")
@@ -743,7 +743,7 @@ def main():
             n_tiny = 40 if a.smoke else 300 if a.quick else 1000
             log("per-unit overhead: %d tiny compiles" % n_tiny)
             over = b.overhead(n_tiny)
-        if every:
+        if every or a.only == "scale":
             sizes = [1000] if a.smoke else [1000, 10000] if a.quick else [1000, 10000, 100000]
             scale_rows = b.scale(sizes)
     finally:
