@@ -170,7 +170,12 @@ static void *mem_alloc(struct yamltree *t, size_t n)
 
 	n = (n + 7) & ~(size_t)7;
 	if (!m || m->size - m->used < n) {
-		size_t size = n > MEM_CHUNK ? n : MEM_CHUNK;
+		/* Each chunk twice the last: a large spec makes few of them (each
+		 * heap request this size first consolidates glibc's free lists). */
+		size_t size = m ? 2 * m->size : MEM_CHUNK;
+
+		if (size < n)
+			size = n;
 
 		m = xmalloc(sizeof(*m) + size);
 		m->next = t->mem;
