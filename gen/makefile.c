@@ -9,9 +9,23 @@
 
 #include <string.h>
 
-/* Bytes 1 to 31, for strcspn. */
-#define CONTROL_CHARS "\x01\x02\x03\x04\x05\x06\x07\x08\x09\x0a\x0b\x0c\x0d\x0e\x0f" \
-	"\x10\x11\x12\x13\x14\x15\x16\x17\x18\x19\x1a\x1b\x1c\x1d\x1e\x1f"
+/* The length of s's first run of bytes other than 1 to 31 and those of stop.
+ * Not strcspn: glibc takes its byte-at-a-time path, building a table on
+ * each call, for a set this large (gen checks a few dozen words a unit). */
+static int is_alnum(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+}
+
+static size_t span_printable(const char *s, const char *stop)
+{
+	size_t n = 0;
+
+	/* No set holds a letter or a digit: most bytes need no look at it. */
+	while ((unsigned char)s[n] >= 0x20 && (is_alnum(s[n]) || !strchr(stop, s[n])))
+		n++;
+	return n;
+}
 
 /* Characters a file name may not contain anywhere in the Makefile: make has no
  * way to quote ';' '=' '(' ')' or '\' in a prerequisite list, a blank at the
@@ -20,7 +34,7 @@
 static int unsafe_for_make(const char *path, int as_prerequisite)
 {
 	size_t n = strlen(path);
-	size_t ok = strcspn(path, as_prerequisite ? CONTROL_CHARS "\x7f;=()\\" : CONTROL_CHARS "\x7f");
+	size_t ok = span_printable(path, as_prerequisite ? "\x7f;=()\\" : "\x7f");
 
 	if (ok < n)
 		return (unsigned char)path[ok];
@@ -61,8 +75,13 @@ void makefile_add_prereq(struct buf *b, const char *path)
 /* True when word needs no shell quotes. */
 static int shell_plain(const char *word)
 {
-	return *word && !word[strspn(word, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-					    "0123456789_-+=/.,:@%")];
+	const char *p = word;
+
+	/* Letters, digits and _-+=/.,:@% (by hand, as span_printable). */
+	for (; *p; p++)
+		if (!is_alnum(*p) && !strchr("_-+=/.,:@%", *p))
+			return 0;
+	return p != word;
 }
 
 void makefile_add_shell_word(struct buf *b, const char *word)
@@ -87,7 +106,7 @@ void makefile_add_shell_word(struct buf *b, const char *word)
 void makefile_add_comment_text(struct buf *b, const char *s)
 {
 	for (const char *p = s; *p; p++) {
-		size_t n = strcspn(p, CONTROL_CHARS "\\");
+		size_t n = span_printable(p, "\\");
 
 		buf_add(b, p, n);
 		p += n;
