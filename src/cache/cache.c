@@ -92,53 +92,19 @@ static off_t lock_offset(const char *key)
 	return (off_t)v;
 }
 
-/* The entry locks this process holds (write locks), by fd: a reader in the
- * same process must not wait for a shared lock on one of them (OFD locks of
- * two open files conflict even within one process). Few: a step holds one. */
-#define HELD_MAX 16
-static struct { int fd; off_t at; } held[HELD_MAX];
-static size_t nr_held;
-
-static void note_held(int fd, off_t at)
-{
-	if (nr_held < HELD_MAX) {
-		held[nr_held].fd = fd;
-		held[nr_held++].at = at;
-	}
-}
-
-static int is_held(off_t at)
-{
-	for (size_t i = 0; i < nr_held; i++)
-		if (held[i].at == at)
-			return 1;
-	return 0;
-}
-
-static void forget_held(int fd)
-{
-	for (size_t i = 0; i < nr_held; i++)
-		if (held[i].fd == fd) {
-			held[i] = held[--nr_held];
-			return;
-		}
-}
-
-/* Lock key's byte of the lock file: the fd, -1 when busy (without wait), -2
- * with the reason in why (error_to: on stderr when why is NULL). A lock of the open file description (os.h), not a lock
- * file per entry: nothing to create per compile, and it goes with the fd (the
- * compiler kwarm starts has none). exclusive: a compile's or a remover's;
- * else a reader's (shared). */
-static int lock_entry(const struct cache *c, const char *key, int wait, int exclusive,
-		      struct buf *why)
+/* Write-lock key's byte of the lock file: the fd, -1 when busy (without
+ * wait), -2 with the reason in why (error_to: on stderr when why is NULL). A
+ * lock of the open file description (os.h), not a lock file per entry:
+ * nothing to create per compile, and it goes with the fd (the compiler kwarm
+ * starts has none). */
+static int lock_entry(const struct cache *c, const char *key, int wait, struct buf *why)
 {
 	char *path = path_join(c->dir, CACHE_LOCK_FILE);
-	off_t at = lock_offset(key);
-	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666), exclusive = 1;
 
-	/* A cache this user may only read (verify, prune of another's cache, a
-	 * reader): a read lock still conflicts with a compile's write lock. */
-	if (fd < 0 && (!wait || !exclusive) && (errno == EACCES || errno == EROFS)) {
+	/* A cache this user may only read (verify, prune of another's cache): a
+	 * read lock still conflicts with a compile's write lock. */
+	if (fd < 0 && !wait && (errno == EACCES || errno == EROFS)) {
 		fd = open(path, O_RDONLY | O_CLOEXEC);
 		exclusive = 0;
 		/* No lock file, and none can be made: nobody holds a lock. The
@@ -154,7 +120,7 @@ static int lock_entry(const struct cache *c, const char *key, int wait, int excl
 		fd = -2;
 		goto out;
 	}
-	if (os_lock_range(fd, at, 1, exclusive, wait)) {
+	if (os_lock_range(fd, lock_offset(key), 1, exclusive, wait)) {
 		int busy = !wait && (errno == EAGAIN || errno == EACCES);
 
 		if (!busy)
@@ -162,36 +128,27 @@ static int lock_entry(const struct cache *c, const char *key, int wait, int excl
 		close(fd);
 		fd = busy ? -1 : -2;
 	}
-	if (fd >= 0 && exclusive)
-		note_held(fd, at);
 out:
 	free(path);
 	return fd;
 }
 
-int cache_lock_unit(const struct cache *c, const char *key)
-{
-	return cache_lock_unit_gently(c, key, NULL);
-}
-
 int cache_lock_unit_gently(const struct cache *c, const char *key, struct buf *why)
 {
-	int fd = lock_entry(c, key, 1, 1, why);
+	int fd = lock_entry(c, key, 1, why);
 
 	return fd < 0 ? -1 : fd;
 }
 
 int cache_try_lock_unit(const struct cache *c, const char *key)
 {
-	return lock_entry(c, key, 0, 1, NULL);
+	return lock_entry(c, key, 0, NULL);
 }
 
 void cache_unlock(int fd)
 {
-	if (fd >= 0) {
-		forget_held(fd);
+	if (fd >= 0)
 		close(fd);	/* drops the lock */
-	}
 }
 
 struct manifest {
@@ -251,23 +208,29 @@ static int parse_manifest(const char *text, struct manifest *m, const char **why
 /* The length line that ends an entry: 8 digits and a newline. */
 #define LENGTH_LINE 9
 
+/* The manifest's length that line states, or 0 when it is no length line. */
+static size_t length_line(const char *line)
+{
+	size_t tlen = 0;
+
+	for (size_t i = 0; i < LENGTH_LINE - 1; i++) {
+		if (line[i] < '0' || line[i] > '9')
+			return 0;
+		tlen = tlen * 10 + (size_t)(line[i] - '0');
+	}
+	return line[LENGTH_LINE - 1] == '\n' ? tlen : 0;
+}
+
 /* Split entry bytes into artifact and manifest; the artifact's size, or -1
  * with *why set to a static reason. */
 static long long split_entry(const char *data, size_t len, const char *key, const char **why)
 {
 	struct manifest m;
 	char hex[DIGEST_HEX_SIZE], *text;
-	size_t tlen = 0, start;
+	size_t tlen = len < LENGTH_LINE ? 0 : length_line(data + len - LENGTH_LINE), start;
 	int bad;
 
-	for (size_t i = len - LENGTH_LINE; len >= LENGTH_LINE && i < len - 1; i++) {
-		if (data[i] < '0' || data[i] > '9') {
-			tlen = 0;
-			break;
-		}
-		tlen = tlen * 10 + (size_t)(data[i] - '0');
-	}
-	if (!tlen || data[len - 1] != '\n') {
+	if (!tlen) {
 		*why = "no manifest at its end (truncated?)";
 		return -1;
 	}
@@ -333,11 +296,10 @@ out:
 	return ret;
 }
 
-/* cache_unit_get, reporting a corrupt entry when report is set. */
-static int check_entry(const struct cache *c, const char *key, int report, struct buf *data)
+int cache_unit_check(const struct cache *c, const char *key, int report)
 {
 	const char *why;
-	int ret = cache_unit_get(c, key, data, &why);
+	int ret = cache_unit_get(c, key, NULL, &why);
 
 	if (ret < 0 && report) {
 		char *mpath = cache_unit_path(c, key, ".m");
@@ -346,35 +308,6 @@ static int check_entry(const struct cache *c, const char *key, int report, struc
 		free(mpath);
 	}
 	return ret;
-}
-
-int cache_unit_check(const struct cache *c, const char *key, int report)
-{
-	return check_entry(c, key, report, NULL);
-}
-
-int cache_unit_read(const struct cache *c, const char *key, struct buf *out)
-{
-	struct buf unguarded = BUF_INIT;
-	int fd = -1, ret;
-
-	/* A shared lock while the entry is read, so that prune and verify (which
-	 * remove only what they can lock without waiting) leave it alone; it waits
-	 * for a compile of the entry. Without a lock the read goes on unguarded:
-	 * why not is no error of the read's. */
-	if (!is_held(lock_offset(key)))
-		fd = lock_entry(c, key, 1, 0, &unguarded);
-	buf_release(&unguarded);
-	ret = check_entry(c, key, 1, out);
-	cache_unlock(fd);
-
-	if (ret == 0) {
-		char *mpath = cache_unit_path(c, key, ".m");
-
-		error("cache entry '%s' is missing", mpath);
-		free(mpath);
-	}
-	return ret == 1 ? 0 : -1;
 }
 
 /* Append the manifest of an artifact of size bytes with digest hex to b. */
@@ -546,7 +479,7 @@ int cache_unit_manifest(const char *dir, const char *key, struct buf *text)
 	struct manifest m;
 	const char *why;
 	struct stat st;
-	size_t tlen = 0;
+	size_t tlen;
 	int fd, ret = -1;
 
 	cache_add_unit_path(&path, dir, key, ".m");
@@ -559,12 +492,8 @@ int cache_unit_manifest(const char *dir, const char *key, struct buf *text)
 	if (fstat(fd, &st) || st.st_size < LENGTH_LINE ||
 	    pread(fd, tail, LENGTH_LINE, st.st_size - LENGTH_LINE) != LENGTH_LINE)
 		goto out;
-	for (size_t i = 0; i < LENGTH_LINE - 1; i++) {
-		if (tail[i] < '0' || tail[i] > '9')
-			goto out;
-		tlen = tlen * 10 + (size_t)(tail[i] - '0');
-	}
-	if (tail[LENGTH_LINE - 1] != '\n' || tlen < LENGTH_LINE || tlen > (size_t)st.st_size)
+	tlen = length_line(tail);
+	if (tlen < LENGTH_LINE || tlen > (size_t)st.st_size)
 		goto out;
 	buf_grow(text, tlen);
 	if (pread(fd, text->s + text->len, tlen - LENGTH_LINE, st.st_size - (off_t)tlen) !=

@@ -53,9 +53,8 @@ int cache_try_init(struct cache *c, const char *dir, char **why);
  * (caller frees). A real write, so a full disk shows. */
 int cache_probe(const struct cache *c, char **why);
 void cache_release(struct cache *c);
-/* Take the entry's lock (blocking); returns the lock fd, or -1 after reporting. */
-int cache_lock_unit(const struct cache *c, const char *key);
-/* The same, with the reason in why instead of on stderr. */
+/* Take the entry's lock (blocking); returns the lock fd, or -1 with the
+ * reason in why (error_to: on stderr when why is NULL). */
 int cache_lock_unit_gently(const struct cache *c, const char *key, struct buf *why);
 /* Take the entry's lock without waiting: the fd, -1 when someone holds it,
  * -2 when it cannot be taken at all (reported). */
@@ -98,8 +97,6 @@ int cache_unit_adopt_finish(struct cache_adoption *a);
 void cache_unit_adopt_abort(struct cache_adoption *a);
 /* True when the cache's filesystem is (nearly) full. */
 int cache_fs_full(const struct cache *c);
-/* Read a verified entry into out; -1 after reporting when absent or corrupt. */
-int cache_unit_read(const struct cache *c, const char *key, struct buf *out);
 /* Remove an entry (a corrupt one, say); 0 or -1. */
 int cache_unit_remove(const struct cache *c, const char *key);
 
