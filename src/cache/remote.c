@@ -37,6 +37,7 @@
 #include "util.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
@@ -46,7 +47,6 @@
 #include <unistd.h>
 
 static void release_handle(struct remote *r);
-static void fault(struct remote *r, const char *what);
 
 #define REMOTE_CONNECT_DEFAULT_MS 2000
 #define REMOTE_TOTAL_DEFAULT_MS 10000
@@ -166,55 +166,49 @@ static int mark(const struct remote *r, const char *name)
 	return created;
 }
 
+/* The run's one warning, "remote cache 'URL': " and the rest. */
+__attribute__((format(printf, 2, 3)))
+static void warn_once(struct remote *r, const char *fmt, ...)
+{
+	va_list ap;
+	char *what;
+
+	if (!r->warned && mark(r, "remote-warned")) {
+		va_start(ap, fmt);
+		what = xstrvfmt(fmt, ap);
+		va_end(ap);
+		warning("remote cache '%s': %s", r->url, what);
+		free(what);
+	}
+	r->warned = 1;
+}
+
 /* A fault: one warning per run, and no more requests in this run. */
 static void fault(struct remote *r, const char *what)
 {
 	r->off = 1;
 	(void)mark(r, "remote-off");
-	if (!r->warned && mark(r, "remote-warned"))
-		warning("remote cache '%s': %s; going on without it for this run", r->url, what);
-	r->warned = 1;
+	warn_once(r, "%s; going on without it for this run", what);
 }
 
-/* An object that is not what was asked: a miss, one warning per run. */
-static void bad_object(struct remote *r, const char *key, const char *why)
-{
-	if (!r->warned && mark(r, "remote-warned"))
-		warning("remote cache '%s': object '%.16s' is not a valid entry (%s); compiling "
-			"it here", r->url, key, why);
-	r->warned = 1;
-}
-
-/* The helper's path: kwarm-remote beside this program (also in a build
- * tree). Caller frees; NULL when this program cannot be found. */
-static char *helper_path(void)
-{
-	char *self = os_self_path(), *dir, *path;
-
-	if (!self)
-		return NULL;
-	dir = path_dirname(self);
-	path = path_join(dir, REMOTEPROTO_HELPER);
-	free(dir);
-	free(self);
-	return path;
-}
-
-/* Start the helper unless it runs: 0, or -1 after fault(). */
+/* Start the helper (kwarm-remote beside this program, also in a build tree)
+ * unless it runs: 0, or -1 after fault(). */
 static int helper_start(struct remote *r)
 {
 	struct buf why = BUF_INIT;
-	char connect[32], total[32], *path;
+	char connect[32], total[32], *self, *dir, *path;
 	const char *argv[5];
-	int fd;
+	int fd, ret;
 
 	if (r->helper)
 		return 0;
-	path = helper_path();
-	if (!path) {
+	self = os_self_path();
+	if (!self) {
 		fault(r, "its helper " REMOTEPROTO_HELPER " cannot be found");
 		return -1;
 	}
+	dir = path_dirname(self);
+	path = path_join(dir, REMOTEPROTO_HELPER);
 	snprintf(connect, sizeof(connect), "%ld", r->connect_ms);
 	snprintf(total, sizeof(total), "%ld", r->total_ms);
 	argv[0] = path;
@@ -222,13 +216,15 @@ static int helper_start(struct remote *r)
 	argv[2] = connect;
 	argv[3] = total;
 	argv[4] = NULL;
-	if (run_start_socket(argv, &r->helper_pid, &fd, &why)) {
+	ret = run_start_socket(argv, &r->helper_pid, &fd, &why);
+	if (ret)
 		fault(r, buf_str(&why));
-		buf_release(&why);
-		free(path);
-		return -1;
-	}
+	buf_release(&why);
 	free(path);
+	free(dir);
+	free(self);
+	if (ret)
+		return -1;
 	r->helper = xmalloc(sizeof(*r->helper));
 	remoteproto_init(r->helper, fd, fd);
 	return 0;
@@ -244,10 +240,10 @@ static void release_handle(struct remote *r)
 	r->helper = NULL;
 }
 
-/* One request (verb key, data its body): the HTTP status with its body in
- * *answer, or -1 after fault(). */
+/* One request (verb key, data its body): the HTTP status (200 to hi, or a
+ * GET's miss: 404, 410) with its body in *answer, or -1 after fault(). */
 static long ask(struct remote *r, const char *verb, const char *key, const char *data, size_t len,
-		struct buf *answer)
+		struct buf *answer, long hi)
 {
 	struct buf head = BUF_INIT;
 	char *sent, *end, *what = NULL;
@@ -266,6 +262,9 @@ static long ask(struct remote *r, const char *verb, const char *key, const char 
 		what = xstrfmt("%s failed: %s", verb, buf_str(answer));
 	else if ((status = strtol(head.s, &end, 10)) < 100 || *end)
 		what = xstrfmt("its helper answered '%s'", head.s);
+	else if ((status < 200 || status > hi) &&
+		 (strcmp(verb, "GET") || (status != 404 && status != 410)))
+		what = xstrfmt("%s answered HTTP %ld", verb, status);
 	if (what) {
 		fault(r, what);
 		status = -1;
@@ -279,7 +278,7 @@ static long ask(struct remote *r, const char *verb, const char *key, const char 
 int remote_fetch(struct remote *r, const struct cache *c, const char *key)
 {
 	struct buf body = BUF_INIT;
-	char *mpath = NULL, *what;
+	char *mpath = NULL, *dir = NULL;
 	const char *why;
 	double t0 = now_monotonic();
 	long status;
@@ -287,32 +286,22 @@ int remote_fetch(struct remote *r, const struct cache *c, const char *key)
 
 	if (!r->url || r->off)
 		return 0;
-	status = ask(r, "GET", key, NULL, 0, &body);
+	status = ask(r, "GET", key, NULL, 0, &body, 200);
 	if (status < 0)
 		goto error;
-	if (status == 404 || status == 410) {
+	if (status != 200) {
 		cachelog_event_bytes(c->dir, "remote-miss", key, now_monotonic() - t0, 0);
 		r->tally.misses++;
 		ret = 0;
 		goto out;
 	}
-	if (status != 200) {
-		what = xstrfmt("GET answered HTTP %ld", status);
-		fault(r, what);
-		free(what);
-		goto error;
-	}
 	if (cache_entry_check(body.s ? body.s : "", body.len, key, &why) < 0) {
-		bad_object(r, key, why);
+		warn_once(r, "object '%.16s' is not a valid entry (%s); compiling it here", key, why);
 		goto error;
 	}
 	mpath = cache_unit_path(c, key, ".m");
-	{
-		char *dir = path_dirname(mpath);
-
-		mkdir_p(dir);
-		free(dir);
-	}
+	dir = path_dirname(mpath);
+	mkdir_p(dir);
 	/* A local failure to publish: the unit compiles, as without a remote. */
 	if (publish_bytes(mpath, body.s, body.len))
 		goto error;
@@ -326,6 +315,7 @@ error:
 	r->tally.errors++;
 out:
 	buf_release(&body);
+	free(dir);
 	free(mpath);
 	return ret;
 }
@@ -333,11 +323,10 @@ out:
 int remote_upload(struct remote *r, const struct cache *c, const char *key)
 {
 	struct buf answer = BUF_INIT;
-	char *mpath = NULL, *bytes = NULL, *what;
+	char *mpath = NULL, *bytes = NULL;
 	const char *why;
 	double t0 = now_monotonic();
 	size_t len;
-	long status;
 	int ret = -1;
 
 	if (!r->url || r->off || r->read_only)
@@ -347,15 +336,8 @@ int remote_upload(struct remote *r, const struct cache *c, const char *key)
 	mpath = cache_unit_path(c, key, ".m");
 	if (read_file_all(mpath, &bytes, &len) || cache_entry_check(bytes, len, key, &why) < 0)
 		goto out;
-	status = ask(r, "PUT", key, bytes, len, &answer);
-	if (status < 0)
+	if (ask(r, "PUT", key, bytes, len, &answer, 299) < 0)
 		goto error;
-	if (status < 200 || status > 299) {
-		what = xstrfmt("PUT answered HTTP %ld", status);
-		fault(r, what);
-		free(what);
-		goto error;
-	}
 	cachelog_event_bytes(c->dir, "upload", key, now_monotonic() - t0, len);
 	r->tally.uploads++;
 	r->tally.bytes_out += len;
