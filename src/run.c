@@ -12,45 +12,49 @@
 
 extern char **environ;
 
-/* The child gets the default dispositions make would give it. */
-static void attr_init(posix_spawnattr_t *attr)
+/* Start argv in dir (NULL: here) with fd as its descriptors to1 and to2,
+ * stdin /dev/null unless fd is; closes fd. 0, or an errno value.
+ * posix_spawn (vfork and exec) rather than fork: no page tables copied and
+ * no copy-on-write faults, once per compile. */
+static int spawn(const char *const *argv, const char *dir, int fd, int to1, int to2, pid_t *pid)
 {
+	posix_spawn_file_actions_t actions;
+	posix_spawnattr_t attr;
 	sigset_t defaults;
+	int err;
 
-	posix_spawnattr_init(attr);
+	posix_spawn_file_actions_init(&actions);
+	posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+	posix_spawn_file_actions_adddup2(&actions, fd, to1);
+	posix_spawn_file_actions_adddup2(&actions, fd, to2);
+	if (dir)
+		os_spawn_chdir(&actions, dir);
+	/* The child gets the default dispositions make would give it. */
+	posix_spawnattr_init(&attr);
 	sigemptyset(&defaults);
 	sigaddset(&defaults, SIGINT);
 	sigaddset(&defaults, SIGTERM);
 	sigaddset(&defaults, SIGHUP);
 	sigaddset(&defaults, SIGPIPE);
-	posix_spawnattr_setsigdefault(attr, &defaults);
-	posix_spawnattr_setflags(attr, POSIX_SPAWN_SETSIGDEF);
+	posix_spawnattr_setsigdefault(&attr, &defaults);
+	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF);
+	err = posix_spawnp(pid, argv[0], &actions, &attr, (char *const *)argv, environ);
+	posix_spawnattr_destroy(&attr);
+	posix_spawn_file_actions_destroy(&actions);
+	close(fd);
+	return err;
 }
 
 int run_capture(const char *const *argv, const char *dir, struct buf *output,
 		struct run_result *res, struct buf *why)
 {
-	posix_spawn_file_actions_t actions;
-	posix_spawnattr_t attr;
 	int pipefd[2], status, err;
 	pid_t pid;
 	ssize_t n;
 
 	if (os_pipe_cloexec(pipefd, 0))
 		return error_errno_to(why, "cannot create a pipe");
-	/* posix_spawn (vfork and exec) rather than fork: no page tables copied
-	 * and no copy-on-write faults, once per compile. */
-	posix_spawn_file_actions_init(&actions);
-	posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-	posix_spawn_file_actions_adddup2(&actions, pipefd[1], 1);
-	posix_spawn_file_actions_adddup2(&actions, pipefd[1], 2);
-	if (dir)
-		os_spawn_chdir(&actions, dir);
-	attr_init(&attr);
-	err = posix_spawnp(&pid, argv[0], &actions, &attr, (char *const *)argv, environ);
-	posix_spawnattr_destroy(&attr);
-	posix_spawn_file_actions_destroy(&actions);
-	close(pipefd[1]);
+	err = spawn(argv, dir, pipefd[1], 1, 2, &pid);
 	if (err) {
 		close(pipefd[0]);
 		errno = err;
@@ -83,20 +87,12 @@ int run_capture(const char *const *argv, const char *dir, struct buf *output,
 
 int run_start_socket(const char *const *argv, pid_t *pid, int *fd, struct buf *why)
 {
-	posix_spawn_file_actions_t actions;
-	posix_spawnattr_t attr;
 	int sv[2], err;
 
 	if (os_socketpair_cloexec(sv))
 		return error_errno_to(why, "cannot create a socket pair");
-	posix_spawn_file_actions_init(&actions);
-	posix_spawn_file_actions_adddup2(&actions, sv[1], 0);
-	posix_spawn_file_actions_adddup2(&actions, sv[1], 1);
-	attr_init(&attr);
-	err = posix_spawn(pid, argv[0], &actions, &attr, (char *const *)argv, environ);
-	posix_spawnattr_destroy(&attr);
-	posix_spawn_file_actions_destroy(&actions);
-	close(sv[1]);
+	/* argv[0] is a path: spawnp searches no PATH for it. */
+	err = spawn(argv, NULL, sv[1], 0, 1, pid);
 	if (err) {
 		close(sv[0]);
 		errno = err;
