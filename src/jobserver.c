@@ -100,11 +100,11 @@ static int first_word_has(const char *makeflags, const char *letters)
 	strvec_init(&words);
 	strvec_split(&words, makeflags ? makeflags : "", 1);
 	if (words.nr && words.v[0][0] != '-') {
-		has = 1;
-		for (const char *c = words.v[0]; *c; c++)
-			if (!isalpha((unsigned char)*c))
-				has = 0;
-		has = has && strpbrk(words.v[0], letters);
+		const char *c = words.v[0];
+
+		while (isalpha((unsigned char)*c))
+			c++;
+		has = !*c && strpbrk(words.v[0], letters);
 	}
 	strvec_release(&words);
 	return has;
@@ -350,31 +350,19 @@ void jobserver_disconnect(struct jobserver *js)
 	}
 }
 
-static void wake_up(void)
-{
-	char c = 0;
-
-	if (wake_fd >= 0 && write(wake_fd, &c, 1) < 0) {
-		/* Full pipe: a wake-up is already pending, which is all we need. */
-	}
-}
-
+/* A signal wakes the waiter through the self-pipe; SIGCHLD is no stop. */
 static void on_signal(int sig)
 {
 	int saved_errno = errno;
+	char c = 0;
 
-	caught_sig = sig;
-	caught_count++;
-	wake_up();
-	errno = saved_errno;
-}
-
-static void on_child(int sig)
-{
-	int saved_errno = errno;
-
-	(void)sig;
-	wake_up();
+	if (sig != SIGCHLD) {
+		caught_sig = sig;
+		caught_count++;
+	}
+	if (wake_fd >= 0 && write(wake_fd, &c, 1) < 0) {
+		/* Full pipe: a wake-up is already pending, which is all we need. */
+	}
 	errno = saved_errno;
 }
 
@@ -403,12 +391,9 @@ int jobserver_catch_signals(struct jobserver *js)
 			continue;
 		memset(&sa, 0, sizeof(sa));
 		sigemptyset(&sa.sa_mask);
-		if (sig == SIGCHLD) {
-			sa.sa_handler = on_child;
+		sa.sa_handler = on_signal;
+		if (sig == SIGCHLD)
 			sa.sa_flags = SA_RESTART | SA_NOCLDSTOP;
-		} else {
-			sa.sa_handler = on_signal;
-		}
 		sigaction(sig, &sa, NULL);
 	}
 	js->catching = 1;
