@@ -9,13 +9,35 @@
 #include <string.h>
 #include <sys/stat.h>
 
-/* One folder's files (names below it) and sub-folders, listed once per process:
- * one run looks at one tree, and the Makefile watches the folders. */
+/* Kept per process, by name in a hashmap: a folder's listing (one run looks
+ * at one tree, and the Makefile watches the folders) or a -I list's
+ * resolution (units of a role share their list). */
 struct listing {
-	int complete;		/* 0: something could not be listed */
-	struct strvec files;	/* relative names, sorted */
-	struct strvec folders;	/* absolute, the folder itself first */
+	int status;		/* -1: something could not be listed or resolved */
+	struct strvec files;	/* a listing's relative names, sorted; a resolution's lines */
+	struct strvec folders;	/* absolute; a listing's own folder first */
 };
+
+static struct listing *listing_new(void)
+{
+	struct listing *l = xcalloc(1, sizeof(*l));
+
+	strvec_init(&l->files);
+	strvec_init(&l->folders);
+	return l;
+}
+
+static void release_all(struct hashmap *map)
+{
+	for (size_t i = 0; i < map->nr; i++) {
+		struct listing *l = map->entries[i].value;
+
+		strvec_release(&l->files);
+		strvec_release(&l->folders);
+		free(l);
+	}
+	hashmap_release(map);
+}
 
 static void list_into(struct listing *l, const char *abs, const char *rel, int depth)
 {
@@ -23,7 +45,7 @@ static void list_into(struct listing *l, const char *abs, const char *rel, int d
 	struct dirent *de;
 
 	if (!dir) {
-		l->complete = 0;
+		l->status = -1;
 		return;
 	}
 	strvec_push(&l->folders, abs);
@@ -42,16 +64,16 @@ static void list_into(struct listing *l, const char *abs, const char *rel, int d
 			type = lstat(path, &st) ? -1 : S_ISDIR(st.st_mode) ? DT_DIR
 				: S_ISLNK(st.st_mode) ? DT_LNK : DT_REG;
 		if (type < 0) {
-			l->complete = 0;
+			l->status = -1;
 		} else if (type == DT_DIR) {
 			if (depth < 32)
 				list_into(l, path, name, depth + 1);
 			else
-				l->complete = 0;
+				l->status = -1;
 		} else if (type == DT_LNK) {
 			/* A link to a file is a file; to a folder, a tree we do not walk. */
 			if (stat(path, &st) || S_ISDIR(st.st_mode))
-				l->complete = 0;
+				l->status = -1;
 			else
 				strvec_push(&l->files, name);
 		} else {
@@ -69,21 +91,12 @@ static struct listing *get_listing(struct closure_cache *cc, const char *abs)
 
 	if (l)
 		return l;
-	l = xcalloc(1, sizeof(*l));
-	l->complete = 1;
-	strvec_init(&l->files);
-	strvec_init(&l->folders);
+	l = listing_new();
 	list_into(l, abs, "", 0);
 	qsort(l->files.v, l->files.nr, sizeof(char *), strvec_cmp);
 	hashmap_put(&cc->listings, abs, l);
 	return l;
 }
-
-/* One -I list's answer, kept per process: units of a role share their list. */
-struct resolution {
-	int ret;
-	struct strvec lines, folders;
-};
 
 static int resolve(struct closure_cache *cc, const char *root, const struct strvec *dirs,
 		   struct strvec *lines, struct strvec *folders);
@@ -92,24 +105,22 @@ int incdirs_resolution(struct closure_cache *cc, const char *root, const struct 
 		       struct strvec *lines, struct strvec *folders)
 {
 	struct buf key = BUF_INIT;
-	struct resolution *r;
+	struct listing *r;
 
 	buf_adds(&key, root);
 	for (size_t i = 0; i < dirs->nr; i++)
 		buf_addf(&key, "\n%s", dirs->v[i]);
 	r = hashmap_get(&cc->resolutions, key.s);
 	if (!r) {
-		r = xcalloc(1, sizeof(*r));
-		strvec_init(&r->lines);
-		strvec_init(&r->folders);
-		r->ret = resolve(cc, root, dirs, &r->lines, &r->folders);
+		r = listing_new();
+		r->status = resolve(cc, root, dirs, &r->files, &r->folders);
 		hashmap_put(&cc->resolutions, key.s, r);
 	}
 	buf_release(&key);
-	strvec_pushv(lines, &r->lines);
+	strvec_pushv(lines, &r->files);
 	if (folders)
 		strvec_pushv(folders, &r->folders);
-	return r->ret;
+	return r->status;
 }
 
 static int resolve(struct closure_cache *cc, const char *root, const struct strvec *dirs,
@@ -139,7 +150,7 @@ static int resolve(struct closure_cache *cc, const char *root, const struct strv
 		hashmap_put(&seen_dirs, abs, (void *)1);
 		strvec_push_nodup(&set, path_visible(root, abs));
 		l = get_listing(cc, abs);
-		if (!l->complete)
+		if (l->status)
 			ret = -1;
 		for (size_t j = 0; !ret && j < l->files.nr; j++) {
 			const char *name = l->files.v[j];
@@ -177,20 +188,6 @@ static int resolve(struct closure_cache *cc, const char *root, const struct strv
 
 void incdirs_release(struct closure_cache *cc)
 {
-	for (size_t i = 0; i < cc->listings.nr; i++) {
-		struct listing *l = cc->listings.entries[i].value;
-
-		strvec_release(&l->files);
-		strvec_release(&l->folders);
-		free(l);
-	}
-	hashmap_release(&cc->listings);
-	for (size_t i = 0; i < cc->resolutions.nr; i++) {
-		struct resolution *r = cc->resolutions.entries[i].value;
-
-		strvec_release(&r->lines);
-		strvec_release(&r->folders);
-		free(r);
-	}
-	hashmap_release(&cc->resolutions);
+	release_all(&cc->listings);
+	release_all(&cc->resolutions);
 }
