@@ -48,31 +48,11 @@ struct upload {
 static size_t on_send(char *dest, size_t size, size_t n, void *arg)
 {
 	struct upload *u = arg;
-	size_t want = size * n, left = u->len - u->at;
+	size_t want = size * n < u->len - u->at ? size * n : u->len - u->at;
 
-	if (want > left)
-		want = left;
 	memcpy(dest, u->data + u->at, want);
 	u->at += want;
 	return want;
-}
-
-/* The handle, reset for a new request to key's object. */
-static void setup(struct helper *h, const char *key)
-{
-	char *url = xstrfmt("%s/" REMOTE_LAYOUT "/%s", h->url, key);
-
-	curl_easy_reset(h->easy);	/* keeps the connection */
-	curl_easy_setopt(h->easy, CURLOPT_URL, url);
-	curl_easy_setopt(h->easy, CURLOPT_HTTPHEADER, h->headers);
-	curl_easy_setopt(h->easy, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(h->easy, CURLOPT_CONNECTTIMEOUT_MS, h->connect_ms);
-	curl_easy_setopt(h->easy, CURLOPT_TIMEOUT_MS, h->total_ms);
-	curl_easy_setopt(h->easy, CURLOPT_NETRC, (long)CURL_NETRC_OPTIONAL);
-	curl_easy_setopt(h->easy, CURLOPT_PROTOCOLS_STR, "http,https");
-	curl_easy_setopt(h->easy, CURLOPT_FOLLOWLOCATION, 0L);
-	curl_easy_setopt(h->easy, CURLOPT_USERAGENT, "kwarm/" KWARM_VERSION);
-	free(url);	/* libcurl copies it */
 }
 
 /* One request, answered on p. */
@@ -81,13 +61,24 @@ static int serve(struct helper *h, struct remoteproto *p, const char *verb, cons
 {
 	struct buf body = BUF_INIT;
 	struct upload u = { in->s, in->len, 0 };
-	char status_word[32];
+	char status_word[32], *url;
 	const char *why;
 	CURLcode rc;
 	long status = 0;
 	int ret;
 
-	setup(h, key);
+	url = xstrfmt("%s/" REMOTE_LAYOUT "/%s", h->url, key);
+	curl_easy_reset(h->easy);	/* keeps the connection */
+	curl_easy_setopt(h->easy, CURLOPT_URL, url);
+	free(url);	/* libcurl copies it */
+	curl_easy_setopt(h->easy, CURLOPT_HTTPHEADER, h->headers);
+	curl_easy_setopt(h->easy, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(h->easy, CURLOPT_CONNECTTIMEOUT_MS, h->connect_ms);
+	curl_easy_setopt(h->easy, CURLOPT_TIMEOUT_MS, h->total_ms);
+	curl_easy_setopt(h->easy, CURLOPT_NETRC, (long)CURL_NETRC_OPTIONAL);
+	curl_easy_setopt(h->easy, CURLOPT_PROTOCOLS_STR, "http,https");
+	curl_easy_setopt(h->easy, CURLOPT_FOLLOWLOCATION, 0L);
+	curl_easy_setopt(h->easy, CURLOPT_USERAGENT, "kwarm/" KWARM_VERSION);
 	if (!strcmp(verb, "GET")) {
 		curl_easy_setopt(h->easy, CURLOPT_HTTPGET, 1L);
 		curl_easy_setopt(h->easy, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)REMOTE_MAX_OBJECT);
@@ -125,11 +116,8 @@ static int parse(char *head, const char **verb, const char **key)
 	*sp = '\0';
 	*verb = head;
 	*key = sp + 1;
-	if (strcmp(*verb, "GET") && strcmp(*verb, "PUT"))
-		return -1;
-	if (!**key || (*key)[strspn(*key, "0123456789abcdef")])
-		return -1;
-	return 0;
+	return (strcmp(*verb, "GET") && strcmp(*verb, "PUT")) || !**key ||
+	       (*key)[strspn(*key, "0123456789abcdef")] ? -1 : 0;
 }
 
 /* Milliseconds from argv, as kwarm wrote them. */

@@ -81,17 +81,11 @@ int deps_request(enum deps_family f, size_t nsources, const char *dfile,
 	return 0;
 }
 
-static void push_once(struct strvec *out, const char *word)
-{
-	if (strvec_find(out, word) < 0)
-		strvec_push(out, word);
-}
-
 /* End the word in w: a prerequisite once the rule's ':' was seen. */
 static void end_word(struct buf *w, int in_prereqs, struct strvec *out)
 {
-	if (w->len && in_prereqs)
-		push_once(out, w->s);
+	if (w->len && in_prereqs && strvec_find(out, w->s) < 0)
+		strvec_push(out, w->s);
 	buf_reset(w);
 }
 
