@@ -627,7 +627,7 @@ static int compile_unit(struct compile_job *o, const struct cache *cache, struct
 			release_held(o, &h);
 			goto out;
 		}
-		if (cache_unit_store(priv, o->key, final, o->label, lines.s))
+		if (cache_unit_store(priv, o->key, final, o->label, lines.s, NULL))
 			goto out;
 	} else if (strcmp(o->key, base)) {
 		reads_point(home->dir, base, o->key);

@@ -17,27 +17,22 @@
 int cache_probe(const struct cache *c, char **why)
 {
 	char *probe = cache_probe_path(c->dir, (long)getpid());
-	int fd = open(probe, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0666), ret = 0;
-	char block[4096];
+	int fd = open(probe, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+	char block[4096] = { 0 };
 
 	*why = NULL;
-	memset(block, 0, sizeof(block));
-	if (fd < 0) {
+	/* A real write: creating an empty file still works on a full disk. */
+	if (fd < 0 || write_all(fd, block, sizeof(block)) || fsync(fd))
 		*why = xstrfmt_errno("cannot write in '%s'", c->dir);
-		ret = -1;
-	} else {
-		/* A real write: creating an empty file still works on a full disk. */
-		if (write_all(fd, block, sizeof(block)) || fsync(fd))
-			*why = xstrfmt_errno("cannot write in '%s'", c->dir);
-		/* The entries' locks are of this kind: probe it. */
-		else if (os_lock_range(fd, 0, 0, 1, 0))
-			*why = xstrfmt_errno("cannot lock files in '%s'", c->dir);
-		ret = *why ? -1 : 0;
+	/* The entries' locks are of this kind: probe it. */
+	else if (os_lock_range(fd, 0, 0, 1, 0))
+		*why = xstrfmt_errno("cannot lock files in '%s'", c->dir);
+	if (fd >= 0) {
 		close(fd);
 		unlink(probe);
 	}
 	free(probe);
-	return ret;
+	return *why ? -1 : 0;
 }
 
 int cache_try_init(struct cache *c, const char *dir, char **why)
@@ -326,9 +321,8 @@ static void add_manifest(struct buf *b, const char *key, uint64_t size, const ch
 	buf_addf(b, "%08zu\n", b->len - start + LENGTH_LINE);
 }
 
-/* cache_unit_store, the reason for a failure in why (error_to). */
-static int store(const struct cache *c, const char *key, const char *tmp_path,
-		 const char *label, const char *extra, struct buf *why)
+int cache_unit_store(const struct cache *c, const char *key, const char *tmp_path,
+		     const char *label, const char *extra, struct buf *why)
 {
 	char *mpath = cache_unit_path(c, key, ".m"), *dir = path_dirname(mpath);
 	char hex[DIGEST_HEX_SIZE];
@@ -359,12 +353,6 @@ out:
 	return ret;
 }
 
-int cache_unit_store(const struct cache *c, const char *key, const char *tmp_path,
-		     const char *label, const char *extra)
-{
-	return store(c, key, tmp_path, label, extra, NULL);
-}
-
 int cache_unit_adopt_begin(const struct cache *c, const char *key, const char *tmp_path,
 			   const char *label, const char *extra, struct cache_adoption *a,
 			   struct buf *why)
@@ -381,7 +369,7 @@ int cache_unit_adopt_begin(const struct cache *c, const char *key, const char *t
 	a->fd = open(tmp_path, O_WRONLY | O_APPEND | O_CLOEXEC);
 	if (a->fd < 0) {
 		/* A compiler may leave its output read-only: publish a copy now. */
-		return store(c, key, tmp_path, label, extra, why);
+		return cache_unit_store(c, key, tmp_path, label, extra, why);
 	}
 	add_manifest(&man, key, a->size, hex, label, extra);
 	if (write_all(a->fd, man.s, man.len)) {

@@ -72,9 +72,10 @@ int cache_unit_get(const struct cache *c, const char *key, struct buf *data, con
 long long cache_entry_check(const char *data, size_t len, const char *key, const char **why);
 /* Publish a copy of the finished file tmp_path, with its manifest, as entry key;
  * extra (may be NULL) holds manifest lines that go before the unit line.
- * 0 or -1 after reporting; tmp_path is left as it was either way. */
+ * 0, or -1 with the reason in why (error_to: on stderr when why is NULL);
+ * tmp_path is left as it was either way. */
 int cache_unit_store(const struct cache *c, const char *key, const char *tmp_path,
-		     const char *label, const char *extra);
+		     const char *label, const char *extra, struct buf *why);
 /* Publish the finished file tmp_path, which lies in the entry's own folder, in
  * two steps so that the caller's work overlaps the disk's: begin appends the
  * manifest and starts writing the file back (or, when the file cannot be

@@ -115,7 +115,7 @@ static int store(const struct cache *c, const char *key, const void *data, size_
 	int ret;
 
 	check_write_file(tmp, data, len, 0644);
-	ret = cache_unit_store(c, key, tmp, label, NULL);
+	ret = cache_unit_store(c, key, tmp, label, NULL, NULL);
 	/* store copies: the compiled file stays for the caller. */
 	CHECK(exists(tmp));
 	unlink(tmp);
@@ -395,7 +395,7 @@ static void test_missing_temp(const struct cache *c)
 
 	make_key("no-temp", key);
 	check_capture_begin(2);
-	CHECK_INT(cache_unit_store(c, key, missing, "x", NULL), -1);
+	CHECK_INT(cache_unit_store(c, key, missing, "x", NULL, NULL), -1);
 	msg = check_capture_end(2);
 	CHECK(strstr(msg, "kwarm: error: cannot read compiled output '") != NULL);
 	free(msg);

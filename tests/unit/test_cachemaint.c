@@ -87,7 +87,7 @@ static uint64_t store(const struct cache *c, const char *key, size_t len, char f
 
 	memset(data, fill, len);
 	write_bytes(tmp, data, len);
-	if (cache_unit_store(c, key, tmp, "unit 'x'", NULL))
+	if (cache_unit_store(c, key, tmp, "unit 'x'", NULL, NULL))
 		die("cannot store");
 	unlink(tmp);
 	bytes = file_size(m);

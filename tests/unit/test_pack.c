@@ -27,7 +27,7 @@ static void store_unit(const struct cache *c, const void *data, size_t len,
 	digest_bytes_hex(data, len, key);
 	tmp = xstrfmt("%s/tmp/unit.%.16s", c->dir, key);
 	check_write_file(tmp, data, len, 0644);
-	if (cache_unit_store(c, key, tmp, "test unit", NULL))
+	if (cache_unit_store(c, key, tmp, "test unit", NULL, NULL))
 		die("cannot store a unit");
 	unlink(tmp);
 	free(tmp);
