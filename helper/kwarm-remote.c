@@ -1,17 +1,9 @@
-/* kwarm-remote: the remote cache tier's HTTP transfers, for kwarm (remote.c).
- *
- * The only program that links libcurl: kwarm starts it when a warm-up's
- * remote is first asked, and talks to it over its stdin and stdout
- * (remoteproto.c), so that kwarm itself, started once per compile, needs no
- * dynamic loader. One easy handle serves every request (keep-alive):
- *
- *   GET URL/kwarm-entry-2/<key>    answered with the status and the body
- *   PUT URL/kwarm-entry-2/<key>    the request's body; answered with the status
- *
- * A transfer that fails is answered "error" with libcurl's reason. Redirects
- * are not followed (a token must not travel elsewhere); a body larger than
- * any entry fails the transfer. Checking what was fetched is kwarm's work.
- */
+/* kwarm-remote: the remote cache tier's HTTP transfers (the protocol:
+ * remote.c), for kwarm, over its stdin and stdout (remoteproto.c). The only
+ * program that links libcurl; one easy handle serves every request
+ * (keep-alive). A transfer that fails is answered "error" with libcurl's
+ * reason; a body larger than any entry fails it. Checking what was fetched
+ * is kwarm's work. */
 #include "cache/remote.h"
 #include "cache/remoteproto.h"
 #include "version.h"

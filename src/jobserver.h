@@ -1,8 +1,5 @@
 /* jobserver: a client of GNU make's jobserver (the token pool behind -jN).
  *
- * Design, in the spirit of make's os.h: a small named interface, no #ifdef at
- * call sites.
- *
  * - Make advertises the pool in MAKEFLAGS. Only the last --jobserver-auth=
  *   counts (else the last --jobserver-fds=, make <= 4.1), and nothing after the
  *   "--" word does: command-line variables live there and may contain a fake

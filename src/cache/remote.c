@@ -13,7 +13,8 @@
  * followed (a token must not travel elsewhere).
  *
  * The transfers are made by the helper kwarm-remote (remoteproto.c), which
- * alone links libcurl; it is started when a process first asks the remote
+ * alone links libcurl (kwarm is linked fully static, so that its start stays
+ * cheap for every step); it is started when a process first asks the remote
  * and serves every request of that process over one connection.
  *
  * The run's markers, in mark_dir:

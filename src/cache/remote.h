@@ -5,11 +5,7 @@
  * Nothing here ever fails a build: a fault prints one warning per make run
  * and turns the remote off for the rest of that run (a marker file); an
  * object that fails the local entry's checks is a miss. Credentials come from
- * ~/.netrc or $KWARM_REMOTE_TOKEN at run time, never from the URL.
- *
- * The transfers are made by the helper kwarm-remote (helper/), the only
- * program that links libcurl, started when a remote is first asked: kwarm
- * itself is linked fully static, and its start stays cheap for every step. */
+ * ~/.netrc or $KWARM_REMOTE_TOKEN at run time, never from the URL. */
 #ifndef KWARM_REMOTE_H
 #define KWARM_REMOTE_H
 
