@@ -36,18 +36,6 @@ int reads_match(struct closure_cache *cc, const char *root, const struct strvec 
 	return 1;
 }
 
-/* The recorded reads of entry key: 1 (appended to reads), 0 none, -1 unusable. */
-static int entry_reads(const char *cache_dir, const char *key, struct strvec *reads)
-{
-	struct buf text = BUF_INIT;
-	char deps[16];
-	int ret = cache_unit_manifest(cache_dir, key, &text);
-
-	if (ret == 1)
-		cache_manifest_reads(text.s, reads, deps);
-	buf_release(&text);
-	return ret;
-}
 
 static void push_inputs(const char *root, const struct strvec *reads, struct strvec *inputs)
 {
@@ -60,22 +48,16 @@ static void push_inputs(const char *root, const struct strvec *reads, struct str
 static int try_entry(struct closure_cache *cc, const char *cache_dir, const char *root,
 		     const char *key, struct strvec *reads)
 {
-	int got = entry_reads(cache_dir, key, reads);
+	struct buf text = BUF_INIT;
+	char deps[16];
+	int got = cache_unit_manifest(cache_dir, key, &text);
 
-	if (got <= 0)
-		return got;
-	return reads_match(cc, root, reads, NULL) ? 1 : -1;
-}
-
-/* An entry never built: its appearance changes the choice (appear may be NULL). */
-static void push_entry_path(struct strvec *appear, const char *cache_dir, const char *key)
-{
-	struct buf b = BUF_INIT;
-
-	if (!appear)
-		return;
-	cache_add_unit_path(&b, cache_dir, key, ".m");
-	strvec_push_nodup(appear, buf_detach(&b));
+	if (got == 1) {
+		cache_manifest_reads(text.s, reads, deps);
+		got = reads_match(cc, root, reads, NULL) ? 1 : -1;
+	}
+	buf_release(&text);
+	return got;
 }
 
 static void read_pointer(const char *cache_dir, const char *base, char key[DIGEST_HEX_SIZE])
@@ -97,28 +79,24 @@ int reads_pick_key(struct closure_cache *cc, const char *cache_dir, const char *
 		   const char *base, char key[DIGEST_HEX_SIZE], struct strvec *inputs,
 		   struct strvec *appear)
 {
-	struct strvec last, reads;
+	struct strvec last, reads, *from = &last;
 	char pointed[DIGEST_HEX_SIZE], name[DIGEST_HEX_SIZE];
+	const char *chosen = base;
 	int got, ret = 0;
 
 	strvec_init(&last);
 	strvec_init(&reads);
+	/* Built under its base and still good, or never built. */
 	got = try_entry(cc, cache_dir, root, base, &last);
-	if (got >= 0) {
-		/* Built under its base and still good, or never built. */
-		memcpy(key, base, DIGEST_HEX_SIZE);
-		push_inputs(root, &last, inputs);
-		if (!got)
-			push_entry_path(appear, cache_dir, base);
-		goto out;
-	}
+	if (got >= 0)
+		goto chosen;
 	read_pointer(cache_dir, base, pointed);
 	if (pointed[0] && strcmp(pointed, base)) {
 		got = try_entry(cc, cache_dir, root, pointed, &reads);
 		if (got == 1) {
-			memcpy(key, pointed, DIGEST_HEX_SIZE);
-			push_inputs(root, &reads, inputs);
-			goto out;
+			chosen = pointed;
+			from = &reads;
+			goto chosen;
 		}
 		if (got < 0 && reads.nr) {
 			strvec_release(&last);
@@ -148,14 +126,22 @@ int reads_pick_key(struct closure_cache *cc, const char *cache_dir, const char *
 		strvec_init(&reads);
 		got = try_entry(cc, cache_dir, root, name, &reads);
 		if (got >= 0) {
-			memcpy(key, name, DIGEST_HEX_SIZE);
-			push_inputs(root, &last, inputs);
-			if (!got)
-				push_entry_path(appear, cache_dir, name);
-			goto out;
+			chosen = name;
+			goto chosen;
 		}
 	}
 	ret = error("no free cache name for the unit of base key '%.16s'", base);
+	goto out;
+chosen:
+	memcpy(key, chosen, DIGEST_HEX_SIZE);
+	push_inputs(root, from, inputs);
+	/* An entry never built: its appearance changes the choice. */
+	if (!got && appear) {
+		struct buf b = BUF_INIT;
+
+		cache_add_unit_path(&b, cache_dir, chosen, ".m");
+		strvec_push_nodup(appear, buf_detach(&b));
+	}
 out:
 	strvec_release(&last);
 	strvec_release(&reads);
