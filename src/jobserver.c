@@ -122,11 +122,7 @@ int jobserver_keep_going(const char *makeflags)
 
 void jobserver_init(struct jobserver *js)
 {
-	js->rfd = js->wfd = -1;
-	js->gone = 0;
-	js->held = -1;
-	js->wake[0] = js->wake[1] = -1;
-	js->catching = 0;
+	*js = (struct jobserver){ .rfd = -1, .wfd = -1, .held = -1, .wake = { -1, -1 } };
 }
 
 /* Check that an inherited fd is an open FIFO with the right access mode. */
@@ -293,15 +289,13 @@ int jobserver_acquire(struct jobserver *js)
 		}
 		if (n == 0) {
 			warning("the jobserver pool is gone; " FALLBACK);
-			js->gone = 1;
-			return 1;
+			break;
 		}
 		if (errno == EINTR)
 			continue;
 		if (errno != EAGAIN && errno != EWOULDBLOCK) {
 			warning_errno("cannot read the jobserver pool, " FALLBACK);
-			js->gone = 1;
-			return 1;
+			break;
 		}
 		/* Empty, or a sibling won the token we were woken for: wait again. */
 		pfd[0].fd = js->rfd;
@@ -311,12 +305,13 @@ int jobserver_acquire(struct jobserver *js)
 		pfd[0].revents = pfd[1].revents = 0;
 		if (poll(pfd, 2, -1) < 0 && errno != EINTR) {
 			warning_errno("cannot poll the jobserver pool, " FALLBACK);
-			js->gone = 1;
-			return 1;
+			break;
 		}
 		if (pfd[1].revents)
 			drain_wake(js);
 	}
+	js->gone = 1;
+	return 1;
 }
 
 void jobserver_release(struct jobserver *js)
