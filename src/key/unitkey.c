@@ -300,7 +300,7 @@ static int base_key(struct closure_cache *cc, const struct unit_command *uc,
 	ret = 0;
 	if (closure_out) {
 		*closure_out = closure;
-		goto out_keep_closure;
+		memset(&closure, 0, sizeof(closure));	/* the caller's now */
 	}
 	goto out;
 
@@ -308,7 +308,6 @@ fail_digest:
 	digest_release(&d);
 out:
 	closure_release(&closure);
-out_keep_closure:
 	strvec_release(&sources);
 	strvec_release(&dirs);
 	return ret;

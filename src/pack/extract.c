@@ -110,7 +110,7 @@ int extract_text(const char *image_path, const char *out_path, const char *label
 	Elf *elf = NULL;
 	Elf_Scn *text = NULL;
 	Elf_Data *data;
-	int in, out = -1, ret = -1;
+	int in, out, ret = -1;
 
 	if (elf_version(EV_CURRENT) == EV_NONE)
 		return error_to(why, "%s: libelf is out of date: %s", label, elf_errmsg(-1));
@@ -126,36 +126,24 @@ int extract_text(const char *image_path, const char *out_path, const char *label
 	}
 	if (find_text(elf, label, image_path, &text, why))
 		goto out;
-	out = open(out_path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-	if (out < 0) {
-		error_errno_to(why, "%s: cannot create '%s'", label, out_path);
-		goto out;
-	}
 	/* Raw bytes: the code as the file holds it, never byte-swapped. */
 	data = elf_rawdata(text, NULL);
 	if (!data || !data->d_buf) {
 		error_to(why, "%s: cannot read .text of '%s': %s", label, image_path,
 			 elf_errmsg(-1));
-		goto fail_write;
+		goto out;
 	}
-	if (write_all(out, data->d_buf, data->d_size)) {
-		error_errno_to(why, "%s: cannot write '%s'", label, out_path);
-		goto fail_write;
+	out = open(out_path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (out < 0) {
+		error_errno_to(why, "%s: cannot create '%s'", label, out_path);
+		goto out;
 	}
-	if (close(out)) {
-		out = -1;
-		error_errno_to(why, "%s: cannot write '%s'", label, out_path);
-		goto fail_write;
+	ret = write_all(out, data->d_buf, data->d_size);
+	if (close(out) || ret) {
+		ret = error_errno_to(why, "%s: cannot write '%s'", label, out_path);
+		unlink(out_path);
 	}
-	out = -1;
-	ret = 0;
-	goto out;
-
-fail_write:
-	unlink(out_path);
 out:
-	if (out >= 0)
-		close(out);
 	elf_end(elf);
 	close(in);
 	return ret;
