@@ -75,13 +75,8 @@ int run_capture(const char *const *argv, const char *dir, struct buf *output,
 	while (waitpid(pid, &status, 0) < 0)
 		if (errno != EINTR)
 			return error_errno_to(why, "cannot wait for '%s'", argv[0]);
-	if (WIFSIGNALED(status)) {
-		res->exited = 0;
-		res->status = WTERMSIG(status);
-	} else {
-		res->exited = 1;
-		res->status = WEXITSTATUS(status);
-	}
+	res->exited = !WIFSIGNALED(status);
+	res->status = res->exited ? WEXITSTATUS(status) : WTERMSIG(status);
 	return 0;
 }
 
