@@ -4,7 +4,7 @@
 # a warm-up runs removes nothing the run needs: the run's first step claims
 # (marks used) every entry of its goals, so prune's grace keeps what make has
 # found up to date and the packs are about to read, and a pack reads each entry
-# under its shared lock. The entries are aged first, so that without the claim
+# through one open file. The entries are aged first, so that without the claim
 # prune would remove them (checked at the end: with no run going, the same
 # prune empties the cache). What no lock can cover: an entry removed between
 # make's check and the run's first step (milliseconds); the pack then fails
