@@ -47,8 +47,20 @@ void settle_failed_classes(const struct runstate *rs, struct strvec *out)
 	free(path);
 }
 
+/* Set pending's cursor, in place at a fixed width as runstate_bump_done does. */
+static int write_cursor(int fd, off_t at)
+{
+	char text[AT_WIDTH + 2];
+
+	snprintf(text, sizeof(text), "%*lld\n", AT_WIDTH, (long long)at);
+	return pwrite(fd, text, strlen(text), (off_t)strlen(PENDING_HEAD)) ==
+	       (ssize_t)strlen(text) ? 0 : -1;
+}
+
 /* Write the pending list of goals to path, its cursor at its first line; the
- * file open for reading and writing, or -1 without a unit list. */
+ * file open for reading and writing, or -1 without a unit list. The cursor is
+ * 0 until the list is whole: a list cut short (a full disk, a step killed in
+ * its write) reads as torn and is made again. */
 static int write_pending(const struct runstate *rs, const char *goals, const char *path)
 {
 	struct buf b = BUF_INIT;
@@ -59,7 +71,7 @@ static int write_pending(const struct runstate *rs, const char *goals, const cha
 	strvec_init(&picked);
 	all = runstate_goals_pick_all(goals, &picked);
 	if (!unitlist_load_gently(&ul, rs->units)) {
-		buf_addf(&b, "%s%*zu\n", PENDING_HEAD, AT_WIDTH, HEAD_LEN);
+		buf_addf(&b, "%s%*d\n", PENDING_HEAD, AT_WIDTH, 0);
 		for (size_t i = 0; i < ul.nr_callables; i++) {
 			const struct unitlist_callable *c = &ul.callables[i];
 
@@ -68,7 +80,7 @@ static int write_pending(const struct runstate *rs, const char *goals, const cha
 		}
 		unitlist_release(&ul);
 		fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-		if (fd >= 0 && write_all(fd, b.s, b.len)) {
+		if (fd >= 0 && (write_all(fd, b.s, b.len) || write_cursor(fd, (off_t)HEAD_LEN))) {
 			close(fd);
 			fd = -1;
 		}
@@ -153,7 +165,6 @@ int settle_done(const struct runstate *rs, const char *goals, int *made)
 {
 	char *path = path_join(rs->dir, "pending");
 	struct cursor c = { .rs = rs };
-	char text[AT_WIDTH + 2];
 	off_t at = 0, was;
 	int fd, done = 0, made_now = 0;
 
@@ -173,11 +184,8 @@ int settle_done(const struct runstate *rs, const char *goals, int *made)
 		goto out;
 	was = at;
 	done = walk(&c, fd, &at);
-	/* In place at a fixed width, as runstate_bump_done does; only when it moved. */
-	if (at != was) {
-		snprintf(text, sizeof(text), "%*lld\n", AT_WIDTH, (long long)at);
-		(void)pwrite(fd, text, strlen(text), (off_t)strlen(PENDING_HEAD));
-	}
+	if (at != was)
+		(void)write_cursor(fd, at);	/* only when it moved */
 	close(fd);
 out:
 	if (made)

@@ -8,7 +8,8 @@
  *                was missing: "kwarm-pending 2 AT" LF, then "CLASS STAMP" LF
  *                each; AT, a cursor in the head so that a step opens one file,
  *                is the byte offset of the first callable not yet known
- *                settled, 20 wide, rewritten in place and only ever moved on
+ *                settled, 20 wide, rewritten in place and only ever moved on;
+ *                0 until the list is whole (one cut short is made again)
  *
  * A callable is settled when its stamp exists (packed and current, by any
  * run) and no pack of it runs (runstate_pack_running), or its class failed
