@@ -31,3 +31,20 @@ grep -q "a bad line in its watch list" err || fail "no error for the damaged lis
 rm a.mk.inputs
 [ "$("$KWARM" stale a.mk)" = "a.mk" ] || fail "a missing inputs file does not force a remake"
 pass "a damaged or missing watch list forces a remake"
+
+# make's own rule, kept: an input changed only when strictly newer than the
+# Makefile (an equal time is current); a folder input changes with its
+# entries; a unit's entry that appears (built since) is named.
+"$KWARM" gen minimal/spec.yaml -o a.mk --cache "$T/cache" --out "$T/out"
+touch -r a.mk minimal/include/kernel.h
+[ -z "$("$KWARM" stale a.mk)" ] || fail "an input as old as the Makefile is called changed"
+touch minimal/include/extra.h
+[ "$("$KWARM" stale a.mk)" = "$T/minimal/include" ] || fail "a folder with a new entry is not named"
+rm minimal/include/extra.h
+"$KWARM" gen minimal/spec.yaml -o a.mk --cache "$T/cache" --out "$T/out"
+entry=$(sed -n 's/^a //p' a.mk.inputs | head -n 1)
+[ -n "$entry" ] || fail "no entry never built in the watch list"
+mkdir -p "$(dirname "$entry")"
+touch "$entry"
+[ "$("$KWARM" stale a.mk)" = "$entry" ] || fail "an entry that appeared is not named"
+pass "an equal time is current; a folder's new entry and an appeared entry are named"
