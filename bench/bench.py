@@ -17,6 +17,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import distccd  # noqa: E402
 import trace_idle  # noqa: E402
+import simulate_order  # noqa: E402
 import workloads as wl  # noqa: E402
 
 # A unit's own words in the generated Makefile: KW_CMD_<key> = WORDS (gen/makefile.c).
@@ -555,7 +556,7 @@ def machine(scale):
             % (datetime.datetime.now().strftime("%Y-%m-%d %H:%M"), scale, scale)]
 
 
-def table(b, head, spans, farm, cached, over, scale_rows):
+def table(b, head, spans, farm, cached, over, scale_rows, sim=None):
     """The one table; a section whose figures are None is left out."""
     t = list(head) + [""]
     f2 = lambda x: "%.2f" % x if x is not None else "n/a"  # noqa: E731
@@ -572,6 +573,8 @@ def table(b, head, spans, farm, cached, over, scale_rows):
             t.append("  * no durations.log was written by the first run: the second run had no record")
         idle_rows(t, spans)
         t.append("")
+    if sim is not None:
+        t += sim + [""]
     if farm is not None:
         farm_section(t, f2, farm)
     if cached is not None:
@@ -709,7 +712,7 @@ def main():
     for sig in (signal.SIGTERM, signal.SIGHUP):
         signal.signal(sig, lambda signum, frame: sys.exit(128 + signum))
     t0 = time.monotonic()
-    spans = farm = cached = over = scale_rows = None
+    spans = farm = cached = over = scale_rows = sim = None
     every = not a.only
     shrink = 4 if a.quick else 1
     # The suite at N = 2 and 3 runs each column for 35-52 s (stand-in scale 0.1).
@@ -726,6 +729,9 @@ def main():
                 spans += b.makespans(wl.suite(shrink), suite_ns)
         elif a.only == "suite":
             spans = b.makespans(wl.suite(shrink), [8] if a.smoke else suite_ns)
+        if every:
+            log("simulated warm-up order")
+            sim = simulate_order.table(b.kwarm, b.standin)
         if every or a.only == "farm":
             slots = FARM_REMOTE + FARM_LOCAL
             ns = [2, slots, 2 * slots]
@@ -750,7 +756,7 @@ def main():
         if made_scratch and not a.keep:
             shutil.rmtree(a.scratch, ignore_errors=True)
     head.append("wall time of this run: %.0f s" % (time.monotonic() - t0))
-    text = table(b, head, spans, farm, cached, over, scale_rows)
+    text = table(b, head, spans, farm, cached, over, scale_rows, sim)
     sys.stdout.write(text)
     out = a.output or os.path.join(here, "results", "latest%s.txt" % ("-" + a.only if a.only else ""))
     os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
