@@ -172,6 +172,7 @@ int cmd_gen(int argc, char **argv)
 	struct spec spec;
 	struct plan plan;
 	struct gen_output files;
+	struct timespec start;
 	struct strvec launcher, launcher_opts;
 	int ret, have_plan = 0, have_launcher;
 	struct option opts[] = {
@@ -199,6 +200,9 @@ int cmd_gen(int argc, char **argv)
 	strvec_release(&launcher_opts);
 
 	publish_install_signal_cleanup();
+	/* Before any input is read: the time the Makefile gets (output.h). A
+	 * fresh tick, so that an input written before gen ran is older. */
+	os_file_clock_next(&start);
 	if (spec_load(&spec, spec_path)) {
 		strvec_release(&launcher);
 		return 2;
@@ -229,7 +233,7 @@ int cmd_gen(int argc, char **argv)
 		goto out;
 	have_plan = 1;
 	ret = 1;
-	if (gen_output_write(&files, &plan, &mo, self))
+	if (gen_output_write(&files, &plan, &mo, self, &start))
 		goto out;
 	ret = 0;
 out:

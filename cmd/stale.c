@@ -11,9 +11,9 @@ const char usage_stale[] =
 	"usage: kwarm stale MAKEFILE\n"
 	"\n"
 	"Print the first input of MAKEFILE (a Makefile kwarm gen wrote) that changed\n"
-	"since it was written: one missing or newer than it, or the entry of a unit\n"
-	"never built that now exists; nothing when none did. The Makefile runs this\n"
-	"to know whether to remake itself.\n";
+	"since gen started: one missing or not older than it (gen gives it its start\n"
+	"time), or the entry of a unit never built that now exists; nothing when\n"
+	"none did. The Makefile runs this to know whether to remake itself.\n";
 
 int cmd_stale(int argc, char **argv)
 {

@@ -13,8 +13,8 @@
  * that make skips it:
  *
  *	ifeq (kwarm,stale)
- *	i PATH		an input: changed when missing or newer than the Makefile
- *	a PATH		an entry never built: changed when it exists, newer
+ *	i PATH		an input: changed when missing or not older than the Makefile
+ *	a PATH		an entry never built: changed when it exists, not older
  *	endif
  *
  * (a unit never built: once its entry exists, the Makefile learns what the
@@ -42,7 +42,8 @@ static void write_watch_list(struct sink *out, const struct plan *plan)
 	buf_adds(b, WATCH_END);
 }
 
-/* Whether the watched path changed since the Makefile's time mk. */
+/* Whether the watched path changed since the Makefile's time mk: the time
+ * gen started (output.h), so one as new may have changed after gen read it. */
 static int watch_changed(char kind, const char *path, const struct timespec *mk)
 {
 	struct stat st;
@@ -50,7 +51,7 @@ static int watch_changed(char kind, const char *path, const struct timespec *mk)
 	if (stat(path, &st))
 		return kind == 'i';
 	return st.st_mtim.tv_sec > mk->tv_sec ||
-	       (st.st_mtim.tv_sec == mk->tv_sec && st.st_mtim.tv_nsec > mk->tv_nsec);
+	       (st.st_mtim.tv_sec == mk->tv_sec && st.st_mtim.tv_nsec >= mk->tv_nsec);
 }
 
 int inputs_changed(const char *makefile, struct buf *changed)

@@ -4,6 +4,7 @@
 #include "util.h"
 
 #include <stdlib.h>
+#include <sys/stat.h>
 
 void gen_output_init(struct gen_output *o)
 {
@@ -57,8 +58,19 @@ static int begin_beside(struct sink *s, const char *self, const char *suffix)
 	return ret;
 }
 
+/* Give s's temp the time start. */
+static int stamp(struct sink *s, const struct timespec *start)
+{
+	struct timespec times[2] = { { 0, UTIME_OMIT }, *start };
+
+	if (futimens(s->pub.fd, times))
+		return error_errno("cannot set the time of '%s'", s->pub.tmp);
+	return 0;
+}
+
 int gen_output_write(struct gen_output *o, const struct plan *plan,
-		     struct makefile_options *opts, const char *self)
+		     struct makefile_options *opts, const char *self,
+		     const struct timespec *start)
 {
 	char *dir = path_dirname(self);
 	int ret = 0;
@@ -72,8 +84,10 @@ int gen_output_write(struct gen_output *o, const struct plan *plan,
 	    begin_beside(&o->makefile, self, ""))
 		goto fail;
 	make_files(o, plan, opts);
-	/* Every file whole in its temp before any is published. */
+	/* Every file whole in its temp, with the time gen started, before any
+	 * is published: an input changed after gen read it is not older. */
 	if (sink_finish(&o->side) || sink_finish(&o->inputs) || sink_finish(&o->makefile) ||
+	    stamp(&o->side, start) || stamp(&o->inputs, start) || stamp(&o->makefile, start) ||
 	    sink_commit(&o->side) || sink_commit(&o->inputs) || sink_commit(&o->makefile))
 		goto fail;
 	return 0;

@@ -10,6 +10,8 @@
 #include "plan/planfile.h"
 #include "sink.h"
 
+#include <time.h>
+
 struct gen_output {
 	struct sink makefile, inputs, side;
 	struct planfile_ref *packs;	/* where each callable's section lies in side */
@@ -26,9 +28,11 @@ int gen_output_check(const struct plan *plan, const struct makefile_options *opt
 int gen_output_make(struct gen_output *o, const struct plan *plan,
 		    struct makefile_options *opts);
 /* Write every file beside the Makefile self, creating its folder, then publish
- * them, the Makefile (that names the others and may be read at once) last.
+ * them, the Makefile (that names the others and may be read at once) last,
+ * each with the time start (os_file_clock_next, before gen read any input).
  * opts->packs is set here. 0, or -1 after reporting (the temps removed). */
 int gen_output_write(struct gen_output *o, const struct plan *plan,
-		     struct makefile_options *opts, const char *self);
+		     struct makefile_options *opts, const char *self,
+		     const struct timespec *start);
 
 #endif

@@ -195,3 +195,23 @@ int os_reopen_fd(int fd, int flags)
 	snprintf(path, sizeof(path), "/dev/fd/%d", fd);
 	return open(path, flags);
 }
+
+static int later(const struct timespec *a, const struct timespec *b)
+{
+	return a->tv_sec > b->tv_sec || (a->tv_sec == b->tv_sec && a->tv_nsec > b->tv_nsec);
+}
+
+void os_file_clock_next(struct timespec *now)
+{
+	struct timespec was, tick;
+
+	if (clock_getres(CLOCK_REALTIME_COARSE, &tick) || (!tick.tv_sec && !tick.tv_nsec))
+		tick = (struct timespec){ 0, 1000000 };
+	clock_gettime(CLOCK_REALTIME_COARSE, &was);
+	for (int i = 0; i < 100; i++) {
+		nanosleep(&tick, NULL);
+		clock_gettime(CLOCK_REALTIME_COARSE, now);
+		if (later(now, &was))
+			return;
+	}
+}
