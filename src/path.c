@@ -167,6 +167,9 @@ int mkdir_p(const char *path)
 		errno = ENOTDIR;
 		return -1;
 	}
+	/* Mostly only the last one is missing: one mkdir, not one per level. */
+	if (errno == ENOENT && !mkdir(path, 0777))
+		return 0;
 	copy = xstrdup(path);
 	for (char *p = copy + 1; *p; p++) {
 		if (*p != '/')

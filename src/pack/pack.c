@@ -15,27 +15,23 @@
 #include <string.h>
 #include <unistd.h>
 
-/* Remove the stamps of other keys of this output: OUT holds only one. */
+/* Remove the stamps of this output, of any key: OUT holds only one. They are
+ * the keys in the stamp's folder, which holds this output's only (plan.h), so
+ * listing it costs the same at any number of classes. */
 static int remove_stamps(const char *stamp_path)
 {
 	char *dir = path_dirname(stamp_path);
-	const char *base = strrchr(stamp_path, '/') + 1;
-	size_t prefix = strlen(base) - 64;
 	struct dirent *de;
-	DIR *d;
+	DIR *d = opendir(dir);
 	int ret = 0;
 
-	if (mkdir_p(dir)) {
-		ret = error_errno("cannot create '%s'", dir);
-		goto out;
-	}
-	d = opendir(dir);
-	if (!d) {
+	/* No folder yet: the output's first pack, nothing to remove. */
+	if (!d && errno != ENOENT)
 		ret = error_errno("cannot read '%s'", dir);
-		goto out;
-	}
-	while ((de = readdir(d))) {
-		if (strlen(de->d_name) == prefix + 64 && !strncmp(de->d_name, base, prefix)) {
+	else if (!d && mkdir_p(dir))
+		ret = error_errno("cannot create '%s'", dir);
+	while (d && (de = readdir(d))) {
+		if (strlen(de->d_name) == DIGEST_HEX_SIZE - 1) {
 			char *p = path_join(dir, de->d_name);
 
 			if (unlink(p) && errno != ENOENT)
@@ -43,8 +39,8 @@ static int remove_stamps(const char *stamp_path)
 			free(p);
 		}
 	}
-	closedir(d);
-out:
+	if (d)
+		closedir(d);
 	free(dir);
 	return ret;
 }

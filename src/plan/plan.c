@@ -275,11 +275,11 @@ static int plan_callable(struct planner *p, const struct spec_class *cls,
 	describe(pc);
 	if (sc->name) {
 		pc->out_path = xstrfmt("%s/%s/%s.callable", p->plan->out_dir, cls->name, sc->name);
-		pc->stamp_path = xstrfmt("%s/.kwarm/%s/%s.callable.%s", p->plan->out_dir,
-					 cls->name, sc->name, pc->ckey);
+		pc->stamp_path = xstrfmt("%s/.kwarm/stamps/%s/%s.callable/%s",
+					 p->plan->out_dir, cls->name, sc->name, pc->ckey);
 	} else {
 		pc->out_path = xstrfmt("%s/%s.callable", p->plan->out_dir, cls->name);
-		pc->stamp_path = xstrfmt("%s/.kwarm/%s.callable.%s", p->plan->out_dir,
+		pc->stamp_path = xstrfmt("%s/.kwarm/stamps/%s.callable/%s", p->plan->out_dir,
 					 cls->name, pc->ckey);
 	}
 	return 0;

@@ -30,7 +30,9 @@ struct plan_callable {
 	char ckey[DIGEST_HEX_SIZE];	/* SHA-256 of desc */
 	char *desc;			/* the pack description (packdesc.h) */
 	char *out_path;			/* OUT/<class>.callable or OUT/<class>/<name>.callable */
-	char *stamp_path;		/* OUT/.kwarm/<...>.<ckey>: "OUT holds ckey" */
+	/* OUT/.kwarm/stamps/<out_path below OUT>/<ckey>: "OUT holds ckey"; the
+	 * folder holds this output's stamps only, so a pack lists just them. */
+	char *stamp_path;
 };
 
 struct plan {

@@ -90,7 +90,7 @@ struct unitlist_unit {
 struct unitlist_callable {
 	char ckey[DIGEST_HEX_SIZE];
 	char *cls;
-	char *stamp;			/* OUT/.kwarm/<...>.<ckey>: present when packed */
+	char *stamp;			/* plan_callable's stamp_path: present when packed */
 };
 
 struct unitlist {

@@ -118,7 +118,7 @@ static int settled(struct cursor *c, char *line)
 	if (!sp)
 		return 1;	/* not a callable */
 	*sp = '\0';
-	ckey = strrchr(sp + 1, '.');	/* a stamp is <...>.<ckey> */
+	ckey = strrchr(sp + 1, '/');	/* a stamp is <...>/<ckey> (plan.h) */
 	/* A pack writes its stamp before its event: not settled till it ends. */
 	if (!access(sp + 1, F_OK) && !(ckey && runstate_pack_running(c->rs, ckey + 1)))
 		return 1;

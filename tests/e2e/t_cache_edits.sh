@@ -80,4 +80,8 @@ export KWARM_T_EXTRA=$T/extra2
 run 1 1 "a \$VAR include dir pointing elsewhere"
 sed -i 's/function_name: e}/function_name: e2}/' "$R/spec.yaml"
 run 0 2 "the spec (function names only)"
+# Back to a key packed before: its stamp went with the repack, so OUT is
+# not taken for current.
+sed -i 's/function_name: e2}/function_name: e}/' "$R/spec.yaml"
+run 0 2 "the spec changed back"
 run 0 0 "nothing"

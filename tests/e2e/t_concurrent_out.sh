@@ -130,7 +130,7 @@ printf 'int x1;\n' > s2/x1.c
 printf 'kwarm-standin: block %s\nint x2;\n' "$T/holdX" > s2/x2.c
 standin_spec s2 TestX=x1.c,x2.c
 "$KWARM" gen s2/spec.yaml -o w2.mk --cache "$T/cache" --out "$T/out" || fail "gen of w2.mk failed"
-rm -f "$T"/holdA "$T"/holdA.go out/TestA.callable out/.kwarm/TestA.callable.* "$(grep -l "unit incore 'a2'" "$T"/cache/units/*/*.m)"
+rm -f "$T"/holdA "$T"/holdA.go out/TestA.callable out/.kwarm/stamps/TestA.callable/* "$(grep -l "unit incore 'a2'" "$T"/cache/units/*/*.m)"
 make -f w.mk -j2 warmup-TestA > a2.out 2>&1 &
 ma=$!
 make -f w2.mk -j2 warmup > x.out 2>&1 &

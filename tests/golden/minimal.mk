@@ -59,7 +59,7 @@ warmup: \
     @TMP@/cache/units/XX/@K2@.m \
     @TMP@/cache/units/XX/@K3@.m \
     @TMP@/cache/units/XX/@K4@.m \
-    $(KW_OUT)/.kwarm/TestMinimal.callable.@K5@ \
+    $(KW_OUT)/.kwarm/stamps/TestMinimal.callable/@K5@ \
     warmup-TestMinimal
 
 # ---- class TestMinimal (level 2, runtime 'host_build_graph')
@@ -67,7 +67,7 @@ warmup: \
 #   incore    0  vec_add  aiv  kernels/aiv/vec_add.cpp
 #   incore    1  vec_scale  aiv  kernels/aiv/vec_scale.cpp
 #   incore    2  mat_mul  aic  kernels/aic/mat_mul.cpp
-warmup-TestMinimal: $(KW_OUT)/.kwarm/TestMinimal.callable.@K5@
+warmup-TestMinimal: $(KW_OUT)/.kwarm/stamps/TestMinimal.callable/@K5@
 
 KW_UNITS_TestMinimal := \
     @TMP@/cache/units/XX/@K1@.m \
@@ -75,9 +75,9 @@ KW_UNITS_TestMinimal := \
     @TMP@/cache/units/XX/@K3@.m \
     @TMP@/cache/units/XX/@K4@.m
 ifeq ($(wildcard $(KW_OUT)/TestMinimal.callable),)
-$(KW_OUT)/.kwarm/TestMinimal.callable.@K5@: kw-force
+$(KW_OUT)/.kwarm/stamps/TestMinimal.callable/@K5@: kw-force
 endif
-$(KW_OUT)/.kwarm/TestMinimal.callable.@K5@: $(KW_UNITS_TestMinimal) | $(KW_PLANFILE)
+$(KW_OUT)/.kwarm/stamps/TestMinimal.callable/@K5@: $(KW_UNITS_TestMinimal) | $(KW_PLANFILE)
 	$(KW_Q)$(KW_PACK) --class TestMinimal --at 67 --len 499 --cmds @N@ --out $(KW_OUT)/TestMinimal.callable @K5@
 
 # ---- compile units (one per distinct command and inputs): each unit's

@@ -219,7 +219,7 @@ static void worked_desc(const char *config_name, const char *b, char ckey[DIGEST
 static void out_paths(const char *name, const char *ckey, char **out, char **stamp)
 {
 	*out = xstrfmt("%s/out/%s.callable", abs_dir, name);
-	*stamp = xstrfmt("%s/out/.kwarm/%s.callable.%s", abs_dir, name, ckey);
+	*stamp = xstrfmt("%s/out/.kwarm/stamps/%s.callable/%s", abs_dir, name, ckey);
 }
 
 /* pack_run with stdout captured (and stderr when err is not NULL: *err gets it). */
@@ -266,7 +266,7 @@ static void test_worked_example(void)
 
 	worked_desc("cfg", kb, ckey);
 	out_paths("y", ckey, &out, &stamp);
-	stamp_other = xstrfmt("%s/out/.kwarm/z.callable.%s", abs_dir, ckey);
+	stamp_other = xstrfmt("%s/out/.kwarm/stamps/z.callable/%s", abs_dir, ckey);
 	check_write_file(stamp_other, "", 0, 0644);
 	want = worked_image("cfg", &want_len);
 	CHECK_INT(want_len, 9953);
@@ -307,7 +307,7 @@ static void test_new_key(void)
 	out_paths("new", ckey, &out, &stamp);
 	free(out);
 	out_paths("new", ckey2, &out, &stamp2);
-	stamp_other = xstrfmt("%s/out/.kwarm/z.callable.%s", abs_dir, ckey);
+	stamp_other = xstrfmt("%s/out/.kwarm/stamps/z.callable/%s", abs_dir, ckey);
 	check_write_file(stamp_other, "", 0, 0644);
 	CHECK_INT(pack_quiet(ckey, out, stamp, NULL, NULL), 0);
 	CHECK(exists(stamp));

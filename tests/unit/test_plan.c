@@ -252,13 +252,13 @@ static void test_callables(struct spec *spec, const char *cache)
 	want = xstrfmt("%s/out/TestA.callable", root);
 	CHECK_STR(plan.callables[0].out_path, want);
 	free(want);
-	want = xstrfmt("%s/out/.kwarm/TestA.callable.%s", root, plan.callables[0].ckey);
+	want = xstrfmt("%s/out/.kwarm/stamps/TestA.callable/%s", root, plan.callables[0].ckey);
 	CHECK_STR(plan.callables[0].stamp_path, want);
 	free(want);
 	want = xstrfmt("%s/out/TestB/one.callable", root);
 	CHECK_STR(plan.callables[1].out_path, want);
 	free(want);
-	want = xstrfmt("%s/out/.kwarm/TestB/one.callable.%s", root, plan.callables[1].ckey);
+	want = xstrfmt("%s/out/.kwarm/stamps/TestB/one.callable/%s", root, plan.callables[1].ckey);
 	CHECK_STR(plan.callables[1].stamp_path, want);
 	free(want);
 	plan_release(&plan);

@@ -1,7 +1,7 @@
 /* Unit tests of settle: the goals' callables not packed when the run first
  * asks, passed by a cursor as their stamps appear or their classes fail,
- * made once per run; failed classes noted and read back; never settled
- * without a unit list. */
+ * made once per run, not while their pack runs; failed classes noted and
+ * read back; never settled without a unit list. */
 #include "buf.h"
 #include "check.h"
 #include "path.h"
@@ -20,7 +20,7 @@ static char *tmpdir;
 
 static char *stamp_path(const char *kw, char cls, int i)
 {
-	return xstrfmt("%s/Test%c.callable.%064d", kw, cls, i);
+	return xstrfmt("%s/stamps/Test%c.callable/%064d", kw, cls, i);
 }
 
 static void write_list(const char *units, const char *kw, int with_d)
@@ -92,7 +92,7 @@ static void test_cursor(void)
 static void test_goals(void)
 {
 	char *kw = path_join(tmpdir, "b/.kwarm"), *units = path_join(tmpdir, "b/w.mk.plan");
-	char *pending, *text;
+	char *units_e, *pending, *text;
 	struct runstate rs;
 	size_t len;
 	int made = 9;
@@ -103,6 +103,22 @@ static void test_goals(void)
 	/* Only TestC's callable is a goal, and it is packed. */
 	CHECK_INT(settle_done(&rs, "warmup-TestC", NULL), 1);
 	runstate_release(&rs);
+
+	/* A pack writes its stamp before its event: not settled till it ends. */
+	free(kw);
+	kw = path_join(tmpdir, "g/.kwarm");
+	units_e = path_join(tmpdir, "g/w.mk.plan");
+	write_list(units_e, kw, 0);
+	runstate_open(&rs, kw, units_e);
+	CHECK_INT(settle_done(&rs, "warmup-TestC", NULL), 0);	/* TestC in the list */
+	touch(kw, 'C', 3);
+	runstate_pack_begin(&rs, "0000000000000000000000000000000000000000000000000000000000000003");
+	CHECK(rs.pack_fd >= 0);
+	CHECK_INT(settle_done(&rs, "warmup-TestC", NULL), 0);
+	runstate_pack_end(&rs);
+	CHECK_INT(settle_done(&rs, "warmup-TestC", NULL), 1);
+	runstate_release(&rs);
+	free(units_e);
 
 	/* A list torn in its head (its writer died) is made again. */
 	free(kw);
