@@ -268,18 +268,19 @@ int write_file(const char *path, const void *data, size_t len)
 	return ret;
 }
 
-int read_file_all(const char *path, char **data, size_t *len)
+int read_fd_all(int fd, char **data, size_t *len, struct stat *st)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	size_t alloc = 0, used = 0;
 	char *buf = NULL;
-	struct stat st;
+	struct stat own;
 
-	if (fd < 0)
-		return -1;
-	if (fstat(fd, &st) == 0 && st.st_size > 0) {
+	if (!st)
+		st = &own;
+	if (fstat(fd, st))
+		memset(st, 0, sizeof(*st));
+	if (st->st_size > 0) {
 		/* Room for the NUL and for the read that finds the end. */
-		alloc = (size_t)st.st_size + 2;
+		alloc = (size_t)st->st_size + 2;
 		buf = xmalloc(alloc);
 	}
 	for (;;) {
@@ -289,25 +290,32 @@ int read_file_all(const char *path, char **data, size_t *len)
 			ALLOC_GROW(buf, used + 4096, alloc);
 		n = read(fd, buf + used, alloc - used - 1);
 		if (n < 0) {
-			int saved;
-
 			if (errno == EINTR)
 				continue;
-			saved = errno;
 			free(buf);
-			close(fd);
-			errno = saved;
 			return -1;
 		}
 		if (n == 0)
 			break;
 		used += (size_t)n;
 	}
-	close(fd);
 	buf[used] = '\0';
 	*data = buf;
 	*len = used;
 	return 0;
+}
+
+int read_file_all(const char *path, char **data, size_t *len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), ret, saved;
+
+	if (fd < 0)
+		return -1;
+	ret = read_fd_all(fd, data, len, NULL);
+	saved = errno;
+	close(fd);
+	errno = saved;
+	return ret;
 }
 
 static double clock_seconds(clockid_t id)

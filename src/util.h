@@ -5,6 +5,8 @@
 #include <stddef.h>
 #include <stdarg.h>
 
+struct stat;
+
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 /* Print "kwarm: error: MSG" to stderr and return -1. */
@@ -62,6 +64,8 @@ int write_all(int fd, const void *buf, size_t len);
 int write_file(const char *path, const void *data, size_t len);
 /* Read all of path into a malloc'd buffer (NUL-terminated); 0 or -1 with errno set. */
 int read_file_all(const char *path, char **data, size_t *len);
+/* The same from the open fd, left open; st (may be NULL) gets its fstat. */
+int read_fd_all(int fd, char **data, size_t *len, struct stat *st);
 
 /* Seconds on CLOCK_MONOTONIC, for measuring durations. */
 double now_monotonic(void);

@@ -264,15 +264,21 @@ long long cache_entry_check(const char *data, size_t len, const char *key, const
 	return split_entry(data, len, key, why);
 }
 
-int cache_unit_get(const struct cache *c, const char *key, struct buf *data, const char **why)
+/* cache_unit_get; with used set, a valid entry's use is noted through the
+ * open file (cache_unit_use). */
+static int unit_get(const struct cache *c, const char *key, struct buf *data,
+		    const char **why, double *used)
 {
+	static const struct timespec now_atime[2] = { { 0, UTIME_NOW }, { 0, UTIME_OMIT } };
 	char *mpath = cache_unit_path(c, key, ".m"), *bytes = NULL;
+	int fd = open(mpath, O_RDONLY | O_CLOEXEC);
 	long long size;
+	struct stat st;
 	size_t len;
 	int ret = -1;
 
 	*why = NULL;
-	if (read_file_all(mpath, &bytes, &len)) {
+	if (fd < 0 || read_fd_all(fd, &bytes, &len, &st)) {
 		if (errno == ENOENT)
 			ret = 0;
 		else
@@ -284,11 +290,28 @@ int cache_unit_get(const struct cache *c, const char *key, struct buf *data, con
 		goto out;
 	if (data)
 		buf_add(data, bytes, (size_t)size);
+	if (used) {
+		*used = (double)st.st_mtim.tv_sec + (double)st.st_mtim.tv_nsec / 1e9;
+		(void)futimens(fd, now_atime);
+	}
 	ret = 1;
 out:
+	if (fd >= 0)
+		close(fd);
 	free(bytes);
 	free(mpath);
 	return ret;
+}
+
+int cache_unit_get(const struct cache *c, const char *key, struct buf *data, const char **why)
+{
+	return unit_get(c, key, data, why, NULL);
+}
+
+int cache_unit_use(const struct cache *c, const char *key, struct buf *data,
+		   const char **why, double *mtime)
+{
+	return unit_get(c, key, data, why, mtime);
 }
 
 int cache_unit_check(const struct cache *c, const char *key, int report)

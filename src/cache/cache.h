@@ -66,6 +66,11 @@ int cache_unit_check(const struct cache *c, const char *key, int report);
 /* The same, silent, adding a valid entry's artifact to data (may be NULL); for
  * a corrupt one (-1), *why says what is wrong (static text, or strerror's). */
 int cache_unit_get(const struct cache *c, const char *key, struct buf *data, const char **why);
+/* The same for a use of the entry (the pack step's): a valid entry's manifest
+ * gets now as its atime (its last use, for prune) and keeps its mtime (a make
+ * target's), which goes to *mtime. */
+int cache_unit_use(const struct cache *c, const char *key, struct buf *data,
+		   const char **why, double *mtime);
 /* Check the bytes of a whole entry file (from elsewhere: a remote) as entry
  * key: the artifact's size, or -1 with *why set (static text). data must be
  * followed by a NUL byte (as buf and read_file_all leave it). */

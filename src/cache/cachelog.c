@@ -20,7 +20,6 @@
  */
 #include "cache/cachelog.h"
 #include "buf.h"
-#include "cache/cache.h"
 #include "hashmap.h"
 #include "logappend.h"
 #include "path.h"
@@ -28,7 +27,6 @@
 
 #include <errno.h>
 #include <inttypes.h>
-#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -83,20 +81,10 @@ void cachelog_event_bytes(const char *cache_dir, const char *event, const char *
 	free(log);
 }
 
-void cachelog_note_use(const char *cache_dir, const char *key, double run_start)
+void cachelog_note_use(const char *cache_dir, const char *key, double mtime, double run_start)
 {
-	static const struct timespec now_atime[2] = { { 0, UTIME_NOW }, { 0, UTIME_OMIT } };
-	struct cache c = { xstrdup(cache_dir) };
-	char *path = cache_unit_path(&c, key, ".m");
-	struct stat st;
-
-	if (!stat(path, &st) &&
-	    (double)st.st_mtim.tv_sec + (double)st.st_mtim.tv_nsec / 1e9 < run_start)
+	if (mtime < run_start)
 		cachelog_event(cache_dir, "hit", key, 0);
-	/* The last use, for prune; the mtime is a make target's. */
-	(void)utimensat(AT_FDCWD, path, now_atime, 0);
-	free(path);
-	cache_release(&c);
 }
 
 int cachelog_parse_line(const char *line, size_t len, struct cachelog_event *ev)

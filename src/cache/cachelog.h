@@ -55,11 +55,10 @@ void cachelog_event(const char *cache_dir, const char *event, const char *key, d
 /* The same with " <bytes>b" after the seconds when bytes is not 0. */
 void cachelog_event_bytes(const char *cache_dir, const char *event, const char *key,
 			  double seconds, uint64_t bytes);
-/* The pack step read entry key: log a "hit" when its manifest is older than
- * run_start (runid_start(); it was there before this make run), then set the
- * manifest's atime to now (its last use, for prune), leaving its mtime (a make
- * target's timestamp) alone. Failures ignored. */
-void cachelog_note_use(const char *cache_dir, const char *key, double run_start);
+/* The pack step read entry key (cache_unit_use), whose manifest's mtime was
+ * mtime: log a "hit" when that is before run_start (runid_start(); it was
+ * there before this make run). Failures ignored. */
+void cachelog_note_use(const char *cache_dir, const char *key, double mtime, double run_start);
 
 /* Parse one line (without its LF); 0, or -1 when it is not an event. */
 int cachelog_parse_line(const char *line, size_t len, struct cachelog_event *ev);

@@ -61,6 +61,7 @@ static int find_unit(const struct cache *cache, const struct cache *priv,
 		     const struct packdesc_item *it, struct buf *bin, double run_start)
 {
 	const char *why;
+	double mtime;
 
 	buf_reset(bin);
 	/* A unit compiled without the cache: the private store holds it. */
@@ -68,8 +69,8 @@ static int find_unit(const struct cache *cache, const struct cache *priv,
 	    cache_unit_get(priv, it->key, bin, &why) == 1)
 		return 1;
 	buf_reset(bin);
-	if (cache_unit_get(cache, it->key, bin, &why) == 1) {
-		cachelog_note_use(cache->dir, it->key, run_start);
+	if (cache_unit_use(cache, it->key, bin, &why, &mtime) == 1) {
+		cachelog_note_use(cache->dir, it->key, mtime, run_start);
 		return 1;
 	}
 	buf_reset(bin);

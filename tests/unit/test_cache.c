@@ -259,6 +259,32 @@ static void test_store_read(const struct cache *c)
 	buf_release(&out);
 }
 
+/* A use reads the entry as a get does, refreshes its atime (for prune),
+ * keeps its mtime (a make target's) and says what it was. */
+static void test_use(const struct cache *c)
+{
+	static const struct timespec old[2] = { { 1000000000, 0 }, { 1000000000, 500000000 } };
+	char key[DIGEST_HEX_SIZE], *m;
+	struct buf out = BUF_INIT;
+	const char *why;
+	double mtime = 0, before = now_wall();
+	struct stat st;
+
+	make_key("use", key);
+	CHECK_INT(cache_unit_use(c, key, &out, &why, &mtime), 0);	/* absent */
+	CHECK_INT(store(c, key, artifact, sizeof(artifact), "lib/u.cpp"), 0);
+	m = cache_unit_path(c, key, ".m");
+	CHECK_INT(utimensat(AT_FDCWD, m, old, 0), 0);
+	CHECK_INT(cache_unit_use(c, key, &out, &why, &mtime), 1);
+	CHECK(out.len == sizeof(artifact) && !memcmp(out.s, artifact, sizeof(artifact)));
+	CHECK(mtime == 1000000000.5);
+	CHECK_INT(stat(m, &st), 0);
+	CHECK_INT(st.st_mtim.tv_sec, 1000000000);
+	CHECK(st.st_atim.tv_sec >= (time_t)before - 1);
+	free(m);
+	buf_release(&out);
+}
+
 /* The same checks on bytes from elsewhere (a remote's object). */
 static void test_entry_check(const struct cache *c)
 {
@@ -1350,6 +1376,7 @@ int main(int argc, char **argv)
 	TEST(test_lock(&c), "lock");
 	TEST(test_store_read(&c), "store_read");
 	TEST(test_entry_check(&c), "entry_check");
+	TEST(test_use(&c), "use");
 	TEST(test_one_file(&c), "one_file");
 	TEST(test_by_hand(&c), "by_hand");
 	TEST(test_nested(&c), "nested");
