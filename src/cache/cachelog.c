@@ -23,6 +23,7 @@
 #include "hashmap.h"
 #include "logappend.h"
 #include "path.h"
+#include "strvec.h"
 #include "util.h"
 
 #include <errno.h>
@@ -61,30 +62,48 @@ void cachelog_event(const char *cache_dir, const char *event, const char *key, d
 	cachelog_event_bytes(cache_dir, event, key, seconds, 0);
 }
 
+/* Append the lines in b to cache_dir's log, at once. */
+static void append_lines(const char *cache_dir, const struct buf *b)
+{
+	char *log = path_join(cache_dir, CACHELOG_FILE);
+	char *lockpath = path_join(cache_dir, CACHELOG_LOCK);
+
+	/* An optimisation: a lost event only makes the figures less exact. */
+	(void)logappend_line(lockpath, log, b->s, NULL);
+	free(lockpath);
+	free(log);
+}
+
 void cachelog_event_bytes(const char *cache_dir, const char *event, const char *key,
 			  double seconds, uint64_t bytes)
 {
-	char *log, *lockpath, run[RUNID_TAG_SIZE];
+	char run[RUNID_TAG_SIZE];
 	struct buf b = BUF_INIT;
 
 	if (!cache_dir || !valid_word(event, sizeof(((struct cachelog_event *)0)->event)) ||
 	    !valid_word(key, DIGEST_HEX_SIZE))
 		return;
-	log = path_join(cache_dir, CACHELOG_FILE);
-	lockpath = path_join(cache_dir, CACHELOG_LOCK);
 	runid_tag(run, sizeof(run));
 	add_line(&b, (long long)time(NULL), event, key, seconds, bytes, run);
-	/* An optimisation: a lost event only makes the figures less exact. */
-	(void)logappend_line(lockpath, log, b.s, NULL);
+	append_lines(cache_dir, &b);
 	buf_release(&b);
-	free(lockpath);
-	free(log);
 }
 
-void cachelog_note_use(const char *cache_dir, const char *key, double mtime, double run_start)
+void cachelog_events(const char *cache_dir, const char *event, const struct strvec *keys)
 {
-	if (mtime < run_start)
-		cachelog_event(cache_dir, "hit", key, 0);
+	char run[RUNID_TAG_SIZE];
+	struct buf b = BUF_INIT;
+	long long now = (long long)time(NULL);
+
+	if (!cache_dir || !valid_word(event, sizeof(((struct cachelog_event *)0)->event)))
+		return;
+	runid_tag(run, sizeof(run));
+	for (size_t i = 0; i < keys->nr; i++)
+		if (valid_word(keys->v[i], DIGEST_HEX_SIZE))
+			add_line(&b, now, event, keys->v[i], 0, 0, run);
+	if (b.len)
+		append_lines(cache_dir, &b);
+	buf_release(&b);
 }
 
 int cachelog_parse_line(const char *line, size_t len, struct cachelog_event *ev)

@@ -12,6 +12,8 @@
 #include "key/digest.h"
 #include "report/runid.h"
 
+struct strvec;
+
 /* The log's and its lock's file names inside the cache folder. */
 #define CACHELOG_FILE "events.log"
 #define CACHELOG_LOCK "events.lock"
@@ -55,10 +57,8 @@ void cachelog_event(const char *cache_dir, const char *event, const char *key, d
 /* The same with " <bytes>b" after the seconds when bytes is not 0. */
 void cachelog_event_bytes(const char *cache_dir, const char *event, const char *key,
 			  double seconds, uint64_t bytes);
-/* The pack step read entry key (cache_unit_use), whose manifest's mtime was
- * mtime: log a "hit" when that is before run_start (runid_start(); it was
- * there before this make run). Failures ignored. */
-void cachelog_note_use(const char *cache_dir, const char *key, double mtime, double run_start);
+/* The same event for each of keys, in one append (a pack step's hits). */
+void cachelog_events(const char *cache_dir, const char *event, const struct strvec *keys);
 
 /* Parse one line (without its LF); 0, or -1 when it is not an event. */
 int cachelog_parse_line(const char *line, size_t len, struct cachelog_event *ev);

@@ -4,6 +4,7 @@
 #include "pack/layout.h"
 #include "plan/packdesc.h"
 #include "path.h"
+#include "strvec.h"
 #include "cache/publish.h"
 #include "util.h"
 
@@ -55,10 +56,17 @@ static int open_private(struct cache *priv, const char *private_dir)
 	return cache_init(priv, private_dir);
 }
 
+/* The cache's entries a pack read that were there before its make run
+ * began (runid_start()): the cache log's hits, logged at once. */
+struct hits {
+	double run_start;
+	struct strvec keys;
+};
+
 /* Read a unit's verified bytes, from the cache or else the private store
  * (priv, when open). 1 when read, 0 when neither holds it valid. */
 static int find_unit(const struct cache *cache, const struct cache *priv,
-		     const struct packdesc_item *it, struct buf *bin, double run_start)
+		     const struct packdesc_item *it, struct buf *bin, struct hits *hits)
 {
 	const char *why;
 	double mtime;
@@ -70,7 +78,8 @@ static int find_unit(const struct cache *cache, const struct cache *priv,
 		return 1;
 	buf_reset(bin);
 	if (cache_unit_use(cache, it->key, bin, &why, &mtime) == 1) {
-		cachelog_note_use(cache->dir, it->key, mtime, run_start);
+		if (mtime < hits->run_start)
+			strvec_push(&hits->keys, it->key);
 		return 1;
 	}
 	buf_reset(bin);
@@ -82,9 +91,9 @@ static int find_unit(const struct cache *cache, const struct cache *priv,
  * that the next run's make sees it missing and compiles it again. */
 static int read_unit(const struct cache *cache, struct cache *priv, const char *private_dir,
 		     const char *what, const char *kind, const struct packdesc_item *it,
-		     struct buf *bin, double run_start, struct pack_recompile *rc)
+		     struct buf *bin, struct hits *hits, struct pack_recompile *rc)
 {
-	if (find_unit(cache, priv, it, bin, run_start))
+	if (find_unit(cache, priv, it, bin, hits))
 		return 0;
 	if (rc) {
 		if (rc->compile(rc, it->key))
@@ -92,7 +101,7 @@ static int read_unit(const struct cache *cache, struct cache *priv, const char *
 				     it->label);
 		if (open_private(priv, private_dir))
 			return -1;
-		if (find_unit(cache, priv, it, bin, run_start))
+		if (find_unit(cache, priv, it, bin, hits))
 			return 0;
 		return error("cannot pack %s: %s '%s' is not in the cache after its compile",
 			     what, kind, it->label);
@@ -120,7 +129,7 @@ int pack_run(const struct cache *cache, const char *private_dir, const char *cke
 	     struct pack_recompile *rc)
 {
 	struct cache priv = { NULL };
-	double run_start = runid_start();
+	struct hits hits = { .run_start = runid_start() };
 	char *text = NULL, *out_dir = NULL;
 	char hex[DIGEST_HEX_SIZE];
 	struct packdesc d;
@@ -130,6 +139,7 @@ int pack_run(const struct cache *cache, const char *private_dir, const char *cke
 	int ret = -1;
 
 	memset(&d, 0, sizeof(d));
+	strvec_init(&hits.keys);
 	if (planfile_read(desc->file, desc->offset, desc->len, "callable descriptions", &text))
 		goto out;
 	digest_bytes_hex(text, desc->len, hex);
@@ -142,14 +152,14 @@ int pack_run(const struct cache *cache, const char *private_dir, const char *cke
 	if (open_private(&priv, private_dir))
 		goto out;
 	if (read_unit(cache, &priv, private_dir, d.what, "orchestration", &d.orch, &bins[0],
-		      run_start, rc))
+		      &hits, rc))
 		goto out;
 	children = xcalloc(d.nr_children, sizeof(*children));
 	for (size_t i = 0; i < d.nr_children; i++) {
 		const struct packdesc_item *it = &d.children[i];
 
 		if (read_unit(cache, &priv, private_dir, d.what, "incore", it, &bins[i + 1],
-			      run_start, rc))
+			      &hits, rc))
 			goto out;
 		children[i] = (struct layout_child){
 			.func_id = it->func_id, .sig = it->sig, .sig_count = it->sig_count,
@@ -187,5 +197,7 @@ out:
 	free(out_dir);
 	free(text);
 	cache_release(&priv);
+	cachelog_events(cache->dir, "hit", &hits.keys);
+	strvec_release(&hits.keys);
 	return ret;
 }

@@ -5,6 +5,7 @@
 #include "buf.h"
 #include "cache/cachelog.h"
 #include "path.h"
+#include "strvec.h"
 #include "util.h"
 
 #include <errno.h>
@@ -220,23 +221,33 @@ static void test_compact(void)
 	free(dir);
 }
 
-/* A use logs a hit only for an entry from before the run. */
-static void test_note_use(void)
+/* Events of many keys in one append, one line each; a bad key has none, and
+ * no key writes nothing. */
+static void test_events(void)
 {
-	char *dir = check_fresh_dir(tmpdir, "use");
+	char *dir = check_fresh_dir(tmpdir, "events"), *log = path_join(dir, CACHELOG_FILE);
+	struct strvec keys;
 	struct cachelog l;
 
-	cachelog_note_use(dir, K1, 1000000000.0, 1000000000.5);	/* made before the run */
-	cachelog_note_use(dir, K1, 1000000000.0, 999999999.5);		/* made during the run */
-	cachelog_note_use(dir, K2, 1000000000.5, 1000000000.5);		/* made as it began */
+	strvec_init(&keys);
+	cachelog_events(dir, "hit", &keys);
+	CHECK(access(log, F_OK) != 0);
+	strvec_push(&keys, K1);
+	strvec_push(&keys, "not a key");
+	strvec_push(&keys, K2);
+	cachelog_events(dir, "hit", &keys);
 	cachelog_init(&l);
 	CHECK_INT(cachelog_load(&l, dir), 0);
-	CHECK_INT(l.nr, 1);
-	if (l.nr) {
+	CHECK_INT(l.nr, 2);
+	if (l.nr == 2) {
 		CHECK_STR(l.v[0].event, "hit");
 		CHECK_STR(l.v[0].key, K1);
+		CHECK_STR(l.v[1].event, "hit");
+		CHECK_STR(l.v[1].key, K2);
 	}
 	cachelog_release(&l);
+	strvec_release(&keys);
+	free(log);
 	free(dir);
 }
 
@@ -287,7 +298,7 @@ int main(int argc, char **argv)
 	TEST(test_parse_line(), "parse_line");
 	TEST(test_runs_and_tally(), "runs_and_tally");
 	TEST(test_compact(), "compact");
-	TEST(test_note_use(), "note_use");
+	TEST(test_events(), "events");
 	free(tmpdir);
 	return check_done();
 }
