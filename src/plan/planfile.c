@@ -12,6 +12,7 @@
 #define HEADER_SIZE 67	/* the magic, three numbers of 17 digits, blanks, newline */
 #define SLOT_SIZE 76	/* 64 hex, blank, 10 digits, newline */
 #define MAX_LINE 65536	/* the longest unit line a lookup reads */
+#define FIRST_READ 4096	/* what it reads first: most lines are far shorter */
 
 struct planfile_slot {
 	char key[DIGEST_HEX_SIZE];
@@ -302,9 +303,11 @@ int unitlist_unit_owned_by(const struct unitlist_unit *u, const char *cls)
 static int read_unit(int fd, uint64_t at, const char *key, struct unitlist_unit *u)
 {
 	char *line = xmalloc(MAX_LINE + 1), *nl;
-	ssize_t n = pread(fd, line, MAX_LINE, (off_t)at);
+	ssize_t n = pread(fd, line, FIRST_READ, (off_t)at);
 	int ret = -1;
 
+	if (n == FIRST_READ && !memchr(line, '\n', FIRST_READ))
+		n = pread(fd, line, MAX_LINE, (off_t)at);
 	if (n > 0) {
 		line[n] = '\0';
 		nl = strchr(line, '\n');

@@ -197,6 +197,39 @@ static void test_many(void)
 	free(path);
 }
 
+/* A unit line longer than a lookup's first read (a unit of many classes),
+ * between two short ones: read whole. */
+static void test_long_line(void)
+{
+	char *path = path_join(tmpdir, "long.plan"), key[DIGEST_HEX_SIZE];
+	struct planfile_writer w;
+	struct buf owners = BUF_INIT;
+	struct sink out;
+	struct unitlist_unit u;
+
+	for (int i = 0; i < 1000; i++)
+		buf_addf(&owners, "%sTestClass%04d", i ? "," : "", i);	/* 14 KB */
+	sink_init(&out);
+	planfile_writer_init(&w, &out);
+	planfile_add_class(&w, "T");
+	for (unsigned i = 0; i < 3; i++) {
+		many_key(key, i);
+		add_unit(&w, key, i == 1 ? owners.s : "T", "id", "label");
+	}
+	planfile_finish(&w);
+	check_write_file(path, out.b.s, out.b.len, 0644);
+	many_key(key, 1);
+	if (CHECK_INT(planfile_lookup(path, key, &u), 1)) {
+		CHECK_INT(u.owners.nr, 1000);
+		CHECK_STR(u.label, "label");
+		unitlist_unit_release(&u);
+	}
+	planfile_writer_release(&w);
+	sink_release(&out);
+	buf_release(&owners);
+	free(path);
+}
+
 /* path with its bytes from..from+len replaced by with (same length). */
 static char *damaged(const char *path, const char *name, const char *from, const char *with)
 {
@@ -281,6 +314,7 @@ int main(int argc, char **argv)
 	TEST(test_lookup(path), "lookup");
 	TEST(test_sections(path), "sections");
 	TEST(test_many(), "many");
+	TEST(test_long_line(), "long_line");
 	TEST(test_damage(path), "damage");
 	free(path);
 	free(tmpdir);
