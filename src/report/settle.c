@@ -15,8 +15,11 @@
 #define PENDING_HEAD "kwarm-pending 2 "
 #define AT_WIDTH 20
 #define HEAD_LEN (sizeof(PENDING_HEAD) - 1 + AT_WIDTH + 1)
-/* A line is a class name and a path: this holds the longest. */
+/* A line is a class name and a path: this holds the longest. A walk reads
+ * FIRST_CHUNK first (it mostly stops within a line or two), doubling from
+ * there as it goes on or meets a longer line. */
 #define CHUNK 16384
+#define FIRST_CHUNK 1024
 
 void settle_note_failed(const struct runstate *rs, const struct strvec *owners)
 {
@@ -134,13 +137,14 @@ static int settled(struct cursor *c, char *line)
 static int walk(struct cursor *c, int fd, off_t *at)
 {
 	char *chunk = xmalloc(CHUNK + 1);
+	size_t size = FIRST_CHUNK;
 	ssize_t n;
 	int end = 0;
 
-	for (;;) {
+	for (;; size = size < CHUNK ? 2 * size : CHUNK) {
 		char *line = chunk, *nl;
 
-		n = pread(fd, chunk, CHUNK, *at);
+		n = pread(fd, chunk, size, *at);
 		if (n <= 0) {
 			end = !n;
 			break;
@@ -153,7 +157,7 @@ static int walk(struct cursor *c, int fd, off_t *at)
 			*at += nl + 1 - line;
 			line = nl + 1;
 		}
-		if (line == chunk)
+		if (line == chunk && ((size_t)n < size || size == CHUNK))
 			break;	/* a torn last line: not the end */
 	}
 out:

@@ -177,6 +177,30 @@ static void test_cut_short(void)
 	free(kw);
 }
 
+/* A line longer than a walk's first read is read whole, not taken for torn. */
+static void test_long_line(void)
+{
+	char *kw = path_join(tmpdir, "f/.kwarm"), *units = path_join(tmpdir, "f/w.mk.plan");
+	struct buf stamp = BUF_INIT, list = BUF_INIT;
+	struct runstate rs;
+
+	buf_adds(&stamp, kw);
+	for (int i = 0; i < 12; i++)
+		buf_addf(&stamp, "/%0200d", i);	/* 2.4 KB of folders */
+	buf_addf(&stamp, "/%064d", 0);
+	buf_addf(&list, "class TestA\ncallable %064d TestA %s\n", 0, stamp.s);
+	check_write_plan(units, list.s);
+	runstate_open(&rs, kw, units);
+	CHECK_INT(settle_done(&rs, "warmup", NULL), 0);
+	check_write_text(NULL, stamp.s, "", 0644);
+	CHECK_INT(settle_done(&rs, "warmup", NULL), 1);
+	runstate_release(&rs);
+	buf_release(&list);
+	buf_release(&stamp);
+	free(units);
+	free(kw);
+}
+
 int main(int argc, char **argv)
 {
 	tmpdir = check_tmpdir("settle");
@@ -184,6 +208,7 @@ int main(int argc, char **argv)
 	TEST(test_cursor(), "cursor");
 	TEST(test_goals(), "goals");
 	TEST(test_cut_short(), "cut short");
+	TEST(test_long_line(), "long_line");
 	free(tmpdir);
 	return check_done();
 }
