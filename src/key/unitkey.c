@@ -27,20 +27,31 @@ void unit_command_release(struct unit_command *uc)
 
 static const char *const include_options[] = { "-I", "-iquote", "-isystem", "-idirafter" };
 
+/* The sources follow the last "-o {out}" (the generator puts it there):
+ * where that "-o" is, or argv.nr without one. */
+static size_t out_index(const struct unit_command *uc)
+{
+	for (size_t i = uc->argv.nr; i-- > 2;)
+		if (!strcmp(uc->argv.v[i], UNITKEY_OUT) && !strcmp(uc->argv.v[i - 1], "-o"))
+			return i - 1;
+	return uc->argv.nr;
+}
+
+size_t unit_command_nr_sources(const struct unit_command *uc)
+{
+	size_t out = out_index(uc);
+
+	return out < uc->argv.nr ? uc->argv.nr - out - 2 : 0;
+}
+
 void unit_command_inputs(const struct unit_command *uc, struct strvec *sources,
 			 struct strvec *include_dirs)
 {
-	size_t i, n = uc->argv.nr, out = n;
+	/* The "-o" found first, so that a flag list ending in an option that
+	 * takes an argument ("-iquote") cannot swallow it: that compile then
+	 * fails with the compiler's own message instead. */
+	size_t i, n = uc->argv.nr, out = out_index(uc);
 
-	/* The sources follow the last "-o {out}" (the generator puts it there).
-	 * Found first, so that a flag list ending in an option that takes an
-	 * argument ("-iquote") cannot swallow it: that compile then fails with
-	 * the compiler's own message instead. */
-	for (i = n; i-- > 2;)
-		if (!strcmp(uc->argv.v[i], UNITKEY_OUT) && !strcmp(uc->argv.v[i - 1], "-o")) {
-			out = i - 1;
-			break;
-		}
 	for (i = out + 2; i < n; i++)
 		strvec_push(sources, uc->argv.v[i]);
 	for (i = 1; i < out; i++) {

@@ -36,6 +36,8 @@ void unit_command_release(struct unit_command *uc);
  * -isystem, -idirafter, joined or separate) of argv, compiler-visible. */
 void unit_command_inputs(const struct unit_command *uc, struct strvec *sources,
 			 struct strvec *include_dirs);
+/* How many sources unit_command_inputs would give, without copying them. */
+size_t unit_command_nr_sources(const struct unit_command *uc);
 /* The variables every compiler's key covers (NULL-terminated), besides a
  * toolchain's own env: list. */
 extern const char *const unitkey_steering_env[];

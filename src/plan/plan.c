@@ -148,19 +148,14 @@ static enum deps_family family_of(struct planner *p, const char *program)
 /* Will the unit's compile list what it read (deps.h)? By name: gen runs no compiler. */
 static int unit_lists_reads(struct planner *p, const struct unit_command *uc)
 {
-	struct strvec sources, dirs, extra, env;
+	struct strvec extra, env;
 	enum deps_family f = uc->deps >= 0 ? (enum deps_family)uc->deps
 					   : family_of(p, uc->argv.v[0]);
 	int yes;
 
-	strvec_init(&sources);
-	strvec_init(&dirs);
 	strvec_init(&extra);
 	strvec_init(&env);
-	unit_command_inputs(uc, &sources, &dirs);
-	yes = !deps_request(f, sources.nr, "-", &extra, &env);
-	strvec_release(&sources);
-	strvec_release(&dirs);
+	yes = !deps_request(f, unit_command_nr_sources(uc), "-", &extra, &env);
 	strvec_release(&extra);
 	strvec_release(&env);
 	return yes;
