@@ -98,6 +98,24 @@ static struct listing *get_listing(struct closure_cache *cc, const char *abs)
 	return l;
 }
 
+int incdirs_absent(struct closure_cache *cc, const char *folder, const char *name)
+{
+	struct listing *l;
+	char *sub;
+	int absent;
+
+	if (!cc->snapshot)
+		return 0;
+	l = get_listing(cc, folder);
+	if (l->status < 0 || bsearch(&name, l->files.v, l->files.nr, sizeof(char *), strvec_cmp))
+		return 0;
+	/* Not a folder either: an open of that name would fail. */
+	sub = path_join(folder, name);
+	absent = strvec_find(&l->folders, sub) < 0;
+	free(sub);
+	return absent;
+}
+
 static int resolve(struct closure_cache *cc, const char *root, const struct strvec *dirs,
 		   struct strvec *lines, struct strvec *folders);
 
