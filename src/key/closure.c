@@ -56,6 +56,7 @@ void closure_cache_init(struct closure_cache *cc)
 	cc->tool_memo_dir = NULL;
 	cc->why = NULL;
 	cc->snapshot = 0;
+	cc->entry_missed = 0;
 	buf_init(&cc->data);
 }
 

@@ -32,6 +32,7 @@ struct closure_cache {
 	 * life: gen plans from one view of the tree, and no unit pays a stat
 	 * for the header that every unit includes. */
 	int snapshot;
+	int entry_missed;	/* a cache entry was found absent (reads.c) */
 	struct buf data;	/* the file being read (its room is reused) */
 };
 

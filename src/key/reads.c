@@ -46,14 +46,15 @@ static void push_inputs(const char *root, const struct strvec *reads, struct str
 }
 
 /* In gen's snapshot one listing of the cache's units tells an entry never
- * built, instead of an open per unit that fails. */
+ * built, instead of an open per unit that fails; listed only after a first
+ * miss, so that a gen whose every entry exists lists nothing. */
 static int listed_absent(struct closure_cache *cc, const char *cache_dir, const char *key)
 {
 	struct buf name = BUF_INIT;
 	char *folder;
 	int absent;
 
-	if (!cc->snapshot)
+	if (!cc->snapshot || !cc->entry_missed)
 		return 0;
 	folder = xstrfmt("%s/" CACHE_UNITS_DIR, cache_dir);
 	cache_add_unit_name(&name, key);
@@ -72,6 +73,8 @@ static int try_entry(struct closure_cache *cc, const char *cache_dir, const char
 	struct buf text = BUF_INIT;
 	char deps[16];
 	int got = listed_absent(cc, cache_dir, key) ? 0 : cache_unit_manifest(cache_dir, key, &text);
+
+	cc->entry_missed |= !got;
 
 	if (got == 1) {
 		cache_manifest_reads(text.s, reads, deps);
