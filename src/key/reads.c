@@ -50,18 +50,18 @@ static void push_inputs(const char *root, const struct strvec *reads, struct str
  * miss, so that a gen whose every entry exists lists nothing. */
 static int listed_absent(struct closure_cache *cc, const char *cache_dir, const char *key)
 {
-	struct buf name = BUF_INIT;
-	char *folder;
+	struct buf folder = BUF_INIT, name = BUF_INIT;
 	int absent;
 
 	if (!cc->snapshot || !cc->entry_missed)
 		return 0;
-	folder = xstrfmt("%s/" CACHE_UNITS_DIR, cache_dir);
+	buf_adds(&folder, cache_dir);
+	buf_adds(&folder, "/" CACHE_UNITS_DIR);
 	cache_add_unit_name(&name, key);
 	buf_adds(&name, ".m");
-	absent = incdirs_absent(cc, folder, name.s);
+	absent = incdirs_absent(cc, folder.s, name.s);
+	buf_release(&folder);
 	buf_release(&name);
-	free(folder);
 	return absent;
 }
 
