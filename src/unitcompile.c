@@ -339,28 +339,22 @@ struct attempt {
 	const char *published;		/* the one renamed into the entry */
 };
 
-/* The temp of the entry's stem numbered word (cacheentry.h's name). */
-static char *attempt_file(const char *stem, long pid, uint32_t word)
-{
-	struct buf b = BUF_INIT;
-
-	cache_add_temp_name(&b, stem, pid, word);
-	return buf_detach(&b);
-}
-
+/* Its names are fresh: a file a killed attempt left under this pid is never
+ * taken for what a step (exiting 0 without writing) made. */
 static void attempt_init(struct attempt *a, const struct cache *home, const char *key)
 {
 	char *stem = cache_unit_path(home, key, "");
 	char *dir = path_dirname(stem);
-	long pid = (long)getpid();
+	char *names[4];
 
 	mkdir_p(dir);
 	a->linking = a->extracting = 0;
 	a->published = NULL;
-	a->obj = attempt_file(stem, pid, 0xa00);
-	a->linked = attempt_file(stem, pid, 0xa01);
-	a->text = attempt_file(stem, pid, 0xa02);
-	a->deps = attempt_file(stem, pid, 0xa03);
+	cache_fresh_temp_names(names, ARRAY_SIZE(names), stem, (long)getpid());
+	a->obj = names[0];
+	a->linked = names[1];
+	a->text = names[2];
+	a->deps = names[3];
 	a->slots[0] = publish_register_temp(a->obj);
 	a->slots[1] = a->slots[2] = -1;	/* by the link and the extract step */
 	a->slots[3] = publish_register_temp(a->deps);

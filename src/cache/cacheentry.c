@@ -3,8 +3,11 @@
 #include "os.h"
 #include "util.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 
 #define TEMP_MARK ".tmp."
 #define PROBE_PREFIX "probe."
@@ -63,6 +66,43 @@ int cache_entry_name_key(const char *name, char key[DIGEST_HEX_SIZE])
 void cache_add_temp_name(struct buf *b, const char *final, long pid, uint32_t word)
 {
 	buf_addf(b, "%s" TEMP_MARK "%ld.%08x", final, pid, (unsigned)word);
+}
+
+uint32_t cache_temp_word(void)
+{
+	static uint32_t counter;
+	uint32_t r;
+	struct timespec ts;
+
+	if (!os_random(&r, sizeof(r)))
+		return r;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint32_t)ts.tv_nsec ^ (++counter * 2654435761u);
+}
+
+void cache_fresh_temp_names(char **names, size_t n, const char *final, long pid)
+{
+	for (int attempt = 0; ; attempt++) {
+		uint32_t word = cache_temp_word() & ~(uint32_t)0xf;
+		struct stat st;
+		size_t i;
+
+		for (i = 0; i < n; i++) {
+			struct buf b = BUF_INIT;
+
+			cache_add_temp_name(&b, final, pid, word | (uint32_t)i);
+			names[i] = buf_detach(&b);
+			/* A name in use: a temp left by a killed process of this
+			 * pid (not gone if it has not been pruned since). 100
+			 * draws only when lstat cannot tell: the step says why. */
+			if (attempt < 100 && (!lstat(names[i], &st) || errno != ENOENT))
+				break;
+		}
+		if (i == n)
+			return;
+		for (size_t j = 0; j <= i; j++)
+			free(names[j]);
+	}
 }
 
 long cache_temp_name_pid(const char *name)

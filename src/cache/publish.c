@@ -35,7 +35,6 @@ static struct temp_slot temps[PUBLISH_MAX_TEMPS];
 static volatile sig_atomic_t temps_end;
 static int atexit_installed;
 static int signals_installed;
-static unsigned int name_counter;
 
 /* Remove every temp this process registered (async-signal-safe: unlink).
  * Entries stay registered. */
@@ -153,17 +152,6 @@ static void ignore_sigxfsz(void)
 	take_if_default(SIGXFSZ, SIG_IGN, &none);
 }
 
-static unsigned int random_word(void)
-{
-	unsigned int r;
-	struct timespec ts;
-
-	if (!os_random(&r, sizeof(r)))
-		return r;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (unsigned int)ts.tv_nsec ^ (++name_counter * 2654435761u);
-}
-
 /* publish_begin, its reason in why (error_to). */
 static int begin(struct publish *p, const char *final, struct buf *why)
 {
@@ -181,7 +169,7 @@ static int begin(struct publish *p, const char *final, struct buf *why)
 
 		/* Named as cacheentry.h says, so that a temp left in a cache is
 		 * known for its process's. */
-		cache_add_temp_name(&name, final, (long)getpid(), random_word());
+		cache_add_temp_name(&name, final, (long)getpid(), cache_temp_word());
 		tmp = buf_detach(&name);
 		/* Registered before it exists, so no signal can leave it behind. */
 		slot = register_temp(tmp, why);

@@ -7,6 +7,7 @@
 #include "check.h"
 #include "util.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -66,6 +67,38 @@ static void test_temp_names(void)
 	buf_release(&b);
 }
 
+/* A compile attempt's temps: a file at one of them (left by a killed attempt
+ * whose pid this one reuses) is never taken, so a step that exits 0 without
+ * writing cannot have it published; every name still parses to the pid. */
+static void test_fresh_temp_names(void)
+{
+	char *dir = check_tmpdir("fresh"), *stem = xstrfmt("%s/" KEY, dir);
+	char *left[4], *names[4];
+
+	cache_fresh_temp_names(left, 4, stem, 77);
+	for (size_t i = 0; i < 4; i++) {
+		check_write_file(left[i], "stale", 5, 0644);
+		CHECK_INT(cache_temp_name_pid(base(left[i])), 77);
+		for (size_t j = 0; j < i; j++)
+			CHECK(strcmp(left[i], left[j]));
+	}
+	cache_fresh_temp_names(names, 4, stem, 77);
+	for (size_t i = 0; i < 4; i++) {
+		CHECK(access(names[i], F_OK) && errno == ENOENT);
+		CHECK_INT(cache_temp_name_pid(base(names[i])), 77);
+		for (size_t j = 0; j < 4; j++)
+			if (!CHECK(strcmp(names[i], left[j])))
+				fprintf(stderr, "  reused: %s\n", names[i]);
+	}
+	for (size_t i = 0; i < 4; i++) {
+		unlink(left[i]);
+		free(left[i]);
+		free(names[i]);
+	}
+	free(stem);
+	free(dir);
+}
+
 static void test_probe_names(void)
 {
 	char *path = cache_probe_path("/c", 99);
@@ -93,6 +126,7 @@ int main(int argc, char **argv)
 	check_init(argc, argv);
 	TEST(test_entry_path(), "entry_path");
 	TEST(test_temp_names(), "temp_names");
+	TEST(test_fresh_temp_names(), "fresh_temp_names");
 	TEST(test_probe_names(), "probe_names");
 	TEST(test_orphaned(), "orphaned");
 	return check_done();
