@@ -60,6 +60,34 @@ static int write_cursor(int fd, off_t at)
 	       (ssize_t)strlen(text) ? 0 : -1;
 }
 
+/* Whether the output of a callable whose stamp is at stamp is there: the
+ * stamp is OUT/.kwarm/stamps/<output below OUT>/<ckey> (plan.h). A removed
+ * output is packed again even with its stamp there (the Makefile's forced
+ * rule): not settled before. */
+static int output_there(const char *stamp)
+{
+	static const char mid[] = "/.kwarm/stamps/";
+	const char *at = NULL, *p, *slash = strrchr(stamp, '/');
+	char *out;
+	int there;
+
+	for (p = stamp; (p = strstr(p, mid)); p++)
+		at = p;
+	if (!at || slash <= at + strlen(mid))
+		return 1;	/* not a stamp of the plan's: its stamp tells */
+	out = xstrfmt("%.*s/%.*s", (int)(at - stamp), stamp,
+		      (int)(slash - (at + strlen(mid))), at + strlen(mid));
+	there = !access(out, F_OK);
+	free(out);
+	return there;
+}
+
+/* Whether a callable with its stamp at stamp is packed and current. */
+static int packed(const char *stamp)
+{
+	return !access(stamp, F_OK) && output_there(stamp);
+}
+
 /* Write the pending list of goals to path, its cursor at its first line; the
  * file open for reading and writing, or -1 without a unit list. The cursor is
  * 0 until the list is whole: a list cut short (a full disk, a step killed in
@@ -78,7 +106,7 @@ static int write_pending(const struct runstate *rs, const char *goals, const cha
 		for (size_t i = 0; i < ul.nr_callables; i++) {
 			const struct unitlist_callable *c = &ul.callables[i];
 
-			if ((all || strvec_find(&picked, c->cls) >= 0) && access(c->stamp, F_OK))
+			if ((all || strvec_find(&picked, c->cls) >= 0) && !packed(c->stamp))
 				buf_addf(&b, "%s %s\n", c->cls, c->stamp);
 		}
 		unitlist_release(&ul);
@@ -123,7 +151,7 @@ static int settled(struct cursor *c, char *line)
 	*sp = '\0';
 	ckey = strrchr(sp + 1, '/');	/* a stamp is <...>/<ckey> (plan.h) */
 	/* A pack writes its stamp before its event: not settled till it ends. */
-	if (!access(sp + 1, F_OK) && !(ckey && runstate_pack_running(c->rs, ckey + 1)))
+	if (packed(sp + 1) && !(ckey && runstate_pack_running(c->rs, ckey + 1)))
 		return 1;
 	/* Only once a stamp is missing: runs without a failure never read it. */
 	if (!c->failed_read) {

@@ -5,16 +5,17 @@
  *   failed       present once a step of the run failed; one line per class
  *                that failed (a unit's classes, a pack's class), as noted
  *   pending      the first asker's list of the goals' callables whose stamp
- *                was missing: "kwarm-pending 2 AT" LF, then "CLASS STAMP" LF
- *                each; AT, a cursor in the head so that a step opens one file,
+ *                or output was missing: "kwarm-pending 2 AT" LF, then
+ *                "CLASS STAMP" LF each; AT, a cursor in the head so that a step opens one file,
  *                is the byte offset of the first callable not yet known
  *                settled, 20 wide, rewritten in place and only ever moved on;
  *                0 until the list is whole (one cut short is made again)
  *
- * A callable is settled when its stamp exists (packed and current, by any
- * run) and no pack of it runs (runstate_pack_running), or its class failed
- * in this run (make -k skips its pack; the unit list knows classes, not
- * callables, so any failure of its class will do).
+ * A callable is settled when its stamp and its output exist (packed and
+ * current, by any run; a removed output is packed again) and no pack of it
+ * runs (runstate_pack_running), or its class failed in this run (make -k
+ * skips its pack; the unit list knows classes, not callables, so any failure
+ * of its class will do).
  * Each step checks from the cursor on and stops at the first callable not
  * settled: over a run every callable is passed once, so a step costs O(1)
  * amortised, and the list is made once per run.

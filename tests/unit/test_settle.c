@@ -23,6 +23,12 @@ static char *stamp_path(const char *kw, char cls, int i)
 	return xstrfmt("%s/stamps/Test%c.callable/%064d", kw, cls, i);
 }
 
+/* The output of stamp_path's callable: OUT/TestX.callable, kw being OUT/.kwarm. */
+static char *output_path(const char *kw, char cls)
+{
+	return xstrfmt("%.*s/Test%c.callable", (int)(strlen(kw) - strlen("/.kwarm")), kw, cls);
+}
+
 static void write_list(const char *units, const char *kw, int with_d)
 {
 	struct buf list = BUF_INIT;
@@ -40,11 +46,14 @@ static void write_list(const char *units, const char *kw, int with_d)
 	buf_release(&list);
 }
 
+/* Pack callable i of class cls: its output, then its stamp. */
 static void touch(const char *kw, char cls, int i)
 {
-	char *p = stamp_path(kw, cls, i);
+	char *p = stamp_path(kw, cls, i), *out = output_path(kw, cls);
 
+	check_write_text(NULL, out, "", 0644);
 	check_write_text(NULL, p, "", 0644);
+	free(out);
 	free(p);
 }
 
@@ -201,6 +210,29 @@ static void test_long_line(void)
 	free(kw);
 }
 
+/* A callable whose stamp is there but whose output was removed is packed
+ * again (the Makefile's forced rule): in the list, not settled till its
+ * output is back, so the run is not taken for over at each step before. */
+static void test_removed_output(void)
+{
+	char *kw = path_join(tmpdir, "h/.kwarm"), *units = path_join(tmpdir, "h/w.mk.plan");
+	char *out = output_path(kw, 'C');
+	struct runstate rs;
+
+	write_list(units, kw, 0);
+	touch(kw, 'C', 3);
+	CHECK_INT(unlink(out), 0);
+	runstate_open(&rs, kw, units);
+	CHECK_INT(settle_done(&rs, "warmup-TestC", NULL), 0);
+	CHECK_INT(settle_done(&rs, "warmup-TestC", NULL), 0);
+	touch(kw, 'C', 3);
+	CHECK_INT(settle_done(&rs, "warmup-TestC", NULL), 1);
+	runstate_release(&rs);
+	free(out);
+	free(units);
+	free(kw);
+}
+
 int main(int argc, char **argv)
 {
 	tmpdir = check_tmpdir("settle");
@@ -209,6 +241,7 @@ int main(int argc, char **argv)
 	TEST(test_goals(), "goals");
 	TEST(test_cut_short(), "cut short");
 	TEST(test_long_line(), "long_line");
+	TEST(test_removed_output(), "removed output");
 	free(tmpdir);
 	return check_done();
 }
