@@ -9,7 +9,7 @@
 set -euo pipefail
 
 build=(build-essential cmake make pkg-config libyaml-dev libssl-dev libelf-dev binutils libcurl4-openssl-dev)
-tests=(python3 git distcc ccache ninja-build groff-base clang libclang-rt-14-dev nginx-light)
+tests=(python3 git distcc ccache ninja-build groff-base clang libclang-rt-14-dev nginx-light strace)
 
 mode=all
 case "${1:-}" in
