@@ -91,6 +91,35 @@ out:
 	return ret;
 }
 
+/* An environment variable's value as the right side of ":=", which make
+ * reads back byte for byte: a newline or a backslash at the end would end or
+ * join the line (and let the value write make text of its own), a '#' starts
+ * a comment, a CR before the newline and blanks at the start are dropped.
+ * Those go in as variables, defined once (":=" strips leading blanks, a CR
+ * among them, so KW_CR's starts after an empty expansion). */
+#define ENV_VALUE_HELPERS \
+	"KW_EMPTY :=\n" \
+	"define KW_NL\n\n\nendef\n" \
+	"KW_CR := $(KW_EMPTY)\r$(KW_EMPTY)\n" \
+	"KW_HASH := \\#\n" \
+	"KW_BS := \\$(KW_EMPTY)\n"
+
+static void add_env_value(struct buf *b, const char *value)
+{
+	if (strchr(" \t\f\v", *value) && *value)
+		buf_adds(b, "$(KW_EMPTY)");
+	for (const char *p = value; *p; p++) {
+		size_t n = strcspn(p, "$#\\\n\r");
+
+		buf_add(b, p, n);
+		p += n;
+		if (!*p)
+			break;
+		buf_adds(b, *p == '$' ? "$$" : *p == '#' ? "$(KW_HASH)" :
+			    *p == '\\' ? "$(KW_BS)" : *p == '\n' ? "$(KW_NL)" : "$(KW_CR)");
+	}
+}
+
 void inputs_write(struct sink *out, const struct plan *plan, const struct makefile_options *opts)
 {
 	const struct spec *spec = plan->spec;
@@ -141,15 +170,12 @@ void inputs_write(struct sink *out, const struct plan *plan, const struct makefi
 	buf_adds(b, " || { printf '\\n$$(KW_SELF): kw-force\\nifneq ($$(MAKE_RESTARTS),)\\n"
 		 "$$(error kwarm gen failed (see above); fix that, then run make again)\\n"
 		 "endif\\n' >> \"$@\"; exit 1; }\n");
+	buf_adds(b, ENV_VALUE_HELPERS);
 	for (size_t i = 0; i < spec->env_used.nr; i++) {
 		const char *kv = spec->env_used.v[i], *eq = strchr(kv, '=');
 
 		buf_addf(b, "KW_ENV_%zu := ", i);
-		for (const char *p = eq + 1; *p; p++) {
-			if (*p == '$' || *p == '#')
-				buf_addch(b, *p == '$' ? '$' : '\\');
-			buf_addch(b, *p);
-		}
+		add_env_value(b, eq + 1);
 		buf_addf(b, "\nifneq ($(value %.*s),$(KW_ENV_%zu))\n$(KW_SELF): kw-force\nendif\n",
 			 (int)(eq - kv), kv, i);
 	}
@@ -163,11 +189,8 @@ void inputs_write(struct sink *out, const struct plan *plan, const struct makefi
 		const char *value = getenv(plan->env.v[i]);
 
 		buf_addf(b, " %s%s", plan->env.v[i], value ? "=" : "-");
-		for (const char *p = value; p && *p; p++) {
-			if (*p == '$' || *p == '#')
-				buf_addch(b, *p == '$' ? '$' : '\\');
-			buf_addch(b, *p == '\n' ? ' ' : *p);
-		}
+		if (value)
+			add_env_value(b, value);
 	}
 	buf_adds(b, "\nifneq ($(foreach v,$(KW_ENV_VARS),$v$(if $(filter undefined,$(origin $v)),-,"
 		 "=$(value $v))),$(KW_ENV_GEN))\n$(KW_SELF): kw-force\nendif\n");
