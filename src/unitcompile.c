@@ -525,13 +525,47 @@ static int read_lines(struct compile_job *o, struct closure_cache *cc, const str
 
 /* Compile into cache (NULL: it cannot be used), else into the private store
  * priv (set up by the caller when cache is NULL, else on need). */
-static int compile_unit(struct compile_job *o, const struct cache *cache, struct cache *priv)
+/* The entry's manifest lines, once the compile is done: the key again from
+ * the files as they are now (a file edited mid-build makes the result not
+ * what the key names: it is never cached under it), what the compiler read
+ * beyond the closure (the entry is used only while those stay as they are),
+ * and what the key covered, so that kwarm explain can say what changed. */
+static int manifest_lines(struct compile_job *o, struct closure_cache *cc,
+			  const struct attempt *a, int listed, char *base, struct buf *lines)
 {
-	char key_now[DIGEST_HEX_SIZE], base[DIGEST_HEX_SIZE];
-	struct closure_cache cc;
+	char key_now[DIGEST_HEX_SIZE];
 	struct closure closure;
 	struct strvec covers;
 	struct unitkey_out kout = { .closure = &closure, .base = base, .why = &covers };
+	int ret = -1;
+
+	memset(&closure, 0, sizeof(closure));
+	strvec_init(&covers);
+	if (unitkey_compute(cc, &o->uc, key_now, &kout))
+		goto out;
+	if (strcmp(key_now, o->key)) {
+		error("%s: an input changed while it compiled; the result is not cached: "
+		      "run make again", o->label);
+		goto out;
+	}
+	if (read_lines(o, cc, a, listed, &closure, lines))
+		goto out;
+	if (o->id && !strchr(o->id, '\n'))
+		buf_addf(lines, "id %s\n", o->id);
+	for (size_t i = 0; i < covers.nr; i++)
+		if (!strchr(covers.v[i], '\n'))
+			buf_addf(lines, "covers %s\n", covers.v[i]);
+	ret = 0;
+out:
+	closure_release(&closure);
+	strvec_release(&covers);
+	return ret;
+}
+
+static int compile_unit(struct compile_job *o, const struct cache *cache, struct cache *priv)
+{
+	char base[DIGEST_HEX_SIZE];
+	struct closure_cache cc;
 	struct buf output = BUF_INIT, lines = BUF_INIT;
 	const struct cache *home = cache ? cache : priv;
 	struct attempt a = { .slots = { -1, -1, -1, -1 } };
@@ -543,9 +577,7 @@ static int compile_unit(struct compile_job *o, const struct cache *cache, struct
 	double start = now_monotonic(), seconds;
 	int ret = -1, failed, stored, renamed, listed = 0;
 
-	memset(&closure, 0, sizeof(closure));
 	memset(&h, 0, sizeof(h));
-	strvec_init(&covers);
 	closure_cache_init(&cc);
 	if (cache) {
 		/* Compiler identities outlive this process: no 1 MB hash per compile. */
@@ -576,26 +608,8 @@ static int compile_unit(struct compile_job *o, const struct cache *cache, struct
 		if (run_steps(o, &a, &output, &final, &listed, NULL))
 			goto out;
 	}
-	/* The key from the files as they are now, after the compile: if a file
-	 * changed since the Makefile was made (edited mid-build), the result is
-	 * not what the key names and is never cached under it. */
-	if (unitkey_compute(&cc, &o->uc, key_now, &kout))
+	if (manifest_lines(o, &cc, &a, listed, base, &lines))
 		goto out;
-	if (strcmp(key_now, o->key)) {
-		error("%s: an input changed while it compiled; the result is not cached: "
-		      "run make again", o->label);
-		goto out;
-	}
-	/* What the compiler read beyond the closure goes into the manifest: the
-	 * entry is used only while those files stay as they are. */
-	if (read_lines(o, &cc, &a, listed, &closure, &lines))
-		goto out;
-	/* What the key covered, so that kwarm explain can say what changed. */
-	if (o->id && !strchr(o->id, '\n'))
-		buf_addf(&lines, "id %s\n", o->id);
-	for (size_t i = 0; i < covers.nr; i++)
-		if (!strchr(covers.v[i], '\n'))
-			buf_addf(&lines, "covers %s\n", covers.v[i]);
 	held_release(&h);
 	why = home == cache ? hold(o, &h) : NULL;
 	stored = !cache_unit_adopt_begin(home, o->key, final, o->label, lines.s, &ad, why);
@@ -640,8 +654,6 @@ static int compile_unit(struct compile_job *o, const struct cache *cache, struct
 out:
 	cache_unit_adopt_abort(&ad);
 	attempt_release(&a);
-	closure_release(&closure);
-	strvec_release(&covers);
 	closure_cache_release(&cc);
 	buf_release(&output);
 	buf_release(&lines);
