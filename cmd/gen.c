@@ -201,7 +201,7 @@ int cmd_gen(int argc, char **argv)
 
 	publish_install_signal_cleanup();
 	/* Before any input is read: the time the Makefile gets (output.h). A
-	 * fresh tick, so that an input written before gen ran is older. */
+	 * tick past this moment, so that an input written before gen ran is older. */
 	os_file_clock_next(&start);
 	if (spec_load(&spec, spec_path)) {
 		strvec_release(&launcher);

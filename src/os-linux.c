@@ -207,7 +207,10 @@ void os_file_clock_next(struct timespec *now)
 
 	if (clock_getres(CLOCK_REALTIME_COARSE, &tick) || (!tick.tv_sec && !tick.tv_nsec))
 		tick = (struct timespec){ 0, 1000000 };
-	clock_gettime(CLOCK_REALTIME_COARSE, &was);
+	/* The precise time, not the coarse one: a file changed just before may
+	 * carry a precise stamp (Linux's multigrain timestamps) that is later
+	 * than the coarse clock's last tick. */
+	clock_gettime(CLOCK_REALTIME, &was);
 	for (int i = 0; i < 100; i++) {
 		nanosleep(&tick, NULL);
 		clock_gettime(CLOCK_REALTIME_COARSE, now);
