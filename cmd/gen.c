@@ -200,9 +200,9 @@ int cmd_gen(int argc, char **argv)
 	strvec_release(&launcher_opts);
 
 	publish_install_signal_cleanup();
-	/* Before any input is read: the time the Makefile gets (output.h). A
-	 * tick past this moment, so that an input written before gen ran is older. */
-	os_file_clock_next(&start);
+	/* Before any input is read: the time the Makefile gets (output.h),
+	 * as the file system stamps a file written now. */
+	os_file_stamp_now(output, &start);
 	if (spec_load(&spec, spec_path)) {
 		strvec_release(&launcher);
 		return 2;

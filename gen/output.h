@@ -29,7 +29,7 @@ int gen_output_make(struct gen_output *o, const struct plan *plan,
 		    struct makefile_options *opts);
 /* Write every file beside the Makefile self, creating its folder, then publish
  * them, the Makefile (that names the others and may be read at once) last,
- * each with the time start (os_file_clock_next, before gen read any input).
+ * each with the time start (os_file_stamp_now, before gen read any input).
  * opts->packs is set here. 0, or -1 after reporting (the temps removed). */
 int gen_output_write(struct gen_output *o, const struct plan *plan,
 		     struct makefile_options *opts, const char *self,

@@ -38,12 +38,11 @@ int os_pipe_cloexec(int fd[2], int nonblock);
 /* A connected pair of AF_UNIX stream sockets, both close-on-exec from the
  * start; 0, or -1 with errno set. */
 int os_socketpair_cloexec(int sv[2]);
-/* Wait until the clock the system stamps files with (Linux: the coarse
- * realtime clock) has passed the precise time of the call, and set now to
- * it: a file changed before the call is older than now, one changed after
- * now is not. Given up after a hundred ticks (a clock set back must not hang
- * the caller). */
-void os_file_clock_next(struct timespec *now);
+/* The time the file system gives a file changed now, read off a small file
+ * written beside near (then removed): a file changed before the call is
+ * older than now, one changed after is not. 0; or -1 when that file cannot
+ * be written, and now is the coarse clock. */
+int os_file_stamp_now(const char *near, struct timespec *now);
 /* The absolute path of this program (caller frees), or NULL with errno set. */
 char *os_self_path(void);
 

@@ -2,7 +2,7 @@
  * descriptions of one file even within this process, shared locks do not,
  * and closing the fd drops it; a live, an unrelated and a dead pid; this
  * program's own path; this process's parent, name and start, by either clock;
- * a spawned child runs in the folder given. */
+ * a spawned child runs in the folder given; the file system's stamp of now. */
 #include "os.h"
 #include "check.h"
 #include "util.h"
@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -201,6 +202,38 @@ static void test_socketpair_cloexec(void)
 	close(sv[1]);
 }
 
+static int stamp_cmp(const struct timespec *a, const struct timespec *b)
+{
+	if (a->tv_sec != b->tv_sec)
+		return a->tv_sec < b->tv_sec ? -1 : 1;
+	return a->tv_nsec < b->tv_nsec ? -1 : a->tv_nsec > b->tv_nsec;
+}
+
+/* A file written (and looked at) just before is older than the stamp, one
+ * written just after is not, many times over; the stamp's file is gone. */
+static void test_file_stamp_now(const char *dir)
+{
+	char *before = xstrfmt("%s/before", dir), *after = xstrfmt("%s/after", dir);
+	char *near = xstrfmt("%s/near.mk", dir), *left = xstrfmt("%s.stamp.%ld", near, (long)getpid());
+	struct timespec now;
+	struct stat st;
+
+	for (int i = 0; i < 50; i++) {
+		CHECK(!write_file(before, "x", 1));
+		CHECK(!stat(before, &st));
+		CHECK(!write_file(before, "y", 1));
+		CHECK(!os_file_stamp_now(near, &now));
+		CHECK(!stat(before, &st) && stamp_cmp(&st.st_mtim, &now) < 0);
+		CHECK(!write_file(after, "z", 1));
+		CHECK(!stat(after, &st) && stamp_cmp(&st.st_mtim, &now) >= 0);
+	}
+	CHECK(access(left, F_OK) && errno == ENOENT);
+	free(before);
+	free(after);
+	free(near);
+	free(left);
+}
+
 int main(int argc, char **argv)
 {
 	char *tmp, *dir;
@@ -220,6 +253,7 @@ int main(int argc, char **argv)
 	TEST(test_reopen_fd(), "reopen_fd");
 	TEST(test_pipe_cloexec(), "pipe_cloexec");
 	TEST(test_socketpair_cloexec(), "socketpair_cloexec");
+	TEST(test_file_stamp_now(dir), "file_stamp_now");
 	free(dir);
 	free(tmp);
 	return check_done();
