@@ -40,7 +40,7 @@ static void remove_root(void)
 	struct buf out = BUF_INIT;
 	struct run_result res;
 
-	run_capture(argv, "/", &out, &res);
+	run_capture(argv, "/", &out, &res, NULL);
 	buf_release(&out);
 }
 
@@ -52,7 +52,7 @@ static void copy_tree(const char *src)
 	struct buf out = BUF_INIT;
 	struct run_result res;
 
-	if (run_capture(argv, "/", &out, &res) || !res.exited || res.status)
+	if (run_capture(argv, "/", &out, &res, NULL) || !res.exited || res.status)
 		die("fuzz_spec: cannot copy '%s' to '%s': %s", src, root, buf_str(&out));
 	buf_release(&out);
 	free(from);

@@ -373,8 +373,10 @@ static int build_document(struct yamltree *t, yaml_parser_t *parser)
 		ret = build_event(&b, &ev, &done);
 		yaml_event_delete(&ev);
 	}
-	t->doc.nodes.top = t->doc.nodes.start + b.nr_nodes;
-	t->doc.nodes.end = t->doc.nodes.start + b.alloc_nodes;
+	if (t->doc.nodes.start) {	/* an empty stream has none: NULL + 0 is undefined */
+		t->doc.nodes.top = t->doc.nodes.start + b.nr_nodes;
+		t->doc.nodes.end = t->doc.nodes.start + b.alloc_nodes;
+	}
 	hashmap_release(&b.anchors);
 	free(b.kids);
 	free(b.open);
