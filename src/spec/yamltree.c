@@ -316,7 +316,8 @@ static void close_collection(struct builder *b, const yaml_event_t *ev)
 	if (node->type == YAML_SEQUENCE_NODE) {
 		yaml_node_item_t *items = mem_alloc(b->t, n * sizeof(*items) + 1);
 
-		memcpy(items, b->kids + from, n * sizeof(*items));
+		if (n)	/* an empty root has no kids list at all: NULL + 0 is undefined */
+			memcpy(items, b->kids + from, n * sizeof(*items));
 		node->data.sequence.items.start = items;
 		node->data.sequence.items.top = node->data.sequence.items.end = items + n;
 	} else {
