@@ -45,11 +45,10 @@ int cmd_summary(int argc, char **argv)
 	runstate_open_last(&rs, state, plan);
 	lock = runstate_lock(&rs);
 	/* A report: it never fails the warm-up that just succeeded. */
-	if (lock < 0 || summary_write(&rs)) {
+	if (lock < 0 || summary_write(&rs, counts)) {
 		warning("cannot write '%s/%s'", state, SUMMARY_FILE);
 		ret = 1;
 	}
-	summary_counts(&rs, counts);
 	runstate_unlock(lock);
 	runstate_release(&rs);
 	if (!ret)

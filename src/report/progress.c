@@ -130,7 +130,7 @@ static void record_locked(struct runstate *rs, const struct progress_step *st, i
 	over = settle_done(rs, st->goals ? st->goals : "", &made) &&
 	       !runstate_compiles_pending(rs);
 	if (rewrites_summary(rs, made, failed, over, keep_going))
-		(void)summary_write(rs);
+		(void)summary_write(rs, NULL);
 	if (failed && st->github)
 		announce_failed_classes(st, is_unit, &before, line);
 	if (closing_step(rs, failed, over, keep_going))

@@ -55,25 +55,35 @@ static void remove_run_dir(const char *dir)
 	rmdir(dir);
 }
 
-/* Remove the folders of runs whose make has ended. */
-static void remove_ended_runs(const struct runstate *rs)
+void runstate_other_runs(const struct runstate *rs, struct strvec *tags)
 {
 	char *runs = path_join(rs->kw_dir, "run");
 	DIR *d = opendir(runs);
 	struct dirent *de;
 
-	while (d && (de = readdir(d))) {
-		char *p;
-
-		if (de->d_name[0] == '.' || !strcmp(de->d_name, rs->tag) || runid_alive(de->d_name))
-			continue;
-		p = path_join(runs, de->d_name);
-		remove_run_dir(p);
-		free(p);
-	}
+	while (d && (de = readdir(d)))
+		if (de->d_name[0] != '.' && strcmp(de->d_name, rs->tag))
+			strvec_push(tags, de->d_name);
 	if (d)
 		closedir(d);
 	free(runs);
+}
+
+/* Remove the folders of runs whose make has ended. */
+static void remove_ended_runs(const struct runstate *rs)
+{
+	struct strvec tags;
+
+	strvec_init(&tags);
+	runstate_other_runs(rs, &tags);
+	for (size_t i = 0; i < tags.nr; i++)
+		if (!runid_alive(tags.v[i])) {
+			char *p = xstrfmt("%s/run/%s", rs->kw_dir, tags.v[i]);
+
+			remove_run_dir(p);
+			free(p);
+		}
+	strvec_release(&tags);
 }
 
 /* One read of a small file written whole in one go, newline last (a read
@@ -112,24 +122,19 @@ static int read_start(const char *path, double *start, double *zero)
  * remove_ended_runs); 0 when there is none. */
 static double live_run_zero(const struct runstate *rs)
 {
-	char *runs = path_join(rs->kw_dir, "run");
-	DIR *d = opendir(runs);
-	struct dirent *de;
+	struct strvec tags;
 	double zero = 0, start;
 
-	while (d && !zero && (de = readdir(d))) {
-		char *p;
+	strvec_init(&tags);
+	runstate_other_runs(rs, &tags);
+	for (size_t i = 0; i < tags.nr && !zero; i++) {
+		char *p = xstrfmt("%s/run/%s/start", rs->kw_dir, tags.v[i]);
 
-		if (de->d_name[0] == '.' || !strcmp(de->d_name, rs->tag))
-			continue;
-		p = xstrfmt("%s/%s/start", runs, de->d_name);
 		if (read_start(p, &start, &zero))
 			zero = 0;
 		free(p);
 	}
-	if (d)
-		closedir(d);
-	free(runs);
+	strvec_release(&tags);
 	return zero;
 }
 
@@ -203,26 +208,25 @@ out:
 
 void runstate_open_last(struct runstate *rs, const char *kw_dir, const char *units)
 {
-	char *runs = path_join(kw_dir, "run"), *start;
-	DIR *d = opendir(runs);
-	struct dirent *de;
+	struct strvec tags;
+	char *start;
 	double best = -1;
 
 	init(rs, kw_dir, units);
-	while (d && (de = readdir(d))) {
-		char *p = path_join(runs, de->d_name);
+	strvec_init(&tags);
+	runstate_other_runs(rs, &tags);	/* no tag yet: every run */
+	for (size_t i = 0; i < tags.nr; i++) {
+		char *p = xstrfmt("%s/run/%s", kw_dir, tags.v[i]);
 		struct stat st;
 
-		if (de->d_name[0] != '.' && strlen(de->d_name) < sizeof(rs->tag) && !stat(p, &st) &&
-		    S_ISDIR(st.st_mode) && st.st_mtime + st.st_mtim.tv_nsec / 1e9 > best) {
+		if (strlen(tags.v[i]) < sizeof(rs->tag) && !stat(p, &st) && S_ISDIR(st.st_mode) &&
+		    st.st_mtime + st.st_mtim.tv_nsec / 1e9 > best) {
 			best = st.st_mtime + st.st_mtim.tv_nsec / 1e9;
-			memcpy(rs->tag, de->d_name, strlen(de->d_name) + 1);
+			memcpy(rs->tag, tags.v[i], strlen(tags.v[i]) + 1);
 		}
 		free(p);
 	}
-	if (d)
-		closedir(d);
-	free(runs);
+	strvec_release(&tags);
 	if (!rs->tag[0])
 		snprintf(rs->tag, sizeof(rs->tag), "none");
 	rs->pid = atoi(rs->tag);

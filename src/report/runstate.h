@@ -69,6 +69,8 @@ void runstate_open(struct runstate *rs, const char *kw_dir, const char *units);
 /* Join the newest run recorded in kw_dir instead, creating nothing (for
  * reports made outside make); with none, an empty run. */
 void runstate_open_last(struct runstate *rs, const char *kw_dir, const char *units);
+/* Push the tags of the other runs whose folders are in KW_DIR/run. */
+void runstate_other_runs(const struct runstate *rs, struct strvec *tags);
 /* Give back the slot and free rs. */
 void runstate_release(struct runstate *rs);
 /* Take the lowest free job slot (rs->slot, -1 when none could be taken). */

@@ -8,7 +8,6 @@
 #include "plan/planfile.h"
 #include "util.h"
 
-#include <dirent.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,28 +28,23 @@ struct class_tally {
 struct tally {
 	struct class_tally *classes;
 	size_t nr;
-	struct unitlist *others;	/* the lists of overlapping runs of other Makefiles */
-	size_t nr_others;
+	struct unitlist *lists;		/* the run's, then those of overlapping runs
+					 * of other Makefiles */
+	size_t nr_lists;
+	struct strvec runs;		/* the tags of the runs tallied, sorted */
+	double started;			/* the earliest start of those */
 	int built, cached, failed;
 	double compile_seconds;
 	unsigned long long remote[EVENT_NR_REMOTE];
 	struct hashmap by_name;		/* class name -> index + 1 in classes */
 };
 
-/* The class of a name (name[0..len)), or NULL: a hash lookup, as each event
- * names its classes and a suite has hundreds. */
-static struct class_tally *find_class(struct tally *t, const char *name, size_t len)
+/* The class of a name, or NULL: a hash lookup, as each event names its
+ * classes and a suite has hundreds. */
+static struct class_tally *find_class(struct tally *t, const char *name)
 {
-	char small[128], *key = len < sizeof(small) ? small : xstrndup(name, len);
-	uintptr_t at;
+	uintptr_t at = (uintptr_t)hashmap_get(&t->by_name, name);
 
-	if (key == small) {
-		memcpy(small, name, len);
-		small[len] = '\0';
-	}
-	at = t->by_name.slots ? (uintptr_t)hashmap_get(&t->by_name, key) : 0;
-	if (key != small)
-		free(key);
 	return at ? &t->classes[at - 1] : NULL;
 }
 
@@ -70,8 +64,7 @@ static void tally_unit(struct tally *t, const struct event *ev)
 		*(st == ST_CACHED ? &t->cached : &t->failed) += 1;
 	}
 	for (size_t i = 0; i < ev->owners->nr; i++) {
-		const char *o = ev->owners->v[i];
-		struct class_tally *c = find_class(t, o, strlen(o));
+		struct class_tally *c = find_class(t, ev->owners->v[i]);
 
 		if (c && st == ST_BUILT) {
 			c->built++;
@@ -91,11 +84,12 @@ static void tally_unit(struct tally *t, const struct event *ev)
  * (built over cached over failed): two runs that share a unit compile it once
  * and wait for it once. */
 struct seen_units {
-	struct strvec keys;
-	struct hashmap at;	/* key -> index + 1 in keys */
-	int *best;		/* ST_BUILT, ST_CACHED or ST_FAILED, by index in keys */
-	int *counted;
-	size_t alloc_best, alloc_counted;
+	struct hashmap at;	/* key -> index + 1 in units, in order seen */
+	struct seen_unit {
+		int best;	/* ST_BUILT, ST_CACHED or ST_FAILED */
+		int counted;
+	} *units;
+	size_t alloc;
 };
 
 /* Whether to count unit event key/status: always for one run alone (seen
@@ -103,28 +97,24 @@ struct seen_units {
  * then count only the first event of each unit with its best outcome. */
 static int count_unit(struct seen_units *seen, int collect, const char *key, int st)
 {
-	int i;
+	struct seen_unit *u;
+	size_t i;
 
 	if (!seen)
 		return 1;
-	i = (int)(uintptr_t)hashmap_get(&seen->at, key) - 1;
-	if (collect) {
-		if (i < 0) {
-			strvec_push(&seen->keys, key);
-			i = (int)seen->keys.nr - 1;
-			hashmap_put(&seen->at, key, (void *)(uintptr_t)seen->keys.nr);
-			ALLOC_GROW(seen->best, seen->keys.nr, seen->alloc_best);
-			ALLOC_GROW(seen->counted, seen->keys.nr, seen->alloc_counted);
-			seen->best[i] = st;
-			seen->counted[i] = 0;
-		} else if (st < seen->best[i]) {
-			seen->best[i] = st;
-		}
+	i = (uintptr_t)hashmap_get(&seen->at, key);
+	if (collect && !i) {
+		hashmap_put(&seen->at, key, (void *)(uintptr_t)(seen->at.nr + 1));
+		ALLOC_GROW(seen->units, seen->at.nr, seen->alloc);
+		seen->units[seen->at.nr - 1] = (struct seen_unit){ .best = st };
 		return 0;
 	}
-	if (i < 0 || seen->counted[i] || seen->best[i] != st)
+	u = i ? &seen->units[i - 1] : NULL;
+	if (collect && st < u->best)
+		u->best = st;
+	if (collect || !u || u->counted || u->best != st)
 		return 0;
-	seen->counted[i] = 1;
+	u->counted = 1;
 	return 1;
 }
 
@@ -148,79 +138,50 @@ static void tally_event(const struct event *ev, void *data)
 	} else if (ev->kind == EVENT_REMOTE) {
 		for (int i = 0; i < EVENT_NR_REMOTE; i++)
 			t->remote[i] += ev->remote[i];
-	} else if (ev->owners->nr == 1 &&
-		   (c = find_class(t, ev->owners->v[0], strlen(ev->owners->v[0])))) {
+	} else if (ev->owners->nr == 1 && (c = find_class(t, ev->owners->v[0]))) {
 		*(strcmp(ev->status, "packed") ? &c->pack_failed : &c->packed) += 1;
 		c->pack_seconds += ev->seconds;
 	}
 }
 
-static void tally_events(struct tally *t, const char *run_dir, struct seen_units *seen,
-			 int collect)
+/* Add the runs among others (the other runs whose folders are there: those
+ * that overlapped rs's, such as a warm-up of other goals into the same OUT)
+ * to t->runs, and their earliest start to t->started. */
+static void add_runs(struct tally *t, const struct runstate *rs, const struct strvec *others)
 {
-	struct tally_pass p = { t, seen, collect };
-
-	events_each(run_dir, tally_event, &p);
-}
-
-/* Tally the events of rs's run and of every other run whose folder is there:
- * those that overlapped it (a run's first step removes the folders of runs
- * that had ended), such as a warm-up of other goals into the same OUT. Their
- * tags go to runs (when not NULL), sorted, and the earliest start to *started. */
-static void tally_overlapping(struct tally *t, const struct runstate *rs, struct strvec *runs,
-			      double *started)
-{
-	char *dir = path_join(rs->kw_dir, "run");
-	DIR *d = opendir(dir);
-	struct dirent *de;
-	struct strvec tags;
-	struct seen_units seen;
-
-	strvec_init(&tags);
-	strvec_push(&tags, rs->tag);
-	*started = rs->start;
-	while (d && (de = readdir(d))) {
+	for (size_t i = 0; i < others->nr; i++) {
 		char *p, *text;
 		size_t len;
 		double s;
 
-		if (de->d_name[0] == '.' || !strcmp(de->d_name, rs->tag) || !strchr(de->d_name, '@'))
+		if (!strchr(others->v[i], '@'))
 			continue;
-		strvec_push(&tags, de->d_name);
-		p = xstrfmt("%s/%s/start", dir, de->d_name);
+		strvec_push(&t->runs, others->v[i]);
+		p = xstrfmt("%s/run/%s/start", rs->kw_dir, others->v[i]);
 		if (!read_file_all(p, &text, &len)) {
 			s = strtod(text, NULL);
-			if (s > 0 && s < *started)
-				*started = s;
+			if (s > 0 && s < t->started)
+				t->started = s;
 			free(text);
 		}
 		free(p);
 	}
-	if (d)
-		closedir(d);
-	qsort(tags.v, tags.nr, sizeof(*tags.v), strvec_cmp);
-	memset(&seen, 0, sizeof(seen));
-	strvec_init(&seen.keys);
-	hashmap_init(&seen.at);
-	for (int collect = 1; collect >= 0; collect--)
-		for (size_t i = 0; i < tags.nr; i++) {
-			char *p = path_join(dir, tags.v[i]);
-
-			tally_events(t, p, &seen, collect);
-			free(p);
-			if (runs && !collect)
-				strvec_push(runs, tags.v[i]);
-		}
-	strvec_release(&seen.keys);
-	hashmap_release(&seen.at);
-	free(seen.best);
-	free(seen.counted);
-	strvec_release(&tags);
-	free(dir);
+	qsort(t->runs.v, t->runs.nr, sizeof(*t->runs.v), strvec_cmp);
 }
 
-/* Tally the run (with overlapping, also the runs that overlapped it, see
- * tally_overlapping); -1 when there is no unit list. */
+/* Tally the events of t->runs (with seen: each unit once, see count_unit). */
+static void tally_runs(struct tally *t, const struct runstate *rs, struct seen_units *seen)
+{
+	for (int collect = seen != NULL; collect >= 0; collect--)
+		for (size_t i = 0; i < t->runs.nr; i++) {
+			struct tally_pass p = { t, seen, collect };
+			char *dir = xstrfmt("%s/run/%s", rs->kw_dir, t->runs.v[i]);
+
+			events_each(dir, tally_event, &p);
+			free(dir);
+		}
+}
+
 /* Add the classes of list to t, but those it has already. */
 static void add_classes(struct tally *t, const struct unitlist *list)
 {
@@ -229,7 +190,7 @@ static void add_classes(struct tally *t, const struct unitlist *list)
 		const char *name = list->classes.v[i];
 		struct class_tally *c;
 
-		if (find_class(t, name, strlen(name)))
+		if (find_class(t, name))
 			continue;
 		c = &t->classes[t->nr++];
 		memset(c, 0, sizeof(*c));
@@ -241,32 +202,26 @@ static void add_classes(struct tally *t, const struct unitlist *list)
 	/* Each unit counts for each of its classes of this list: one pass. */
 	for (size_t j = 0; j < list->nr_units; j++)
 		for (size_t k = 0; k < list->units[j].owners.nr; k++) {
-			const char *o = list->units[j].owners.v[k];
-			struct class_tally *c = find_class(t, o, strlen(o));
+			struct class_tally *c = find_class(t, list->units[j].owners.v[k]);
 
 			if (c && c->list == list)
 				c->units++;
 		}
 }
 
-/* The unit lists of the overlapping runs of other Makefiles (each run's
- * "units" file names its list): loaded into t->others. */
-static void load_other_lists(struct tally *t, const struct runstate *rs)
+/* The unit lists of the runs among others of other Makefiles (each run's
+ * "units" file names its list): loaded into t->lists after the run's own. */
+static void load_other_lists(struct tally *t, const struct runstate *rs,
+			     const struct strvec *others)
 {
-	char *dir = path_join(rs->kw_dir, "run");
-	DIR *d = opendir(dir);
-	struct dirent *de;
 	struct strvec paths;
 
 	strvec_init(&paths);
 	strvec_push(&paths, rs->units);
-	while (d && (de = readdir(d))) {
-		char *p, *text;
+	for (size_t i = 0; i < others->nr; i++) {
+		char *p = xstrfmt("%s/run/%s/units", rs->kw_dir, others->v[i]), *text;
 		size_t len;
 
-		if (de->d_name[0] == '.' || !strcmp(de->d_name, rs->tag))
-			continue;
-		p = xstrfmt("%s/%s/units", dir, de->d_name);
 		if (!read_file_all(p, &text, &len)) {
 			if (len && text[len - 1] == '\n')
 				text[len - 1] = '\0';
@@ -276,42 +231,48 @@ static void load_other_lists(struct tally *t, const struct runstate *rs)
 		}
 		free(p);
 	}
-	if (d)
-		closedir(d);
 	/* Sorted: the same order whichever run writes. */
 	qsort(paths.v + 1, paths.nr - 1, sizeof(*paths.v), strvec_cmp);
-	t->others = xcalloc(paths.nr, sizeof(*t->others));
+	t->lists = xrealloc(t->lists, paths.nr * sizeof(*t->lists));
 	for (size_t i = 1; i < paths.nr; i++)
-		if (!unitlist_load_gently(&t->others[t->nr_others], paths.v[i]))
-			t->nr_others++;
+		if (!unitlist_load_gently(&t->lists[t->nr_lists], paths.v[i]))
+			t->nr_lists++;
 	strvec_release(&paths);
-	free(dir);
 }
 
 /* Tally the run (with overlapping, also the runs that overlapped it, see
- * tally_overlapping, and the classes of their Makefiles); -1 when there is no
- * unit list. */
-static int tally_load(struct tally *t, struct unitlist *ul, const struct runstate *rs,
-		      int overlapping, struct strvec *runs, double *started)
+ * add_runs, and the classes of their Makefiles); -1 when there is no unit
+ * list. */
+static int tally_load(struct tally *t, const struct runstate *rs, int overlapping)
 {
-	int ret = unitlist_load_gently(ul, rs->units);
+	struct seen_units seen = { .units = NULL };
+	struct strvec others;
 
+	hashmap_init(&seen.at);
 	memset(t, 0, sizeof(*t));
-	hashmap_init(&t->by_name);
-	if (!ret) {
-		add_classes(t, ul);
-		if (overlapping) {
-			load_other_lists(t, rs);
-			for (size_t i = 0; i < t->nr_others; i++)
-				add_classes(t, &t->others[i]);
-		}
-	}
-	if (ret)
+	t->lists = xcalloc(1, sizeof(*t->lists));
+	if (unitlist_load_gently(&t->lists[0], rs->units)) {
+		free(t->lists);
 		return -1;
-	if (overlapping)
-		tally_overlapping(t, rs, runs, started);
-	else
-		tally_events(t, rs->dir, NULL, 0);
+	}
+	t->nr_lists = 1;
+	hashmap_init(&t->by_name);
+	strvec_init(&t->runs);
+	strvec_push(&t->runs, rs->tag);
+	t->started = rs->start;
+	strvec_init(&others);
+	if (overlapping) {
+		runstate_other_runs(rs, &others);
+		load_other_lists(t, rs, &others);
+		add_runs(t, rs, &others);
+	}
+	/* After every list is loaded: the classes point into t->lists. */
+	for (size_t i = 0; i < t->nr_lists; i++)
+		add_classes(t, &t->lists[i]);
+	tally_runs(t, rs, overlapping ? &seen : NULL);
+	hashmap_release(&seen.at);
+	free(seen.units);
+	strvec_release(&others);
 	/* A class is cached when every callable of its list is packed: one pass
 	 * over each list's callables (status holds "one is not" meanwhile). */
 	for (size_t i = 0; i < t->nr; i++)
@@ -322,7 +283,7 @@ static int tally_load(struct tally *t, struct unitlist *ul, const struct runstat
 		if (i && t->classes[i - 1].list == l)
 			continue;	/* this list's callables were seen */
 		for (size_t j = 0; j < l->nr_callables; j++) {
-			struct class_tally *c = find_class(t, l->callables[j].cls, strlen(l->callables[j].cls));
+			struct class_tally *c = find_class(t, l->callables[j].cls);
 
 			if (c && c->list == l && c->status == ST_CACHED && access(l->callables[j].stamp, F_OK))
 				c->status = ST_PENDING;
@@ -342,36 +303,40 @@ static void tally_release(struct tally *t)
 	for (size_t i = 0; i < t->nr; i++)
 		strvec_release(&t->classes[i].failed_units);
 	free(t->classes);
-	for (size_t i = 0; i < t->nr_others; i++)
-		unitlist_release(&t->others[i]);
-	free(t->others);
+	for (size_t i = 0; i < t->nr_lists; i++)
+		unitlist_release(&t->lists[i]);
+	free(t->lists);
+	strvec_release(&t->runs);
 }
 
-int summary_write(const struct runstate *rs)
+/* ", "-separated JSON strings. */
+static void add_strings(struct buf *b, const struct strvec *sv)
 {
-	struct unitlist ul;
+	for (size_t i = 0; i < sv->nr; i++) {
+		buf_adds(b, i ? ", " : "");
+		json_add_string(b, sv->v[i]);
+	}
+}
+
+int summary_write(const struct runstate *rs, int counts[4])
+{
 	struct tally t;
 	struct buf b = BUF_INIT, unsaid = BUF_INIT;
-	struct strvec runs;
 	char *path, *note;
-	double now = now_wall(), started;
+	double now = now_wall();
 	int ret;
 
-	strvec_init(&runs);
-	if (tally_load(&t, &ul, rs, 1, &runs, &started)) {
-		strvec_release(&runs);
+	if (counts)
+		memset(counts, 0, 4 * sizeof(*counts));
+	if (tally_load(&t, rs, 1))
 		return -1;
-	}
 	buf_adds(&b, "{\"version\": 1, \"run\": ");
 	json_add_string(&b, rs->tag);
 	buf_adds(&b, ", \"runs\": [");
-	for (size_t i = 0; i < runs.nr; i++) {
-		buf_adds(&b, i ? ", " : "");
-		json_add_string(&b, runs.v[i]);
-	}
+	add_strings(&b, &t.runs);
 	buf_addf(&b, "], \"started\": %.3f, \"updated\": %.3f, \"wall_seconds\": %.3f,\n"
 		 " \"units\": {\"built\": %d, \"cached\": %d, \"failed\": %d, \"compile_seconds\": %.3f},\n",
-		 started, now, now - started,
+		 t.started, now, now - t.started,
 		 t.built, t.cached, t.failed, t.compile_seconds);
 	note = runstate_read_note(rs, RUNSTATE_CACHE_UNUSABLE);
 	buf_adds(&b, " \"cache_unusable\": ");
@@ -392,11 +357,10 @@ int summary_write(const struct runstate *rs)
 			 "\"units_cached\": %d, \"units_failed\": %d, \"compile_seconds\": %.3f, "
 			 "\"pack_seconds\": %.3f, \"failed_units\": [", status_names[c->status],
 			 c->units, c->built, c->cached, c->failed, c->compile_seconds, c->pack_seconds);
-		for (size_t j = 0; j < c->failed_units.nr; j++) {
-			buf_adds(&b, j ? ", " : "");
-			json_add_string(&b, c->failed_units.v[j]);
-		}
+		add_strings(&b, &c->failed_units);
 		buf_adds(&b, "]}");
+		if (counts)
+			counts[c->status]++;
 	}
 	buf_adds(&b, "\n ]}\n");
 	path = path_join(rs->kw_dir, SUMMARY_FILE);
@@ -407,33 +371,15 @@ int summary_write(const struct runstate *rs)
 	free(note);
 	buf_release(&b);
 	tally_release(&t);
-	unitlist_release(&ul);
-	strvec_release(&runs);
 	return ret;
-}
-
-void summary_counts(const struct runstate *rs, int counts[4])
-{
-	struct unitlist ul;
-	struct tally t;
-	double started;
-
-	memset(counts, 0, 4 * sizeof(*counts));
-	if (tally_load(&t, &ul, rs, 1, NULL, &started))
-		return;
-	for (size_t i = 0; i < t.nr; i++)
-		counts[t.classes[i].status]++;
-	tally_release(&t);
-	unitlist_release(&ul);
 }
 
 int summary_failures(const struct runstate *rs, struct buf *out)
 {
-	struct unitlist ul;
 	struct tally t;
 	int counts[4] = { 0, 0, 0, 0 };
 
-	if (tally_load(&t, &ul, rs, 0, NULL, NULL))
+	if (tally_load(&t, rs, 0))
 		return 0;
 	for (size_t i = 0; i < t.nr; i++)
 		counts[t.classes[i].status]++;
@@ -454,6 +400,5 @@ int summary_failures(const struct runstate *rs, struct buf *out)
 		buf_addch(out, '\n');
 	}
 	tally_release(&t);
-	unitlist_release(&ul);
 	return counts[ST_FAILED];
 }

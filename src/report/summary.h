@@ -39,11 +39,10 @@
 
 #define SUMMARY_FILE "summary.json"
 
-/* Under the lock: rewrite KW_DIR/summary.json; 0, or -1 (not reported). */
-int summary_write(const struct runstate *rs);
-/* Under the lock: the numbers of classes of the last summary_write-able state
- * that are built, cached, failed and pending. */
-void summary_counts(const struct runstate *rs, int counts[4]);
+/* Under the lock: rewrite KW_DIR/summary.json and set counts (may be NULL) to
+ * the numbers of its classes that are built, cached, failed and pending (all
+ * 0 without a unit list); 0, or -1 (not reported). */
+int summary_write(const struct runstate *rs, int counts[4]);
 /* Under the lock: append the closing lines of a failed run to out, "kwarm:
  * warm-up failed: F of N classes failed (...)" and one "kwarm: class X
  * failed: LABEL, ..." per failed class; the number of failed classes (0:
