@@ -142,15 +142,20 @@ static void add_zeros(struct buf *out, uint64_t n)
 	}
 }
 
+/* n signature entries at img (offset 0 of both headers), then their count. */
+static void put_sig(unsigned char *img, size_t count_off, const int *sig, int n)
+{
+	for (int i = 0; i < n; i++)
+		put_le32(img, 4 * (size_t)i, (uint32_t)sig[i]);
+	put_le32(img, count_off, (uint32_t)n);
+}
+
 static void add_child(struct buf *out, const struct layout_child *ch)
 {
 	unsigned char head[LAYOUT_CHILD_HEADER];
-	int i;
 
 	memset(head, 0, sizeof(head));
-	for (i = 0; i < ch->sig_count; i++)
-		put_le32(head, LAYOUT_CHILD_OFF_SIGNATURE + 4 * (size_t)i, (uint32_t)ch->sig[i]);
-	put_le32(head, LAYOUT_CHILD_OFF_SIG_COUNT, (uint32_t)ch->sig_count);
+	put_sig(head + LAYOUT_CHILD_OFF_SIGNATURE, LAYOUT_CHILD_OFF_SIG_COUNT, ch->sig, ch->sig_count);
 	put_le32(head, LAYOUT_CHILD_OFF_BINARY_SIZE, (uint32_t)ch->size);
 	/* resolved_addr (8 bytes at LAYOUT_CHILD_OFF_RESOLVED_ADDR) stays 0. */
 	buf_add(out, head, sizeof(head));
@@ -163,7 +168,6 @@ int layout_build(const struct layout_callable *c, struct buf *out)
 	unsigned char *img;
 	uint64_t size, end;
 	size_t start = out->len, i;
-	int k;
 
 	if (layout_check(c, &size))
 		return -1;
@@ -175,33 +179,26 @@ int layout_build(const struct layout_callable *c, struct buf *out)
 		if (c->children[i].size && !c->children[i].bin)
 			BUG("%s: no binary for child %zu", c->what, i);
 
-	img = xcalloc(1, LAYOUT_HEADER_SIZE);
-	for (k = 0; k < c->sig_count; k++)
-		put_le32(img, LAYOUT_OFF_SIGNATURE + 4 * (size_t)k, (uint32_t)c->sig[k]);
-	put_le32(img, LAYOUT_OFF_SIG_COUNT, (uint32_t)c->sig_count);
+	/* Room for it all: the header stays where it is while storage goes in. */
+	buf_grow(out, (size_t)size);
+	add_zeros(out, LAYOUT_HEADER_SIZE);
+	img = (unsigned char *)out->s + start;
+	put_sig(img + LAYOUT_OFF_SIGNATURE, LAYOUT_OFF_SIG_COUNT, c->sig, c->sig_count);
 	put_le32(img, LAYOUT_OFF_BINARY_SIZE, (uint32_t)c->orch_size);
 	put_name(img, LAYOUT_OFF_FUNC_NAME, LAYOUT_OFF_FUNC_NAME_LEN, c->func_name);
+	put_le32(img, LAYOUT_OFF_CHILD_COUNT, (uint32_t)c->nr_children);
+	put_name(img, LAYOUT_OFF_CONFIG_NAME, LAYOUT_OFF_CONFIG_NAME_LEN, c->config_name);
+	if (c->orch_size)
+		buf_add(out, c->orch_bin, (size_t)c->orch_size);
 	end = c->orch_size;
 	for (i = 0; i < c->nr_children; i++) {
 		uint64_t off = align64(end);
 
 		put_le32(img, LAYOUT_OFF_CHILD_FUNC_IDS + 4 * i, (uint32_t)c->children[i].func_id);
 		put_le32(img, LAYOUT_OFF_CHILD_OFFSETS + 4 * i, (uint32_t)off);
-		end = off + LAYOUT_CHILD_HEADER + c->children[i].size;
-	}
-	put_le32(img, LAYOUT_OFF_CHILD_COUNT, (uint32_t)c->nr_children);
-	put_name(img, LAYOUT_OFF_CONFIG_NAME, LAYOUT_OFF_CONFIG_NAME_LEN, c->config_name);
-
-	buf_grow(out, (size_t)size);
-	buf_add(out, img, LAYOUT_HEADER_SIZE);
-	free(img);
-	if (c->orch_size)
-		buf_add(out, c->orch_bin, (size_t)c->orch_size);
-	end = c->orch_size;
-	for (i = 0; i < c->nr_children; i++) {
-		add_zeros(out, align64(end) - end);
+		add_zeros(out, off - end);
 		add_child(out, &c->children[i]);
-		end = align64(end) + LAYOUT_CHILD_HEADER + c->children[i].size;
+		end = off + LAYOUT_CHILD_HEADER + c->children[i].size;
 	}
 	if (out->len - start != size)
 		BUG("%s: image is %zu bytes, want %" PRIu64, c->what, out->len - start, size);
