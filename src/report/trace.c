@@ -35,30 +35,21 @@ static void trace_add(const char *kw_dir, const char *text, size_t len)
 	buf_release(&b);
 }
 
-static char *process_name(int pid)
-{
-	return xstrfmt("{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":0,"
-		       "\"args\":{\"name\":\"kwarm warm-up (make %d)\"}}", pid, pid);
-}
-
 void trace_begin(const char *kw_dir, int pid, int join)
 {
-	char *trace = path_join(kw_dir, TRACE_FILE);
-	char *prev = path_join(kw_dir, TRACE_PREV_FILE);
-	char *name = process_name(pid), *head;
+	char *trace = path_join(kw_dir, TRACE_FILE), *prev = path_join(kw_dir, TRACE_PREV_FILE);
+	char *head = xstrfmt("%s{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":0,"
+			     "\"args\":{\"name\":\"kwarm warm-up (make %d)\"}}%s",
+			     join ? ",\n" : "[\n", pid, pid, join ? "" : "\n]\n");
 
 	if (join) {
-		head = xstrfmt(",\n%s", name);
 		trace_add(kw_dir, head, strlen(head));
-		goto out;
+	} else {
+		if (rename(trace, prev) && errno != ENOENT)
+			unlink(trace);
+		(void)write_file(trace, head, strlen(head));
 	}
-	head = xstrfmt("[\n%s\n]\n", name);
-	if (rename(trace, prev) && errno != ENOENT)
-		unlink(trace);
-	(void)write_file(trace, head, strlen(head));
-out:
 	free(head);
-	free(name);
 	free(prev);
 	free(trace);
 }
