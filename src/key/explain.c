@@ -49,17 +49,22 @@ static int newest_of_unit(const struct cache *c, const char *id, char key[DIGEST
 	return best < 0 ? -1 : 0;
 }
 
-/* The value of the line "WHAT ..." for a path-keyed kind ("file HEX PATH"). */
-static const char *hex_of(const struct strvec *lines, const char *kind, const char *path)
+/* The rest of line after "KIND ", or NULL. */
+static const char *after(const char *line, const char *kind)
 {
 	size_t n = strlen(kind);
 
-	for (size_t i = 0; i < lines->nr; i++) {
-		const char *l = lines->v[i];
+	return !strncmp(line, kind, n) && line[n] == ' ' ? line + n + 1 : NULL;
+}
 
-		if (!strncmp(l, kind, n) && l[n] == ' ' && strlen(l) > n + 66 &&
-		    !strcmp(l + n + 66, path))
-			return l + n + 1;
+/* The "HEX PATH" of the line "KIND HEX PATH" of path, or NULL. */
+static const char *hex_of(const struct strvec *lines, const char *kind, const char *path)
+{
+	for (size_t i = 0; i < lines->nr; i++) {
+		const char *v = after(lines->v[i], kind);
+
+		if (v && strlen(v) > 65 && !strcmp(v + 65, path))
+			return v;
 	}
 	return NULL;
 }
@@ -68,41 +73,37 @@ static const char *hex_of(const struct strvec *lines, const char *kind, const ch
 static char *words_of(const struct strvec *lines, const char *kind)
 {
 	struct buf b = BUF_INIT;
-	size_t n = strlen(kind);
+	const char *v;
 
 	for (size_t i = 0; i < lines->nr; i++)
-		if (!strncmp(lines->v[i], kind, n) && lines->v[i][n] == ' ')
-			buf_addf(&b, "%s%s", b.len ? " " : "", lines->v[i] + n + 1);
+		if ((v = after(lines->v[i], kind)))
+			buf_addf(&b, "%s%s", b.len ? " " : "", v);
 	return b.s ? buf_detach(&b) : xstrdup("");
 }
 
 static void compare_files(const struct strvec *was, const struct strvec *now, const char *kind,
 			  struct buf *out, int *said)
 {
-	size_t n = strlen(kind);
-
 	for (size_t i = 0; i < now->nr; i++) {
-		const char *l = now->v[i], *old;
+		const char *v = after(now->v[i], kind), *old;
 
-		if (strncmp(l, kind, n) || l[n] != ' ' || strlen(l) <= n + 66)
+		if (!v || strlen(v) <= 65)
 			continue;
-		old = hex_of(was, kind, l + n + 66);
+		old = hex_of(was, kind, v + 65);
 		if (!old)
-			buf_addf(out, "  file '%s' is new to it (%.12s)\n", l + n + 66, l + n + 1);
-		else if (strncmp(old, l + n + 1, 64))
-			buf_addf(out, "  file '%s' changed: %.12s -> %.12s\n", l + n + 66, old,
-				 l + n + 1);
+			buf_addf(out, "  file '%s' is new to it (%.12s)\n", v + 65, v);
+		else if (strncmp(old, v, 64))
+			buf_addf(out, "  file '%s' changed: %.12s -> %.12s\n", v + 65, old, v);
 		else
 			continue;
 		(*said)++;
 	}
 	for (size_t i = 0; i < was->nr; i++) {
-		const char *l = was->v[i];
+		const char *v = after(was->v[i], kind);
 
-		if (strncmp(l, kind, n) || l[n] != ' ' || strlen(l) <= n + 66 ||
-		    hex_of(now, kind, l + n + 66))
+		if (!v || strlen(v) <= 65 || hex_of(now, kind, v + 65))
 			continue;
-		buf_addf(out, "  file '%s' is no longer read\n", l + n + 66);
+		buf_addf(out, "  file '%s' is no longer read\n", v + 65);
 		(*said)++;
 	}
 }
@@ -201,8 +202,7 @@ int explain_unit(struct closure_cache *cc, const struct cache *cache,
 		buf_adds(out, "  never built: the cache holds no entry of this unit\n");
 		goto out;
 	}
-	strvec_release(&reads);
-	strvec_init(&reads);
+	strvec_clear(&reads);
 	if (manifest_lines(cache, last, "covers ", &was) != 1 || !was.nr) {
 		buf_addf(out, "  the cache's last entry of it (%.16s) is unreadable or does not "
 			 "say what it covered\n", last);
