@@ -66,7 +66,7 @@ static int closing_step(struct runstate *rs, int failed, int over, int keep_goin
 		return 0;
 	if (!keep_going)
 		return failed;
-	return runstate_mark(rs, "final");
+	return runstate_note(rs, "final", "");
 }
 
 /* Under the lock: whether this step rewrites summary.json. Not every step: the
@@ -80,7 +80,7 @@ static int closing_step(struct runstate *rs, int failed, int over, int keep_goin
 static int rewrites_summary(struct runstate *rs, int made, int failed, int over,
 			    int keep_going)
 {
-	return made > 0 || (made < 0 && runstate_mark(rs, "summary")) || failed || over ||
+	return made > 0 || (made < 0 && runstate_note(rs, "summary", "")) || failed || over ||
 	       (!keep_going && runstate_marked(rs, "failed"));
 }
 

@@ -138,16 +138,6 @@ static double live_run_zero(const struct runstate *rs)
 	return zero;
 }
 
-/* The run's first step, under the lock: join the trace of a run that is still
- * going on this folder (its zero), else start a new one. */
-static void start_trace(struct runstate *rs)
-{
-	double zero = live_run_zero(rs);
-
-	rs->zero = zero > 0 ? zero : rs->start;
-	trace_begin(rs->kw_dir, rs->pid, zero > 0);
-}
-
 /* Empty, or naming kw_dir and units when they are given. */
 static void init(struct runstate *rs, const char *kw_dir, const char *units)
 {
@@ -181,10 +171,15 @@ void runstate_open(struct runstate *rs, const char *kw_dir, const char *units)
 		/* One zero for every step's trace times: the first step's reading
 		 * of the make's start (each process's own would differ a little). */
 		char *line;
+		double zero;
 
 		rs->start = runid_start();
 		remove_ended_runs(rs);
-		start_trace(rs);
+		/* Join the trace of a run that is still going on this folder (its
+		 * zero), else start a new one. */
+		zero = live_run_zero(rs);
+		rs->zero = zero > 0 ? zero : rs->start;
+		trace_begin(rs->kw_dir, rs->pid, zero > 0);
 		line = xstrfmt("%.6f %.6f\n", rs->start, rs->zero);
 		(void)write_file(start, line, strlen(line));
 		free(line);
@@ -315,14 +310,6 @@ static int read_int(const char *path, int *v)
 	return 0;
 }
 
-static void write_int(const char *path, int v)
-{
-	char *text = xstrfmt("%d\n", v);
-
-	(void)write_file(path, text, strlen(text));
-	free(text);
-}
-
 int runstate_goals_pick_all(const char *goals, struct strvec *picked)
 {
 	struct strvec words;
@@ -380,18 +367,19 @@ static void count_missing(const char *path, void *data)
 
 int runstate_total(struct runstate *rs, const char *cache_dir, const char *goals)
 {
-	char *path;
-	int total = 0;
+	char *path, *text;
 
 	if (runstate_total_fixed(rs))
 		return rs->total;
+	rs->total = 0;
+	each_goal_entry(rs, cache_dir, goals, count_missing, &rs->total);
 	path = path_join(rs->dir, "total");
-	each_goal_entry(rs, cache_dir, goals, count_missing, &total);
-	write_int(path, total);
+	text = xstrfmt("%d\n", rs->total);
+	(void)write_file(path, text, strlen(text));
+	free(text);
 	free(path);
-	rs->total = total;
 	rs->total_known = 1;
-	return total;
+	return rs->total;
 }
 
 int runstate_total_fixed(struct runstate *rs)
@@ -440,25 +428,18 @@ int runstate_bump_done(const struct runstate *rs)
 	return done;
 }
 
-int runstate_compiles_pending(const struct runstate *rs)
+int runstate_compiles_pending(struct runstate *rs)
 {
-	char *tpath = path_join(rs->dir, "total"), *dpath = path_join(rs->dir, "done");
-	int total, done = 0, pending = 0;
+	char *path;
+	int done = 0;
 
 	/* No total: this run compiled nothing. */
-	if (!read_int(tpath, &total)) {
-		if (read_int(dpath, &done))
-			done = 0;
-		pending = done < total;
-	}
-	free(tpath);
-	free(dpath);
-	return pending;
-}
-
-int runstate_mark(const struct runstate *rs, const char *name)
-{
-	return runstate_note(rs, name, "");
+	if (!runstate_total_fixed(rs))
+		return 0;
+	path = path_join(rs->dir, "done");
+	(void)read_int(path, &done);
+	free(path);
+	return done < rs->total;
 }
 
 int runstate_marked(const struct runstate *rs, const char *name)

@@ -101,10 +101,7 @@ void runstate_claim_entries(const struct runstate *rs, const char *cache_dir, co
 int runstate_bump_done(const struct runstate *rs);
 /* Under the lock: true when the run counted compiles (runstate_total) and
  * fewer have finished (runstate_bump_done). */
-int runstate_compiles_pending(const struct runstate *rs);
-/* Under the lock: create the run's marker file name; 1 when this call created
- * it, 0 when it was there (or cannot be made). */
-int runstate_mark(const struct runstate *rs, const char *name);
+int runstate_compiles_pending(struct runstate *rs);
 /* Under the lock: create the run's file name holding text; 1 when this call
  * created it, 0 when it was there (the first note stays) or cannot be made. */
 int runstate_note(const struct runstate *rs, const char *name, const char *text);
