@@ -30,15 +30,10 @@ static int relocates_text(Elf_Scn *scn, const GElf_Shdr *sh, size_t text_index,
 			GElf_Rel rel;
 			GElf_Addr at;
 
-			if (sh->sh_type == SHT_RELA) {
-				if (!gelf_getrela(data, (int)i, &rela))
-					return 1;
-				at = rela.r_offset;
-			} else {
-				if (!gelf_getrel(data, (int)i, &rel))
-					return 1;
-				at = rel.r_offset;
-			}
+			if (sh->sh_type == SHT_RELA ? !gelf_getrela(data, (int)i, &rela)
+						    : !gelf_getrel(data, (int)i, &rel))
+				return 1;
+			at = sh->sh_type == SHT_RELA ? rela.r_offset : rel.r_offset;
 			if (at >= text->sh_addr && at - text->sh_addr < text->sh_size)
 				return 1;
 		}

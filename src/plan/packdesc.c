@@ -71,14 +71,24 @@ static int parse_sig(const char *s, size_t len, int *sig, int *count, int max)
 	return 0;
 }
 
-/* "<key> <label>" into item (the key, then the rest of the line). */
-static int parse_keyed(const char *s, struct packdesc_item *item)
+/* "<key> [<sig> ]<label>" into item (with_sig: the sig is there; the label
+ * is the rest of the line). */
+static int parse_item(const char *s, struct packdesc_item *it, int with_sig)
 {
+	const char *sp;
+
 	if (strlen(s) < 66 || s[64] != ' ')
 		return -1;
-	memcpy(item->key, s, 64);
-	item->key[64] = '\0';
-	item->label = xstrdup(s + 65);
+	memcpy(it->key, s, 64);
+	it->key[64] = '\0';
+	s += 65;
+	if (with_sig) {
+		sp = strchr(s, ' ');
+		if (!sp || parse_sig(s, (size_t)(sp - s), it->sig, &it->sig_count, SPEC_CORE_SIG_MAX))
+			return -1;
+		s = sp + 1;
+	}
+	it->label = xstrdup(s);
 	return 0;
 }
 
@@ -86,7 +96,7 @@ static int parse_keyed(const char *s, struct packdesc_item *item)
 static int parse_child(const char *s, struct packdesc *d)
 {
 	struct packdesc_item *it;
-	char *end, *sp;
+	char *end;
 	long id;
 
 	ALLOC_GROW(d->children, d->nr_children + 1, d->alloc_children);
@@ -97,16 +107,7 @@ static int parse_child(const char *s, struct packdesc *d)
 	if (errno || *end != ' ' || id < INT32_MIN || id > INT32_MAX)
 		return -1;
 	it->func_id = (int32_t)id;
-	if (strlen(end + 1) < 66 || end[65] != ' ')
-		return -1;
-	memcpy(it->key, end + 1, 64);
-	it->key[64] = '\0';
-	sp = strchr(end + 66, ' ');
-	if (!sp || parse_sig(end + 66, (size_t)(sp - (end + 66)), it->sig, &it->sig_count,
-			     SPEC_CORE_SIG_MAX))
-		return -1;
-	it->label = xstrdup(sp + 1);
-	return 0;
+	return parse_item(end + 1, it, 1);
 }
 
 static int parse_line(char *line, struct packdesc *d)
@@ -123,7 +124,7 @@ static int parse_line(char *line, struct packdesc *d)
 		return parse_sig(line + 4, strlen(line + 4), d->sig, &d->sig_count,
 				 SPEC_CHIP_SIG_MAX);
 	else if (starts_with(line, "orch "))
-		return parse_keyed(line + 5, &d->orch);
+		return parse_item(line + 5, &d->orch, 0);
 	else if (starts_with(line, "child "))
 		return parse_child(line + 6, d);
 	else

@@ -12,9 +12,7 @@ int annotate_pick_format(const char *opt)
 
 	if (!opt || !*opt)
 		return gha && !strcmp(gha, "true");
-	if (!strcmp(opt, "github"))
-		return 1;
-	return strcmp(opt, "text") ? -1 : 0;
+	return !strcmp(opt, "github");
 }
 
 int annotate_format_option(const struct option *opt, const char *arg, char **bad)
@@ -56,12 +54,13 @@ static void add_file(struct buf *b, const char *file, size_t len, const char *ro
 	char *norm = path_normalize(abs);
 	size_t wl = ws ? strlen(ws) : 0;
 
+	const char *rel = norm;
+
 	while (wl > 1 && ws[wl - 1] == '/')
 		wl--;
 	if (wl && !strncmp(norm, ws, wl) && norm[wl] == '/')
-		add_escaped(b, norm + wl + 1, strlen(norm + wl + 1), 1);
-	else
-		add_escaped(b, norm, strlen(norm), 1);
+		rel = norm + wl + 1;
+	add_escaped(b, rel, strlen(rel), 1);
 	free(norm);
 	free(abs);
 	free(f);
@@ -105,6 +104,21 @@ static int parse_error_line(const char *line, size_t len, size_t *file_len, long
 	return -1;
 }
 
+/* "::error file=FILE[,line=L[,col=C]]::MSG" (line -1: none; col 0: none). */
+static void add_error(struct buf *out, const char *file, size_t flen, const char *root,
+		      long lineno, long col, const char *msg, size_t len)
+{
+	buf_adds(out, "::error file=");
+	add_file(out, file, flen, root);
+	if (lineno >= 0)
+		buf_addf(out, ",line=%ld", lineno);
+	if (col)
+		buf_addf(out, ",col=%ld", col);
+	buf_adds(out, "::");
+	add_escaped(out, msg, len, 0);
+	buf_addch(out, '\n');
+}
+
 int annotate_compiler_output(struct buf *out, const char *output, const char *root,
 			     const char *source, const char *fallback)
 {
@@ -116,27 +130,14 @@ int annotate_compiler_output(struct buf *out, const char *output, const char *ro
 		long lineno = 0, col = 0;
 
 		if (!parse_error_line(line, len, &flen, &lineno, &col, &msg)) {
-			buf_adds(out, "::error file=");
-			add_file(out, line, flen, root);
-			buf_addf(out, ",line=%ld", lineno);
-			if (col)
-				buf_addf(out, ",col=%ld", col);
-			buf_adds(out, "::");
-			add_escaped(out, msg, len - (size_t)(msg - line), 0);
-			buf_addch(out, '\n');
+			add_error(out, line, flen, root, lineno, col, msg, len - (size_t)(msg - line));
 			n++;
 		}
 		line = nl ? nl + 1 : NULL;
 	}
-	if (!n) {
-		buf_adds(out, "::error file=");
-		add_file(out, source, strlen(source), root);
-		buf_adds(out, "::");
-		add_escaped(out, fallback, strlen(fallback), 0);
-		buf_addch(out, '\n');
-		n++;
-	}
-	return n;
+	if (!n)
+		add_error(out, source, strlen(source), root, -1, 0, fallback, strlen(fallback));
+	return n ? n : 1;
 }
 
 void annotate_error(struct buf *out, const char *title, const char *msg)

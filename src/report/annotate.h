@@ -11,8 +11,8 @@
 
 /* The one decision on the output format of the steps: "text" (default) or
  * "github"; opt is the --format value (NULL when not given), else
- * GITHUB_ACTIONS=true picks github. 1 for github, 0 for text, -1 for an
- * unknown name. */
+ * GITHUB_ACTIONS=true picks github. 1 for github, else 0 (the option
+ * takes no other name). */
 int annotate_pick_format(const char *opt);
 /* The --format option of every command: its value (const char *) is "text"
  * or "github", else a usage error names the two. */

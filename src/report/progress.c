@@ -28,14 +28,6 @@ void progress_unit_start(struct runstate *rs, const char *cache_dir, const char 
 	runstate_claim_entries(rs, cache_dir, goals);
 }
 
-/* "A" or "A +2": the first class, and how many more share the unit. */
-static void add_classes(struct buf *b, const struct strvec *owners)
-{
-	buf_adds(b, owners->nr ? owners->v[0] : "");
-	if (owners->nr > 1)
-		buf_addf(b, " +%zu", owners->nr - 1);
-}
-
 /* Print a ::error line for each owner class that had no failure before. */
 static void announce_failed_classes(const struct progress_step *st, int is_unit,
 				    const struct strvec *before, struct buf *out)
@@ -89,9 +81,11 @@ static void progress_line(struct runstate *rs, const struct progress_step *st, s
 {
 	int done = runstate_bump_done(rs), total = runstate_total(rs, "", "");
 
-	buf_addf(line, "[%d/%d] %s %s (", done, total < done ? done : total, st->status,
-		 st->label);
-	add_classes(line, st->owners);
+	/* "(A)" or "(A +2)": the first class, and how many more share the unit. */
+	buf_addf(line, "[%d/%d] %s %s (%s", done, total < done ? done : total, st->status,
+		 st->label, st->owners->nr ? st->owners->v[0] : "");
+	if (st->owners->nr > 1)
+		buf_addf(line, " +%zu", st->owners->nr - 1);
 	buf_addf(line, ") %.2f s\n", st->t1 - st->t0);
 }
 

@@ -19,50 +19,38 @@ double runid_proc_start(int pid)
 	return os_ticks_to_unix(p.start);
 }
 
-/* The pid and start (clock ticks since boot) of the nearest make ancestor,
- * else of this process; 0, or -1 when the system cannot tell. */
-static int find_run(int *run_pid, unsigned long long *run_start)
-{
-	struct os_process p;
-	int pid = (int)getppid();
-
-	/* Bounded: a cycle cannot happen, but a garbled answer must not loop. */
-	for (int depth = 0; pid > 1 && depth < 64; depth++) {
-		if (os_process_info(pid, &p))
-			break;
-		if (!strcmp(p.comm, "make") || !strcmp(p.comm, "gmake")) {
-			*run_pid = pid;
-			*run_start = p.start;
-			return 0;
-		}
-		pid = p.ppid;
-	}
-	*run_pid = (int)getpid();
-	if (os_process_info(*run_pid, &p))
-		return -1;
-	*run_start = p.start;
-	return 0;
-}
-
-/* This process's make run: find_run's answer, looked up once (again in a
- * forked child, whose ancestry differs). */
+/* This process's make run, looked up once (again in a forked child, whose
+ * ancestry differs). */
 struct run {
 	pid_t for_pid;	/* the process the answer is for */
-	int found;	/* find_run succeeded */
+	int found;	/* the system could tell */
 	int pid;
-	unsigned long long start;
+	unsigned long long start;	/* clock ticks since boot */
 	char tag[RUNID_TAG_SIZE];
 };
 
 static const struct run *this_run(void)
 {
 	static struct run memo;
+	struct os_process p;
 	pid_t me = getpid();
+	int pid = (int)getppid();
 
 	if (memo.for_pid == me)
 		return &memo;
-	memo.for_pid = me;
-	memo.found = !find_run(&memo.pid, &memo.start);
+	memo = (struct run){ .for_pid = me, .pid = (int)me };
+	/* The nearest make ancestor, else this process. Bounded: a cycle cannot
+	 * happen, but a garbled answer must not loop. */
+	for (int depth = 0; pid > 1 && depth < 64 && !os_process_info(pid, &p); depth++) {
+		if (!strcmp(p.comm, "make") || !strcmp(p.comm, "gmake")) {
+			memo.pid = pid;
+			break;
+		}
+		pid = p.ppid;
+	}
+	memo.found = memo.pid != (int)me || !os_process_info(me, &p);
+	if (memo.found)
+		memo.start = p.start;
 	/* The stable conversion: the same tag in every process. */
 	if (!memo.found)
 		snprintf(memo.tag, sizeof(memo.tag), "%d@0", (int)me);
