@@ -98,11 +98,6 @@ static void record_locked(struct runstate *rs, const struct progress_step *st, i
 		.kind = is_unit ? EVENT_UNIT : EVENT_PACK, .key = st->key, .status = st->status,
 		.seconds = st->t1 - st->t0, .owners = st->owners, .label = st->label,
 	};
-	struct trace_slice sl = {
-		.name = st->label, .cat = is_unit ? "compile" : "pack", .t0 = st->t0, .t1 = st->t1,
-		.key = st->key, .owners = st->owners, .status = st->status,
-		.cache = !is_unit ? NULL : !strcmp(st->status, "cached") ? "hit" : "miss",
-	};
 	struct strvec before;
 	int failed = !strcmp(st->status, "failed");
 	int keep_going = jobserver_keep_going(getenv("MAKEFLAGS")), over, made;
@@ -116,7 +111,7 @@ static void record_locked(struct runstate *rs, const struct progress_step *st, i
 	if (!is_unit)
 		runstate_pack_end(rs);	/* its event is in: it ended */
 	trace_add_slice(rs->kw_dir, rs->zero, rs->pid,
-			rs->slot < 0 ? RUNSTATE_MAX_SLOTS : rs->slot, &sl);
+			rs->slot < 0 ? RUNSTATE_MAX_SLOTS : rs->slot, &ev, st->t0, st->t1);
 	if (is_unit)
 		progress_line(rs, st, line);
 	/* Callables whose stamp is there but whose units' entries were gone

@@ -54,28 +54,30 @@ void trace_begin(const char *kw_dir, int pid, int join)
 	free(trace);
 }
 
-void trace_add_slice(const char *kw_dir, double zero, int pid, int tid,
-		     const struct trace_slice *s)
+void trace_add_slice(const char *kw_dir, double zero, int pid, int tid, const struct event *ev,
+		     double t0, double t1)
 {
 	struct buf b = BUF_INIT;
-	long long ts = (long long)((s->t0 - zero) * 1e6);
-	long long end = (long long)((s->t1 - zero) * 1e6);
+	long long ts = (long long)((t0 - zero) * 1e6);
+	long long end = (long long)((t1 - zero) * 1e6);
+	int unit = ev->kind == EVENT_UNIT;
 
 	buf_adds(&b, ",\n{\"name\":");
-	json_add_string(&b, s->name);
+	json_add_string(&b, ev->label);
 	buf_addf(&b, ",\"cat\":\"%s\",\"ph\":\"X\",\"ts\":%lld,\"dur\":%lld,\"pid\":%d,\"tid\":%d,"
-		 "\"args\":{\"unit\":", s->cat, ts, end > ts ? end - ts : 0, pid, tid);
-	json_add_string(&b, s->name);
+		 "\"args\":{\"unit\":", unit ? "compile" : "pack", ts, end > ts ? end - ts : 0, pid,
+		 tid);
+	json_add_string(&b, ev->label);
 	buf_adds(&b, ",\"classes\":[");
-	for (size_t i = 0; i < s->owners->nr; i++) {
+	for (size_t i = 0; i < ev->owners->nr; i++) {
 		buf_adds(&b, i ? "," : "");
-		json_add_string(&b, s->owners->v[i]);
+		json_add_string(&b, ev->owners->v[i]);
 	}
 	buf_adds(&b, "],\"key\":");
-	json_add_string(&b, s->key);
-	if (s->cache)
-		buf_addf(&b, ",\"cache\":\"%s\"", s->cache);
-	buf_addf(&b, ",\"status\":\"%s\"}}", s->status);
+	json_add_string(&b, ev->key);
+	if (unit)
+		buf_addf(&b, ",\"cache\":\"%s\"", strcmp(ev->status, "cached") ? "miss" : "hit");
+	buf_addf(&b, ",\"status\":\"%s\"}}", ev->status);
 	trace_add(kw_dir, b.s, b.len);
 	buf_release(&b);
 }

@@ -6,7 +6,7 @@
  *    "args":{"name":"kwarm warm-up (make PID)"}},
  *   {"name":LABEL,"cat":"compile"|"pack","ph":"X","ts":US,"dur":US,"pid":PID,
  *    "tid":SLOT,"args":{"unit":LABEL,"classes":[CLASS,...],"key":KEY,
- *    ["cache":"hit"|"miss",]"status":STATUS}},
+ *    ["cache":"hit"|"miss",]"status":STATUS}},   (cache: compiles only)
  *   ...
  *   ]
  *
@@ -19,29 +19,19 @@
 #ifndef KWARM_TRACE_H
 #define KWARM_TRACE_H
 
-#include "strvec.h"
+#include "report/events.h"
 
 #define TRACE_FILE "trace.json"
 #define TRACE_PREV_FILE "trace.prev.json"
-
-/* One slice of the trace: a unit's compile or a callable's pack. */
-struct trace_slice {
-	const char *name;	/* the unit's label, or "pack CLASS" */
-	const char *cat;	/* "compile" or "pack" */
-	double t0, t1;		/* unix seconds (now_wall) */
-	const char *key;	/* the unit's or callable's key */
-	const struct strvec *owners;	/* the unit's classes, or the pack's class */
-	const char *cache;	/* "hit", "miss" or NULL */
-	const char *status;	/* "built", "cached", "packed" or "failed" */
-};
 
 /* A run's first step, under the lock: with join, add the make run pid as one
  * more process to the trace in kw_dir; else keep the trace as the previous
  * one and start a new one with that process. */
 void trace_begin(const char *kw_dir, int pid, int join);
-/* Under the lock: add slice s of make run pid on row tid, its times from
- * zero (unix seconds), to the trace in kw_dir. */
-void trace_add_slice(const char *kw_dir, double zero, int pid, int tid,
-		     const struct trace_slice *s);
+/* Under the lock: add the slice of step ev (a unit's compile or a callable's
+ * pack, named by its label) of make run pid on row tid, from t0 to t1 (unix
+ * seconds, now_wall) counted from zero, to the trace in kw_dir. */
+void trace_add_slice(const char *kw_dir, double zero, int pid, int tid, const struct event *ev,
+		     double t0, double t1);
 
 #endif

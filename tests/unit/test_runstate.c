@@ -24,11 +24,11 @@
 
 static char *tmpdir;
 
-/* The slice on rs's slot, as a step of the run adds it. */
-static void add_slice(const struct runstate *rs, const struct trace_slice *sl)
+/* The slice of sl on rs's slot, as a step of the run adds it. */
+static void add_slice(const struct runstate *rs, const struct event *sl, double t0, double t1)
 {
 	trace_add_slice(rs->kw_dir, rs->zero, rs->pid,
-			rs->slot < 0 ? RUNSTATE_MAX_SLOTS : rs->slot, sl);
+			rs->slot < 0 ? RUNSTATE_MAX_SLOTS : rs->slot, sl, t0, t1);
 }
 
 /* A unit's event, "unit KEY built SECONDS A l". */
@@ -54,7 +54,7 @@ static void test_open_and_trace(void)
 	char *kw = path_join(tmpdir, "kw/.kwarm"), *trace = path_join(kw, "trace.json");
 	char *prev = path_join(kw, "trace.prev.json"), *text, *want, *start, *dead_run, *live_run;
 	struct runstate rs, rs2;
-	struct trace_slice sl;
+	struct event sl;
 
 	/* Leftovers of earlier runs: one whose make is gone, one whose pid is
 	 * alive but another process's (pid 1 did not start at 100.00). */
@@ -97,15 +97,12 @@ static void test_open_and_trace(void)
 
 	/* A slice, exactly. */
 	memset(&sl, 0, sizeof(sl));
-	sl.name = "incore \"q\" (aiv)";
-	sl.cat = "compile";
-	sl.t0 = rs.start + 1.25;
-	sl.t1 = rs.start + 1.75;
+	sl.label = "incore \"q\" (aiv)";
+	sl.kind = EVENT_UNIT;
 	sl.key = "k1";
 	sl.owners = check_owners("TestA,TestB");
-	sl.cache = "miss";
 	sl.status = "built";
-	add_slice(&rs, &sl);
+	add_slice(&rs, &sl, rs.start + 1.25, rs.start + 1.75);
 	{
 		char *slice = xstrfmt(",\n{\"name\":\"incore \\\"q\\\" (aiv)\",\"cat\":\"compile\",\"ph\":\"X\","
 				      "\"ts\":1250000,\"dur\":500000,\"pid\":%d,\"tid\":4096,"
@@ -128,14 +125,11 @@ static void test_open_and_trace(void)
 	CHECK(rs2.start == rs.start);
 	runstate_take_slot(&rs2);
 	CHECK_INT(rs2.slot, 0);
-	sl.name = "pack TestA";
-	sl.cat = "pack";
-	sl.cache = NULL;
+	sl.label = "pack TestA";
+	sl.kind = EVENT_PACK;
 	sl.owners = check_owners("TestA");
 	sl.status = "packed";
-	sl.t0 = rs.start + 2;
-	sl.t1 = rs.start + 1;
-	add_slice(&rs2, &sl);
+	add_slice(&rs2, &sl, rs.start + 2, rs.start + 1);
 	text = check_read_file(trace);
 	CHECK_HAS(text, "\"cat\":\"compile\"");
 	want = xstrfmt(",\n{\"name\":\"pack TestA\",\"cat\":\"pack\",\"ph\":\"X\",\"ts\":2000000,\"dur\":0,"
@@ -170,7 +164,7 @@ static void test_join_trace(void)
 	char *prev = path_join(kw, "trace.prev.json"), *other, *text, *want;
 	static const char old[] = "[\n{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":7,\"tid\":0}\n]\n";
 	struct runstate rs;
-	struct trace_slice sl;
+	struct event sl;
 
 	/* The other run: our parent, which runs, with its real start. */
 	other = xstrfmt("%s/run/%d@%.2f", kw, (int)getppid(), runid_proc_start((int)getppid()));
@@ -183,27 +177,26 @@ static void test_join_trace(void)
 	CHECK(exists(other));
 	CHECK(!exists(prev));
 	memset(&sl, 0, sizeof(sl));
-	sl.name = "u";
-	sl.cat = "compile";
-	sl.t0 = 901;
-	sl.t1 = 902;
+	sl.label = "u";
+	sl.kind = EVENT_UNIT;
 	sl.key = "k";
 	sl.owners = check_owners("A");
 	sl.status = "built";
-	add_slice(&rs, &sl);
+	add_slice(&rs, &sl, 901, 902);
 	text = check_read_file(trace);
 	want = xstrfmt("[\n{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":7,\"tid\":0},\n"
 		       "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":0,"
 		       "\"args\":{\"name\":\"kwarm warm-up (make %d)\"}},\n"
 		       "{\"name\":\"u\",\"cat\":\"compile\",\"ph\":\"X\",\"ts\":1000000,\"dur\":1000000,"
 		       "\"pid\":%d,\"tid\":4096,\"args\":{\"unit\":\"u\",\"classes\":[\"A\"],"
-		       "\"key\":\"k\",\"status\":\"built\"}}\n]\n", rs.pid, rs.pid, rs.pid);
+		       "\"key\":\"k\",\"cache\":\"miss\",\"status\":\"built\"}}\n]\n", rs.pid, rs.pid,
+		       rs.pid);
 	CHECK_STR(text, want);
 	free(want);
 	free(text);
 	/* A trace that is not closed (torn, or not kwarm's) is left as it is. */
 	check_write_text(NULL, trace, "[\nopen", 0644);
-	add_slice(&rs, &sl);
+	add_slice(&rs, &sl, 901, 902);
 	text = check_read_file(trace);
 	CHECK_STR(text, "[\nopen");
 	free(text);
