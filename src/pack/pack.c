@@ -117,13 +117,6 @@ static int read_unit(const struct cache *cache, struct cache *priv, const char *
 		     "checked it); run make again to rebuild it", what, kind, it->label);
 }
 
-/* A unit's bytes as the layout takes them. */
-static void layout_bin(const struct buf *bin, const void **p, uint64_t *size)
-{
-	*p = bin->s ? bin->s : "";
-	*size = bin->len;
-}
-
 int pack_run(const struct cache *cache, const char *private_dir, const char *ckey,
 	     const struct planfile_ref *desc, const char *out_path, const char *stamp_path,
 	     struct pack_recompile *rc)
@@ -163,14 +156,13 @@ int pack_run(const struct cache *cache, const char *private_dir, const char *cke
 			goto out;
 		children[i] = (struct layout_child){
 			.func_id = it->func_id, .sig = it->sig, .sig_count = it->sig_count,
-			.name = it->label,
+			.name = it->label, .bin = buf_str(&bins[i + 1]), .size = bins[i + 1].len,
 		};
-		layout_bin(&bins[i + 1], &children[i].bin, &children[i].size);
 	}
 	lc = (struct layout_callable){ .what = d.what, .sig = d.sig, .sig_count = d.sig_count,
 				       .func_name = d.func_name, .config_name = d.config_name,
+				       .orch_bin = buf_str(&bins[0]), .orch_size = bins[0].len,
 				       .children = children, .nr_children = d.nr_children };
-	layout_bin(&bins[0], &lc.orch_bin, &lc.orch_size);
 	if (layout_build(&lc, &image))
 		goto out;
 

@@ -196,6 +196,7 @@ static void add_classes(struct tally *t, const struct unitlist *list)
 		memset(c, 0, sizeof(*c));
 		c->name = name;
 		c->list = list;
+		c->status = ST_CACHED;	/* until one of its callables is not packed */
 		strvec_init(&c->failed_units);
 		hashmap_put(&t->by_name, name, (void *)(uintptr_t)t->nr);
 	}
@@ -275,13 +276,9 @@ static int tally_load(struct tally *t, const struct runstate *rs, int overlappin
 	strvec_release(&others);
 	/* A class is cached when every callable of its list is packed: one pass
 	 * over each list's callables (status holds "one is not" meanwhile). */
-	for (size_t i = 0; i < t->nr; i++)
-		t->classes[i].status = ST_CACHED;
-	for (size_t i = 0; i < t->nr; i++) {
-		const struct unitlist *l = t->classes[i].list;
+	for (size_t i = 0; i < t->nr_lists; i++) {
+		const struct unitlist *l = &t->lists[i];
 
-		if (i && t->classes[i - 1].list == l)
-			continue;	/* this list's callables were seen */
 		for (size_t j = 0; j < l->nr_callables; j++) {
 			struct class_tally *c = find_class(t, l->callables[j].cls);
 
