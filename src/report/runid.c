@@ -10,15 +10,6 @@
 #include <sys/types.h>
 #include <unistd.h>
 
-double runid_proc_start(int pid)
-{
-	struct os_process p;
-
-	if (os_process_info(pid, &p))
-		return -1;
-	return os_ticks_to_unix(p.start);
-}
-
 /* This process's make run, looked up once (again in a forked child, whose
  * ancestry differs). */
 struct run {
@@ -77,12 +68,13 @@ int runid_alive(const char *tag)
 	long pid = strtol(tag, NULL, 10);
 	const char *at = strchr(tag, '@');
 	double start = at ? strtod(at + 1, NULL) : 0, now_start;
+	struct os_process p;
 
 	if (!os_pid_alive(pid))
 		return 0;
-	if (start <= 0)
+	if (start <= 0 || os_process_info((int)pid, &p))
 		return 1;
-	now_start = runid_proc_start((int)pid);
+	now_start = os_ticks_to_unix(p.start);
 	/* The tag's start is the stable conversion, this one a little finer. */
-	return now_start < 0 || (now_start - start < 2 && start - now_start < 2);
+	return now_start - start < 2 && start - now_start < 2;
 }

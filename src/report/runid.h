@@ -21,8 +21,6 @@ void runid_tag(char *tag, size_t size);
 /* Start time (unix seconds) of this process's make run: entries older than
  * this were there before the run began; -1 when /proc cannot tell. */
 double runid_start(void);
-/* Start time (unix seconds) of process pid, or -1. */
-double runid_proc_start(int pid);
 /* Whether the make of tag still runs: its pid is alive and, when the tag has
  * a start, it is that process's (not a reused pid). */
 int runid_alive(const char *tag);

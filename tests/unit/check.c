@@ -1,5 +1,6 @@
 #include "check.h"
 #include "buf.h"
+#include "os.h"
 #include "path.h"
 #include "plan/planfile.h"
 #include "strvec.h"
@@ -285,6 +286,13 @@ int check_fork_piped(int fds[2])
 	if (pid < 0)
 		die("fork: %s", strerror(errno));
 	return (int)pid;
+}
+
+double check_proc_start(int pid)
+{
+	struct os_process p;
+
+	return os_process_info(pid, &p) ? -1 : os_ticks_to_unix(p.start);
 }
 
 long check_dead_pid(void)

@@ -111,6 +111,9 @@ int check_fork_piped(int fds[2]);
 int check_child_status(int pid);
 /* A pid that was just used and is now gone (a child that exited, waited for). */
 long check_dead_pid(void);
+/* The start of process pid in unix seconds, or -1 (what runid_alive
+ * compares a tag with). */
+double check_proc_start(int pid);
 /* Print "N passed, N failed" and return the exit status (1 also when a pattern
  * of the command line matched no case). */
 int check_done(void);

@@ -167,7 +167,7 @@ static void test_join_trace(void)
 	struct event sl;
 
 	/* The other run: our parent, which runs, with its real start. */
-	other = xstrfmt("%s/run/%d@%.2f", kw, (int)getppid(), runid_proc_start((int)getppid()));
+	other = xstrfmt("%s/run/%d@%.2f", kw, (int)getppid(), check_proc_start((int)getppid()));
 	check_write_text(other, "start", "1000.000000 900.000000\n", 0644);
 	check_write_text(NULL, trace, old, 0644);
 	runstate_open(&rs, kw, "/no/units");
