@@ -2,7 +2,6 @@
 #include "commands.h"
 #include "key/explain.h"
 #include "parseopt.h"
-#include "path.h"
 #include "plan/plan.h"
 #include "spec/spec.h"
 #include "util.h"

@@ -5,7 +5,6 @@
 #include "plan/planfile.h"
 #include "report/annotate.h"
 #include "parseopt.h"
-#include "path.h"
 #include "report/progress.h"
 #include "cache/publish.h"
 #include "cache/store.h"
@@ -13,7 +12,6 @@
 #include "util.h"
 
 #include <stdint.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 

@@ -8,7 +8,6 @@
 #include "util.h"
 
 #include <stdio.h>
-#include <string.h>
 
 const char usage_summary[] =
 	"usage: kwarm summary --state DIR --plan FILE [--format FMT]\n"

@@ -2,7 +2,6 @@
 #include "pack/extract.h"
 #include "util.h"
 
-#include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
 #include <inttypes.h>

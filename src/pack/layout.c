@@ -33,7 +33,6 @@
 
 #include <inttypes.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 static uint64_t align64(uint64_t x)

@@ -10,7 +10,6 @@
 
 #include <dirent.h>
 #include <errno.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

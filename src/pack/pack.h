@@ -8,8 +8,6 @@
 #include "cache/cache.h"
 #include "plan/planfile.h"
 
-#include <stdint.h>
-
 /* What pack_run calls for a unit whose entry is corrupt or missing: make the
  * entry valid (compile the unit, in the cache or the private store, removing
  * a corrupt entry first); 0, or -1 after reporting. */

@@ -15,8 +15,6 @@
 #ifndef KWARM_EVENTS_H
 #define KWARM_EVENTS_H
 
-#include <stddef.h>
-
 #include "strvec.h"
 
 #define EVENTS_FILE "events"

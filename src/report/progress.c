@@ -11,7 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 void progress_unit_start(struct runstate *rs, const char *cache_dir, const char *goals)
 {

@@ -2,7 +2,6 @@
  * process is os.h's; this walks and formats. */
 #include "report/runid.h"
 #include "os.h"
-#include "util.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -35,7 +35,6 @@
 
 #include "buf.h"
 #include "report/runstate.h"
-#include "strvec.h"
 
 #define SUMMARY_FILE "summary.json"
 
