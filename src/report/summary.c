@@ -144,31 +144,6 @@ static void tally_event(const struct event *ev, void *data)
 	}
 }
 
-/* Add the runs among others (the other runs whose folders are there: those
- * that overlapped rs's, such as a warm-up of other goals into the same OUT)
- * to t->runs, and their earliest start to t->started. */
-static void add_runs(struct tally *t, const struct runstate *rs, const struct strvec *others)
-{
-	for (size_t i = 0; i < others->nr; i++) {
-		char *p, *text;
-		size_t len;
-		double s;
-
-		if (!strchr(others->v[i], '@'))
-			continue;
-		strvec_push(&t->runs, others->v[i]);
-		p = xstrfmt("%s/run/%s/start", rs->kw_dir, others->v[i]);
-		if (!read_file_all(p, &text, &len)) {
-			s = strtod(text, NULL);
-			if (s > 0 && s < t->started)
-				t->started = s;
-			free(text);
-		}
-		free(p);
-	}
-	qsort(t->runs.v, t->runs.nr, sizeof(*t->runs.v), strvec_cmp);
-}
-
 /* Tally the events of t->runs (with seen: each unit once, see count_unit). */
 static void tally_runs(struct tally *t, const struct runstate *rs, struct seen_units *seen)
 {
@@ -210,18 +185,23 @@ static void add_classes(struct tally *t, const struct unitlist *list)
 		}
 }
 
-/* The unit lists of the runs among others of other Makefiles (each run's
- * "units" file names its list): loaded into t->lists after the run's own. */
-static void load_other_lists(struct tally *t, const struct runstate *rs,
-			     const struct strvec *others)
+/* The other runs whose folders are there: those that overlapped rs's, such
+ * as a warm-up of other goals into the same OUT. Their tags go to t->runs
+ * (sorted, with rs's), their earliest start to t->started, and the unit lists
+ * of those of other Makefiles (each run's "units" file names its list) to
+ * t->lists after the run's own. */
+static void add_other_runs(struct tally *t, const struct runstate *rs)
 {
-	struct strvec paths;
+	struct strvec others, paths;
 
+	strvec_init(&others);
 	strvec_init(&paths);
 	strvec_push(&paths, rs->units);
-	for (size_t i = 0; i < others->nr; i++) {
-		char *p = xstrfmt("%s/run/%s/units", rs->kw_dir, others->v[i]), *text;
+	runstate_other_runs(rs, &others);
+	for (size_t i = 0; i < others.nr; i++) {
+		char *p = xstrfmt("%s/run/%s/units", rs->kw_dir, others.v[i]), *text;
 		size_t len;
+		double s;
 
 		if (!read_file_all(p, &text, &len)) {
 			if (len && text[len - 1] == '\n')
@@ -231,7 +211,19 @@ static void load_other_lists(struct tally *t, const struct runstate *rs,
 			free(text);
 		}
 		free(p);
+		if (!strchr(others.v[i], '@'))
+			continue;
+		strvec_push(&t->runs, others.v[i]);
+		p = xstrfmt("%s/run/%s/start", rs->kw_dir, others.v[i]);
+		if (!read_file_all(p, &text, &len)) {
+			s = strtod(text, NULL);
+			if (s > 0 && s < t->started)
+				t->started = s;
+			free(text);
+		}
+		free(p);
 	}
+	qsort(t->runs.v, t->runs.nr, sizeof(*t->runs.v), strvec_cmp);
 	/* Sorted: the same order whichever run writes. */
 	qsort(paths.v + 1, paths.nr - 1, sizeof(*paths.v), strvec_cmp);
 	t->lists = xrealloc(t->lists, paths.nr * sizeof(*t->lists));
@@ -239,15 +231,15 @@ static void load_other_lists(struct tally *t, const struct runstate *rs,
 		if (!unitlist_load_gently(&t->lists[t->nr_lists], paths.v[i]))
 			t->nr_lists++;
 	strvec_release(&paths);
+	strvec_release(&others);
 }
 
-/* Tally the run (with overlapping, also the runs that overlapped it, see
- * add_runs, and the classes of their Makefiles); -1 when there is no unit
+/* Tally the run (with overlapping, also the runs that overlapped it and the
+ * classes of their Makefiles: add_other_runs); -1 when there is no unit
  * list. */
 static int tally_load(struct tally *t, const struct runstate *rs, int overlapping)
 {
 	struct seen_units seen = { .units = NULL };
-	struct strvec others;
 
 	hashmap_init(&seen.at);
 	memset(t, 0, sizeof(*t));
@@ -261,19 +253,14 @@ static int tally_load(struct tally *t, const struct runstate *rs, int overlappin
 	strvec_init(&t->runs);
 	strvec_push(&t->runs, rs->tag);
 	t->started = rs->start;
-	strvec_init(&others);
-	if (overlapping) {
-		runstate_other_runs(rs, &others);
-		load_other_lists(t, rs, &others);
-		add_runs(t, rs, &others);
-	}
+	if (overlapping)
+		add_other_runs(t, rs);
 	/* After every list is loaded: the classes point into t->lists. */
 	for (size_t i = 0; i < t->nr_lists; i++)
 		add_classes(t, &t->lists[i]);
 	tally_runs(t, rs, overlapping ? &seen : NULL);
 	hashmap_release(&seen.at);
 	free(seen.units);
-	strvec_release(&others);
 	/* A class is cached when every callable of its list is packed: one pass
 	 * over each list's callables (status holds "one is not" meanwhile). */
 	for (size_t i = 0; i < t->nr_lists; i++) {
