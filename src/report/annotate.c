@@ -31,16 +31,8 @@ static void add_escaped(struct buf *b, const char *s, size_t len, int property)
 	for (size_t i = 0; i < len; i++) {
 		char c = s[i];
 
-		if (c == '%')
-			buf_adds(b, "%25");
-		else if (c == '\r')
-			buf_adds(b, "%0D");
-		else if (c == '\n')
-			buf_adds(b, "%0A");
-		else if (property && c == ':')
-			buf_adds(b, "%3A");
-		else if (property && c == ',')
-			buf_adds(b, "%2C");
+		if (c == '%' || c == '\r' || c == '\n' || (property && (c == ':' || c == ',')))
+			buf_addf(b, "%%%02X", (unsigned char)c);
 		else
 			buf_addch(b, c);
 	}
