@@ -328,15 +328,16 @@ int runstate_goals_pick_all(const char *goals, struct strvec *picked)
 	return all;
 }
 
-/* Call fn with the entry path of every unit of goals in the unit list (a
- * missing list: none, silently). */
-static void each_goal_entry(const struct runstate *rs, const char *cache_dir, const char *goals,
-			    void (*fn)(const char *path, void *data), void *data)
+/* The units of goals in the unit list (a missing list: none, silently):
+ * mark their entries used now (claim), else count those missing. */
+static int goal_entries(const struct runstate *rs, const char *cache_dir, const char *goals,
+			int claim)
 {
+	static const struct timespec now_atime[2] = { { 0, UTIME_NOW }, { 0, UTIME_OMIT } };
 	struct buf m = BUF_INIT;
 	struct unitlist ul;
 	struct strvec picked;
-	int all;
+	int all, missing = 0;
 
 	strvec_init(&picked);
 	all = runstate_goals_pick_all(goals, &picked);
@@ -351,18 +352,16 @@ static void each_goal_entry(const struct runstate *rs, const char *cache_dir, co
 				continue;
 			buf_reset(&m);
 			cache_add_unit_path(&m, cache_dir, u->key, ".m");
-			fn(m.s, data);
+			if (claim)
+				(void)utimensat(AT_FDCWD, m.s, now_atime, 0);
+			else if (access(m.s, F_OK))
+				missing++;
 		}
 		unitlist_release(&ul);
 	}
 	buf_release(&m);
 	strvec_release(&picked);
-}
-
-static void count_missing(const char *path, void *data)
-{
-	if (access(path, F_OK))
-		++*(int *)data;
+	return missing;
 }
 
 int runstate_total(struct runstate *rs, const char *cache_dir, const char *goals)
@@ -371,8 +370,7 @@ int runstate_total(struct runstate *rs, const char *cache_dir, const char *goals
 
 	if (runstate_total_fixed(rs))
 		return rs->total;
-	rs->total = 0;
-	each_goal_entry(rs, cache_dir, goals, count_missing, &rs->total);
+	rs->total = goal_entries(rs, cache_dir, goals, 0);
 	path = path_join(rs->dir, "total");
 	text = xstrfmt("%d\n", rs->total);
 	(void)write_file(path, text, strlen(text));
@@ -394,18 +392,10 @@ int runstate_total_fixed(struct runstate *rs)
 	return rs->total_known;
 }
 
-static void mark_used(const char *path, void *data)
-{
-	static const struct timespec now_atime[2] = { { 0, UTIME_NOW }, { 0, UTIME_OMIT } };
-
-	(void)data;
-	(void)utimensat(AT_FDCWD, path, now_atime, 0);
-}
-
 void runstate_claim_entries(const struct runstate *rs, const char *cache_dir, const char *goals)
 {
 	if (rs->first)
-		each_goal_entry(rs, cache_dir, goals, mark_used, NULL);
+		(void)goal_entries(rs, cache_dir, goals, 1);
 }
 
 int runstate_bump_done(const struct runstate *rs)
