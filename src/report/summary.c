@@ -37,6 +37,16 @@ struct tally {
 	double compile_seconds;
 	unsigned long long remote[EVENT_NR_REMOTE];
 	struct hashmap by_name;		/* class name -> index + 1 in classes */
+	/* Across overlapping runs, each unit counts once, with its best outcome
+	 * (built over cached over failed): two runs that share a unit compile it
+	 * once and wait for it once. */
+	int once, collect;		/* count_unit */
+	struct hashmap seen;		/* unit key -> index + 1 in units_seen */
+	struct seen_unit {
+		int best;		/* ST_BUILT, ST_CACHED or ST_FAILED */
+		int counted;
+	} *units_seen;
+	size_t alloc_seen;
 };
 
 /* The class of a name, or NULL: a hash lookup, as each event names its
@@ -80,60 +90,41 @@ static void tally_unit(struct tally *t, const struct event *ev)
 	}
 }
 
-/* Across overlapping runs, each unit counts once, with its best outcome
- * (built over cached over failed): two runs that share a unit compile it once
- * and wait for it once. */
-struct seen_units {
-	struct hashmap at;	/* key -> index + 1 in units, in order seen */
-	struct seen_unit {
-		int best;	/* ST_BUILT, ST_CACHED or ST_FAILED */
-		int counted;
-	} *units;
-	size_t alloc;
-};
-
-/* Whether to count unit event key/status: always for one run alone (seen
- * NULL); with seen, while collecting, note its best outcome and count nothing;
+/* Whether to count unit event key/status: always for one run alone (not
+ * t->once); else, while collecting, note its best outcome and count nothing;
  * then count only the first event of each unit with its best outcome. */
-static int count_unit(struct seen_units *seen, int collect, const char *key, int st)
+static int count_unit(struct tally *t, const char *key, int st)
 {
 	struct seen_unit *u;
 	size_t i;
 
-	if (!seen)
+	if (!t->once)
 		return 1;
-	i = (uintptr_t)hashmap_get(&seen->at, key);
-	if (collect && !i) {
-		hashmap_put(&seen->at, key, (void *)(uintptr_t)(seen->at.nr + 1));
-		ALLOC_GROW(seen->units, seen->at.nr, seen->alloc);
-		seen->units[seen->at.nr - 1] = (struct seen_unit){ .best = st };
+	i = (uintptr_t)hashmap_get(&t->seen, key);
+	if (t->collect && !i) {
+		hashmap_put(&t->seen, key, (void *)(uintptr_t)(t->seen.nr + 1));
+		ALLOC_GROW(t->units_seen, t->seen.nr, t->alloc_seen);
+		t->units_seen[t->seen.nr - 1] = (struct seen_unit){ .best = st };
 		return 0;
 	}
-	u = i ? &seen->units[i - 1] : NULL;
-	if (collect && st < u->best)
+	u = i ? &t->units_seen[i - 1] : NULL;
+	if (t->collect && st < u->best)
 		u->best = st;
-	if (collect || !u || u->counted || u->best != st)
+	if (t->collect || !u || u->counted || u->best != st)
 		return 0;
 	u->counted = 1;
 	return 1;
 }
 
-struct tally_pass {
-	struct tally *t;
-	struct seen_units *seen;
-	int collect;
-};
-
 static void tally_event(const struct event *ev, void *data)
 {
-	struct tally_pass *p = data;
-	struct tally *t = p->t;
+	struct tally *t = data;
 	struct class_tally *c;
 
 	if (ev->kind == EVENT_UNIT) {
-		if (count_unit(p->seen, p->collect, ev->key, unit_status(ev->status)))
+		if (count_unit(t, ev->key, unit_status(ev->status)))
 			tally_unit(t, ev);
-	} else if (p->collect) {
+	} else if (t->collect) {
 		return;
 	} else if (ev->kind == EVENT_REMOTE) {
 		for (int i = 0; i < EVENT_NR_REMOTE; i++)
@@ -144,15 +135,14 @@ static void tally_event(const struct event *ev, void *data)
 	}
 }
 
-/* Tally the events of t->runs (with seen: each unit once, see count_unit). */
-static void tally_runs(struct tally *t, const struct runstate *rs, struct seen_units *seen)
+/* Tally the events of t->runs (with t->once, in two passes: count_unit). */
+static void tally_runs(struct tally *t, const struct runstate *rs)
 {
-	for (int collect = seen != NULL; collect >= 0; collect--)
+	for (t->collect = t->once; t->collect >= 0; t->collect--)
 		for (size_t i = 0; i < t->runs.nr; i++) {
-			struct tally_pass p = { t, seen, collect };
 			char *dir = xstrfmt("%s/run/%s", rs->kw_dir, t->runs.v[i]);
 
-			events_each(dir, tally_event, &p);
+			events_each(dir, tally_event, t);
 			free(dir);
 		}
 }
@@ -239,9 +229,6 @@ static void add_other_runs(struct tally *t, const struct runstate *rs)
  * list. */
 static int tally_load(struct tally *t, const struct runstate *rs, int overlapping)
 {
-	struct seen_units seen = { .units = NULL };
-
-	hashmap_init(&seen.at);
 	memset(t, 0, sizeof(*t));
 	t->lists = xcalloc(1, sizeof(*t->lists));
 	if (unitlist_load_gently(&t->lists[0], rs->units)) {
@@ -249,7 +236,9 @@ static int tally_load(struct tally *t, const struct runstate *rs, int overlappin
 		return -1;
 	}
 	t->nr_lists = 1;
+	t->once = overlapping;
 	hashmap_init(&t->by_name);
+	hashmap_init(&t->seen);
 	strvec_init(&t->runs);
 	strvec_push(&t->runs, rs->tag);
 	t->started = rs->start;
@@ -258,9 +247,7 @@ static int tally_load(struct tally *t, const struct runstate *rs, int overlappin
 	/* After every list is loaded: the classes point into t->lists. */
 	for (size_t i = 0; i < t->nr_lists; i++)
 		add_classes(t, &t->lists[i]);
-	tally_runs(t, rs, overlapping ? &seen : NULL);
-	hashmap_release(&seen.at);
-	free(seen.units);
+	tally_runs(t, rs);
 	/* A class is cached when every callable of its list is packed: one pass
 	 * over each list's callables (status holds "one is not" meanwhile). */
 	for (size_t i = 0; i < t->nr_lists; i++) {
@@ -284,6 +271,8 @@ static int tally_load(struct tally *t, const struct runstate *rs, int overlappin
 static void tally_release(struct tally *t)
 {
 	hashmap_release(&t->by_name);
+	hashmap_release(&t->seen);
+	free(t->units_seen);
 	for (size_t i = 0; i < t->nr; i++)
 		strvec_release(&t->classes[i].failed_units);
 	free(t->classes);
