@@ -47,7 +47,7 @@ static int find_text(Elf *elf, const char *label, const char *image_path, Elf_Sc
 	Elf_Scn *scn = NULL, *text = NULL;
 	GElf_Shdr sh, tsh;
 	GElf_Ehdr eh;
-	size_t shstrndx, text_index = 0;
+	size_t shstrndx;
 
 	if (elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &eh))
 		return error_to(why, "%s: the linked image '%s' is not an ELF file", label,
@@ -64,7 +64,6 @@ static int find_text(Elf *elf, const char *label, const char *image_path, Elf_Sc
 		name = elf_strptr(elf, shstrndx, sh.sh_name);
 		if (name && !strcmp(name, ".text")) {
 			text = scn;
-			text_index = elf_ndxscn(scn);
 			tsh = sh;
 			break;
 		}
@@ -80,7 +79,7 @@ static int find_text(Elf *elf, const char *label, const char *image_path, Elf_Sc
 			return error_to(why, "%s: cannot read a section header of '%s': %s",
 					label, image_path, elf_errmsg(-1));
 		if ((sh.sh_type == SHT_REL || sh.sh_type == SHT_RELA) &&
-		    relocates_text(scn, &sh, text_index, &tsh)) {
+		    relocates_text(scn, &sh, elf_ndxscn(text), &tsh)) {
 			const char *name = elf_strptr(elf, shstrndx, sh.sh_name);
 
 			return error_to(why, "%s: relocations are left against .text (section "
