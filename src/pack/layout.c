@@ -48,14 +48,6 @@ static void put_le32(unsigned char *img, size_t off, uint32_t v)
 	img[off + 3] = (unsigned char)(v >> 24);
 }
 
-static const char *unit_label(const struct layout_child *ch, char *tmp, size_t n)
-{
-	if (ch->name && *ch->name)
-		return ch->name;
-	snprintf(tmp, n, "func_id %" PRId32, ch->func_id);
-	return tmp;
-}
-
 static int check_name(const struct layout_callable *c, const char *field, const char *name)
 {
 	size_t len = strlen(name);
@@ -103,9 +95,13 @@ int layout_check(const struct layout_callable *c, uint64_t *size)
 	for (i = 0; i < c->nr_children; i++) {
 		const struct layout_child *ch = &c->children[i];
 		char tmp[32];
-		const char *unit = unit_label(ch, tmp, sizeof(tmp));
+		const char *unit = ch->name;
 		uint64_t off = align64(end);
 
+		if (!unit || !*unit) {
+			snprintf(tmp, sizeof(tmp), "func_id %" PRId32, ch->func_id);
+			unit = tmp;	/* an unnamed unit: its func_id */
+		}
 		if (check_sig(c->what, unit, ch->sig, ch->sig_count, LAYOUT_CORE_SIG_MAX))
 			return -1;
 		if (ch->size > LAYOUT_BINARY_MAX)
