@@ -6,19 +6,13 @@
 
 void sink_init(struct sink *s)
 {
-	struct publish pub = PUBLISH_INIT;
-
-	buf_init(&s->b);
-	s->written = 0;
-	s->pub = pub;
-	s->to_file = 0;
-	s->failed = 0;
+	*s = (struct sink){ .b = BUF_INIT, .pub = PUBLISH_INIT };
 }
 
 int sink_begin(struct sink *s, const char *final)
 {
 	sink_init(s);
-	if (publish_begin(&s->pub, final))
+	if (publish_begin(&s->pub, final, NULL))
 		return -1;
 	s->to_file = 1;
 	return 0;
@@ -26,7 +20,7 @@ int sink_begin(struct sink *s, const char *final)
 
 static void write_out(struct sink *s)
 {
-	if (!s->failed && publish_write(&s->pub, s->b.s, s->b.len))
+	if (!s->failed && publish_write(&s->pub, s->b.s, s->b.len, NULL))
 		s->failed = 1;
 	s->written += s->b.len;
 	buf_reset(&s->b);
@@ -66,7 +60,7 @@ int sink_finish(struct sink *s)
 
 int sink_commit(struct sink *s)
 {
-	int ret = sink_finish(s) ? -1 : publish_commit(&s->pub);
+	int ret = sink_finish(s) ? -1 : publish_commit(&s->pub, NULL);
 
 	sink_release(s);
 	return ret;

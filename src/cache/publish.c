@@ -1,7 +1,6 @@
 #include "cache/publish.h"
 #include "cache/cacheentry.h"
 #include "path.h"
-#include "os.h"
 #include "util.h"
 
 #include <errno.h>
@@ -12,7 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 /*
@@ -42,9 +40,9 @@ static void cleanup_all(void)
 {
 	int saved = errno;
 	pid_t me = getpid();
-	size_t i, end = (size_t)temps_end;
+	size_t end = (size_t)temps_end;
 
-	for (i = 0; i < end; i++) {
+	for (size_t i = 0; i < end; i++) {
 		if (!temps[i].used || temps[i].owner != me)
 			continue;
 		atomic_signal_fence(memory_order_seq_cst);
@@ -86,15 +84,14 @@ void publish_install_signal_cleanup(void)
 {
 	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
 	sigset_t mask;
-	size_t i;
 
 	if (signals_installed)
 		return;
 	signals_installed = 1;
 	sigemptyset(&mask);
-	for (i = 0; i < ARRAY_SIZE(sigs); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(sigs); i++)
 		sigaddset(&mask, sigs[i]);
-	for (i = 0; i < ARRAY_SIZE(sigs); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(sigs); i++)
 		take_if_default(sigs[i], cleanup_on_signal, &mask);
 }
 
@@ -142,26 +139,16 @@ void publish_unregister_temp(int slot)
 	atomic_signal_fence(memory_order_seq_cst);
 }
 
-/* Past RLIMIT_FSIZE the kernel sends SIGXFSZ, whose default kills us before
- * we can remove the temp; ignored, the write fails with EFBIG instead. */
-static void ignore_sigxfsz(void)
+int publish_begin(struct publish *p, const char *final, struct buf *why)
 {
 	sigset_t none;
-
-	sigemptyset(&none);
-	take_if_default(SIGXFSZ, SIG_IGN, &none);
-}
-
-/* publish_begin, its reason in why (error_to). */
-static int begin(struct publish *p, const char *final, struct buf *why)
-{
 	int attempt;
 
-	p->final = NULL;
-	p->tmp = NULL;
-	p->fd = -1;
-	p->slot = -1;
-	ignore_sigxfsz();
+	*p = (struct publish)PUBLISH_INIT;
+	/* Past RLIMIT_FSIZE the kernel sends SIGXFSZ, whose default kills us before
+	 * we can remove the temp; ignored, the write fails with EFBIG instead. */
+	sigemptyset(&none);
+	take_if_default(SIGXFSZ, SIG_IGN, &none);
 	for (attempt = 0; attempt < 100; attempt++) {
 		struct buf name = BUF_INIT;
 		char *tmp;
@@ -199,13 +186,7 @@ static int begin(struct publish *p, const char *final, struct buf *why)
 	return error_to(why, "cannot create a temp file for '%s': too many name clashes", final);
 }
 
-int publish_begin(struct publish *p, const char *final)
-{
-	return begin(p, final, NULL);
-}
-
-/* publish_write, its reason in why (error_to). */
-static int write_to(struct publish *p, const void *data, size_t len, struct buf *why)
+int publish_write(struct publish *p, const void *data, size_t len, struct buf *why)
 {
 	if (!p->tmp || p->fd < 0)
 		BUG("publish_write without publish_begin");
@@ -215,11 +196,6 @@ static int write_to(struct publish *p, const void *data, size_t len, struct buf 
 		return -1;
 	}
 	return 0;
-}
-
-int publish_write(struct publish *p, const void *data, size_t len)
-{
-	return write_to(p, data, len, NULL);
 }
 
 int publish_sync_folder_gently(const char *path, struct buf *why)
@@ -240,13 +216,7 @@ int publish_sync_folder_gently(const char *path, struct buf *why)
 	return ret;
 }
 
-int publish_sync_folder(const char *path)
-{
-	return publish_sync_folder_gently(path, NULL);
-}
-
-/* publish_commit, its reason in why (error_to). */
-static int commit(struct publish *p, struct buf *why)
+int publish_commit(struct publish *p, struct buf *why)
 {
 	int fd, ret;
 
@@ -279,11 +249,6 @@ fail:
 	return -1;
 }
 
-int publish_commit(struct publish *p)
-{
-	return commit(p, NULL);
-}
-
 void publish_abort(struct publish *p)
 {
 	if (p->tmp) {
@@ -294,25 +259,15 @@ void publish_abort(struct publish *p)
 		free(p->tmp);
 	}
 	free(p->final);
-	p->final = NULL;
-	p->tmp = NULL;
-	p->fd = -1;
-	p->slot = -1;
-}
-
-int publish_bytes(const char *final, const void *data, size_t len)
-{
-	return publish_bytes_gently(final, data, len, NULL);
+	*p = (struct publish)PUBLISH_INIT;
 }
 
 int publish_bytes_gently(const char *final, const void *data, size_t len, struct buf *why)
 {
 	struct publish p;
 
-	if (begin(&p, final, why))
+	if (publish_begin(&p, final, why) || publish_write(&p, data, len, why))
 		return -1;
-	if (write_to(&p, data, len, why))
-		return -1;
-	return commit(&p, why);
+	return publish_commit(&p, why);
 }
 

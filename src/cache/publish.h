@@ -10,6 +10,8 @@
 
 #include <stddef.h>
 
+struct buf;
+
 /* Slots of the temp registry: at most this many temps exist at once. */
 #define PUBLISH_MAX_TEMPS 64
 
@@ -25,26 +27,22 @@ struct publish {
 /* Create a temp of final beside it (its name: cacheentry.h; O_EXCL, mode 0644 & ~umask),
  * register it for removal on exit/signals, and set SIGXFSZ to SIG_IGN when it
  * was SIG_DFL so that going past RLIMIT_FSIZE fails a write with EFBIG instead
- * of killing the process. 0, or -1 after reporting (p then holds nothing). */
-int publish_begin(struct publish *p, const char *final);
+ * of killing the process. 0, or -1 after reporting (p then holds nothing).
+ * Here and below, a failure's reason goes to why (error_to: "; "-separated;
+ * on stderr when why is NULL), for a caller that decides whether it is shown. */
+int publish_begin(struct publish *p, const char *final, struct buf *why);
 /* write_all to the temp; on failure report "cannot write", abort p and return -1. */
-int publish_write(struct publish *p, const void *data, size_t len);
+int publish_write(struct publish *p, const void *data, size_t len, struct buf *why);
 /* fsync, close, rename over final, fsync the folder. On failure report the step
  * and remove the temp; the final name is untouched unless only the folder fsync
  * failed (the rename was done). p holds nothing afterwards either way. */
-int publish_commit(struct publish *p);
+int publish_commit(struct publish *p, struct buf *why);
 /* Close and remove the temp and free p's strings. Idempotent; safe after commit
  * and on a PUBLISH_INIT or zeroed struct. */
 void publish_abort(struct publish *p);
 /* begin + write + commit of one whole buffer. */
-int publish_bytes(const char *final, const void *data, size_t len);
-/* The same with the reason for a failure in why (error_to: "; "-separated),
- * not on stderr, for a caller that decides whether it is shown. */
-struct buf;
 int publish_bytes_gently(const char *final, const void *data, size_t len, struct buf *why);
 /* fsync path's folder, making a rename there durable; 0, or -1 after reporting. */
-int publish_sync_folder(const char *path);
-/* The same with the reason in why. */
 int publish_sync_folder_gently(const char *path, struct buf *why);
 
 /* Install, once, SIGINT/SIGTERM/SIGHUP handlers that remove the registered temps

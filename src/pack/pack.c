@@ -171,8 +171,8 @@ int pack_run(const struct cache *cache, const char *private_dir, const char *cke
 		goto out;
 	}
 	/* Old stamps go first: a crash before the new stamp only costs a repack. */
-	if (remove_stamps(stamp_path) || publish_bytes(out_path, image.s, image.len) ||
-	    publish_bytes(stamp_path, "", 0))
+	if (remove_stamps(stamp_path) || publish_bytes_gently(out_path, image.s, image.len, NULL) ||
+	    publish_bytes_gently(stamp_path, "", 0, NULL))
 		goto out;
 	printf("kwarm: packed %s: %s (%zu incores, %zu bytes)\n", d.what, out_path,
 	       d.nr_children, image.len);

@@ -81,7 +81,7 @@ static void test_bytes(void)
 	char *dir = check_fresh_dir(tmpdir, "bytes"), *final = xstrfmt("%s/out.bin", dir), *text;
 	struct stat st;
 
-	CHECK_INT(publish_bytes(final, "hello\nworld\n", 12), 0);
+	CHECK_INT(publish_bytes_gently(final, "hello\nworld\n", 12, NULL), 0);
 	text = file_text(final);
 	CHECK_STR(text, "hello\nworld\n");
 	free(text);
@@ -90,7 +90,7 @@ static void test_bytes(void)
 	CHECK_INT(st.st_mode & 0777, 0644);	/* umask 022 in main */
 
 	/* An empty file is a file too. */
-	CHECK_INT(publish_bytes(final, "", 0), 0);
+	CHECK_INT(publish_bytes_gently(final, "", 0, NULL), 0);
 	CHECK_INT(stat(final, &st), 0);
 	CHECK_INT(st.st_size, 0);
 	check_listing(dir, "out.bin");
@@ -105,7 +105,7 @@ static void test_begin_abort(void)
 	struct publish p = PUBLISH_INIT, zero;
 	struct stat st;
 
-	CHECK_INT(publish_begin(&p, final), 0);
+	CHECK_INT(publish_begin(&p, final, NULL), 0);
 	CHECK(p.tmp && starts_with(p.tmp, prefix));
 	CHECK_STR(p.final, final);
 	CHECK(p.fd >= 0);
@@ -113,7 +113,7 @@ static void test_begin_abort(void)
 	CHECK(!exists(final));
 	CHECK_INT(fstat(p.fd, &st), 0);
 	CHECK_INT(st.st_mode & 0777, 0644);
-	CHECK_INT(publish_write(&p, "partial", 7), 0);
+	CHECK_INT(publish_write(&p, "partial", 7, NULL), 0);
 	publish_abort(&p);
 	check_listing(dir, "");
 	CHECK(p.tmp == NULL && p.final == NULL && p.fd == -1);
@@ -126,12 +126,12 @@ static void test_begin_abort(void)
 	{
 		struct publish a, b;
 
-		CHECK_INT(publish_begin(&a, final), 0);
-		CHECK_INT(publish_begin(&b, final), 0);
+		CHECK_INT(publish_begin(&a, final, NULL), 0);
+		CHECK_INT(publish_begin(&b, final, NULL), 0);
 		CHECK(strcmp(a.tmp, b.tmp) != 0);
-		CHECK_INT(publish_write(&a, "A", 1), 0);
-		CHECK_INT(publish_write(&b, "B", 1), 0);
-		CHECK_INT(publish_commit(&b), 0);
+		CHECK_INT(publish_write(&a, "A", 1, NULL), 0);
+		CHECK_INT(publish_write(&b, "B", 1, NULL), 0);
+		CHECK_INT(publish_commit(&b, NULL), 0);
 		publish_abort(&a);
 		check_listing(dir, "out.bin");
 		free(prefix);
@@ -151,7 +151,7 @@ static void test_failing_commit(void)
 	/* rename(2) of a file over a folder fails: nothing may remain. */
 	CHECK_INT(mkdir(final, 0777), 0);
 	check_capture_begin(2);
-	CHECK_INT(publish_bytes(final, "data", 4), -1);
+	CHECK_INT(publish_bytes_gently(final, "data", 4, NULL), -1);
 	msg = check_capture_end(2);
 	CHECK(starts_with(msg, "kwarm: error: cannot rename '"));
 	CHECK_HAS(msg, final);
@@ -167,7 +167,7 @@ static void test_failing_commit(void)
 		struct publish p;
 
 		check_capture_begin(2);
-		CHECK_INT(publish_begin(&p, final), -1);
+		CHECK_INT(publish_begin(&p, final, NULL), -1);
 		msg = check_capture_end(2);
 		CHECK(starts_with(msg, "kwarm: error: cannot create '"));
 		CHECK_HAS(msg, "No such file");
@@ -223,11 +223,11 @@ static void test_replace(void)
 	char old[16];
 	int fd;
 
-	CHECK_INT(publish_bytes(final, "old contents", 12), 0);
+	CHECK_INT(publish_bytes_gently(final, "old contents", 12, NULL), 0);
 	CHECK_INT(stat(final, &before), 0);
 	fd = open(final, O_RDONLY);
 	CHECK(fd >= 0);
-	CHECK_INT(publish_bytes(final, "new", 3), 0);
+	CHECK_INT(publish_bytes_gently(final, "new", 3, NULL), 0);
 	CHECK_INT(stat(final, &after), 0);
 	CHECK(before.st_ino != after.st_ino);
 	text = file_text(final);
@@ -272,7 +272,7 @@ static void test_file_size_limit(void)
 		signal(SIGXFSZ, SIG_DFL);
 		if (setrlimit(RLIMIT_FSIZE, &rl))
 			_exit(3);
-		_exit(publish_bytes(final, big, 1 << 20) == -1 ? 0 : 1);
+		_exit(publish_bytes_gently(final, big, 1 << 20, NULL) == -1 ? 0 : 1);
 	}
 	/* Exit 0: publish_bytes failed cleanly, the child was not killed. */
 	CHECK_INT(wait_exit_code(pid), 0);
@@ -331,7 +331,7 @@ static void child_begin_and_write(const char *final, int report)
 {
 	struct publish p;
 
-	if (publish_begin(&p, final) || publish_write(&p, "half", 4))
+	if (publish_begin(&p, final, NULL) || publish_write(&p, "half", 4, NULL))
 		_exit(2);
 	publish_install_signal_cleanup();
 	if (write_all(report, p.tmp, strlen(p.tmp)) || write_all(report, "\n", 1))
