@@ -730,14 +730,14 @@ int compile_job_run(struct compile_job *o, int *cached)
 		ret = state < 0 ? -1 : compile_unit(o, NULL, &cache);
 		goto out;
 	}
-	lock = cache_lock_unit_gently(&cache, o->key, &lock_why);
+	lock = cache_lock_unit(&cache, o->key, 1, &lock_why);
 	if (lock < 0) {
 		why = xstrfmt("cannot lock '%s': %s", o->key, buf_str(&lock_why));
 		ret = go_private(o, &priv, why) ? -1 : compile_unit(o, NULL, &priv);
 		goto out;
 	}
 	/* Whoever held the lock before us may have published it: a hit after wait. */
-	state = cache_unit_get(&cache, o->key, NULL, &bad);
+	state = cache_unit_get(&cache, o->key, NULL, &bad, NULL);
 	if (state == 1 && !same_inputs(o, 1)) {
 		ret = -1;
 	} else if (state == 1) {

@@ -87,12 +87,10 @@ static off_t lock_offset(const char *key)
 	return (off_t)v;
 }
 
-/* Write-lock key's byte of the lock file: the fd, -1 when busy (without
- * wait), -2 with the reason in why (error_to: on stderr when why is NULL). A
- * lock of the open file description (os.h), not a lock file per entry:
+/* A lock of the open file description (os.h), not a lock file per entry:
  * nothing to create per compile, and it goes with the fd (the compiler kwarm
  * starts has none). */
-static int lock_entry(const struct cache *c, const char *key, int wait, struct buf *why)
+int cache_lock_unit(const struct cache *c, const char *key, int wait, struct buf *why)
 {
 	char *path = path_join(c->dir, CACHE_LOCK_FILE);
 	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666), exclusive = 1;
@@ -126,18 +124,6 @@ static int lock_entry(const struct cache *c, const char *key, int wait, struct b
 out:
 	free(path);
 	return fd;
-}
-
-int cache_lock_unit_gently(const struct cache *c, const char *key, struct buf *why)
-{
-	int fd = lock_entry(c, key, 1, why);
-
-	return fd < 0 ? -1 : fd;
-}
-
-int cache_try_lock_unit(const struct cache *c, const char *key)
-{
-	return lock_entry(c, key, 0, NULL);
 }
 
 void cache_unlock(int fd)
@@ -264,10 +250,8 @@ long long cache_entry_check(const char *data, size_t len, const char *key, const
 	return split_entry(data, len, key, why);
 }
 
-/* cache_unit_get; with used set, a valid entry's use is noted through the
- * open file (cache_unit_use). */
-static int unit_get(const struct cache *c, const char *key, struct buf *data,
-		    const char **why, double *used)
+int cache_unit_get(const struct cache *c, const char *key, struct buf *data,
+		   const char **why, double *used)
 {
 	static const struct timespec now_atime[2] = { { 0, UTIME_NOW }, { 0, UTIME_OMIT } };
 	char *mpath = cache_unit_path(c, key, ".m"), *bytes = NULL;
@@ -303,21 +287,10 @@ out:
 	return ret;
 }
 
-int cache_unit_get(const struct cache *c, const char *key, struct buf *data, const char **why)
-{
-	return unit_get(c, key, data, why, NULL);
-}
-
-int cache_unit_use(const struct cache *c, const char *key, struct buf *data,
-		   const char **why, double *mtime)
-{
-	return unit_get(c, key, data, why, mtime);
-}
-
 int cache_unit_check(const struct cache *c, const char *key, int report)
 {
 	const char *why;
-	int ret = cache_unit_get(c, key, NULL, &why);
+	int ret = cache_unit_get(c, key, NULL, &why, NULL);
 
 	if (ret < 0 && report) {
 		char *mpath = cache_unit_path(c, key, ".m");

@@ -53,24 +53,21 @@ int cache_try_init(struct cache *c, const char *dir, char **why);
  * (caller frees). A real write, so a full disk shows. */
 int cache_probe(const struct cache *c, char **why);
 void cache_release(struct cache *c);
-/* Take the entry's lock (blocking); returns the lock fd, or -1 with the
- * reason in why (error_to: on stderr when why is NULL). */
-int cache_lock_unit_gently(const struct cache *c, const char *key, struct buf *why);
-/* Take the entry's lock without waiting: the fd, -1 when someone holds it,
- * -2 when it cannot be taken at all (reported). */
-int cache_try_lock_unit(const struct cache *c, const char *key);
+/* Take the entry's lock, waiting for it with wait: the lock fd, -1 when
+ * someone holds it (only without wait), -2 when it cannot be taken at all,
+ * with the reason in why (error_to: on stderr when why is NULL). */
+int cache_lock_unit(const struct cache *c, const char *key, int wait, struct buf *why);
 void cache_unlock(int fd);
 /* 1 when the entry is present and valid, 0 when absent, -1 when present but
  * corrupt (reported when report is set). */
 int cache_unit_check(const struct cache *c, const char *key, int report);
 /* The same, silent, adding a valid entry's artifact to data (may be NULL); for
- * a corrupt one (-1), *why says what is wrong (static text, or strerror's). */
-int cache_unit_get(const struct cache *c, const char *key, struct buf *data, const char **why);
-/* The same for a use of the entry (the pack step's): a valid entry's manifest
+ * a corrupt one (-1), *why says what is wrong (static text, or strerror's).
+ * With used (a use of the entry: the pack step's), a valid entry's manifest
  * gets now as its atime (its last use, for prune) and keeps its mtime (a make
- * target's), which goes to *mtime. */
-int cache_unit_use(const struct cache *c, const char *key, struct buf *data,
-		   const char **why, double *mtime);
+ * target's), which goes to *used. */
+int cache_unit_get(const struct cache *c, const char *key, struct buf *data,
+		   const char **why, double *used);
 /* Check the bytes of a whole entry file (from elsewhere: a remote) as entry
  * key: the artifact's size, or -1 with *why set (static text). data must be
  * followed by a NUL byte (as buf and read_file_all leave it). */

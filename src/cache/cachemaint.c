@@ -191,7 +191,7 @@ int cache_verify(const struct cache *c, int repair, struct cache_verify_result *
 		const struct cache_unit_entry *u = &s.units[i];
 		int fd, state;
 
-		fd = cache_try_lock_unit(c, u->key);
+		fd = cache_lock_unit(c, u->key, 0, NULL);
 		if (fd == -1) {
 			r->busy++;
 			continue;
@@ -251,7 +251,7 @@ static double current_last_use(const struct cache *c, const struct cache_unit_en
 static int prune_unit(const struct cache *c, struct cache_unit_entry *u, double limit,
 		      struct cache_prune_result *r)
 {
-	int fd = cache_try_lock_unit(c, u->key);
+	int fd = cache_lock_unit(c, u->key, 0, NULL);
 
 	if (fd == -1) {
 		/* Once per entry, though both passes may find it held. */

@@ -73,10 +73,10 @@ static int find_unit(const struct cache *cache, const struct cache *priv,
 	buf_reset(bin);
 	/* A unit compiled without the cache: the private store holds it. */
 	if (priv->dir && cache_unit_check(cache, it->key, 0) == 0 &&
-	    cache_unit_get(priv, it->key, bin, &why) == 1)
+	    cache_unit_get(priv, it->key, bin, &why, NULL) == 1)
 		return 1;
 	buf_reset(bin);
-	if (cache_unit_use(cache, it->key, bin, &why, &mtime) == 1) {
+	if (cache_unit_get(cache, it->key, bin, &why, &mtime) == 1) {
 		if (mtime < hits->run_start)
 			strvec_push(&hits->keys, it->key);
 		return 1;

@@ -236,7 +236,7 @@ static int read_unit(const struct cache *c, const char *key, struct buf *out)
 {
 	const char *why;
 
-	return cache_unit_get(c, key, out, &why) == 1 ? 0 : -1;
+	return cache_unit_get(c, key, out, &why, NULL) == 1 ? 0 : -1;
 }
 
 static void test_store_read(const struct cache *c)
@@ -247,7 +247,7 @@ static void test_store_read(const struct cache *c)
 
 	make_key("store", key);
 	CHECK_INT(cache_unit_check(c, key, 1), 0);	/* absent */
-	CHECK_INT(cache_unit_get(c, key, &out, &why), 0);
+	CHECK_INT(cache_unit_get(c, key, &out, &why, NULL), 0);
 	CHECK_INT(out.len, 0);
 
 	CHECK_INT(store(c, key, artifact, sizeof(artifact), "lib/k.cpp"), 0);
@@ -271,11 +271,11 @@ static void test_use(const struct cache *c)
 	struct stat st;
 
 	make_key("use", key);
-	CHECK_INT(cache_unit_use(c, key, &out, &why, &mtime), 0);	/* absent */
+	CHECK_INT(cache_unit_get(c, key, &out, &why, &mtime), 0);	/* absent */
 	CHECK_INT(store(c, key, artifact, sizeof(artifact), "lib/u.cpp"), 0);
 	m = cache_unit_path(c, key, ".m");
 	CHECK_INT(utimensat(AT_FDCWD, m, old, 0), 0);
-	CHECK_INT(cache_unit_use(c, key, &out, &why, &mtime), 1);
+	CHECK_INT(cache_unit_get(c, key, &out, &why, &mtime), 1);
 	CHECK(out.len == sizeof(artifact) && !memcmp(out.s, artifact, sizeof(artifact)));
 	CHECK(mtime == 1000000000.5);
 	CHECK_INT(stat(m, &st), 0);
@@ -889,7 +889,7 @@ static void test_corruption(const struct cache *c, const struct corruption *row)
 	msg = check_capture_end(2);
 	CHECK_STR(msg, "");
 	free(msg);
-	CHECK_INT(cache_unit_get(c, key, &out, &why), row->want ? -1 : 1);
+	CHECK_INT(cache_unit_get(c, key, &out, &why, NULL), row->want ? -1 : 1);
 	if (row->want) {
 		CHECK_STR(why, row->want);
 		CHECK_INT(out.len, 0);
@@ -964,7 +964,7 @@ static int lock_at(const struct cache *c, off_t off)
 	return fl.l_type;
 }
 
-/* cache_try_lock_unit in a child: its result (1 busy, 0 taken, 2 error). */
+/* cache_lock_unit without wait in a child: its result (1 busy, 0 taken, 2 error). */
 static int child_try_lock(const struct cache *c, const char *key)
 {
 	int status;
@@ -975,7 +975,7 @@ static int child_try_lock(const struct cache *c, const char *key)
 	if (pid < 0)
 		die("fork: %s", strerror(errno));
 	if (!pid) {
-		int fd = cache_try_lock_unit(c, key);
+		int fd = cache_lock_unit(c, key, 0, NULL);
 
 		_exit(fd == -1 ? 1 : fd >= 0 ? 0 : 2);
 	}
@@ -997,7 +997,7 @@ static void test_lock(const struct cache *c)
 	make_key("lock other", other);
 	units = path_join(c->dir, "units");
 
-	fd = cache_lock_unit_gently(c, key, NULL);
+	fd = cache_lock_unit(c, key, 1, NULL);
 	CHECK(fd >= 0);
 	/* The lock is one byte of entries.lock at the key's first 15 digits. */
 	CHECK_INT(lock_at(c, documented_offset(key)), F_WRLCK);
@@ -1006,18 +1006,18 @@ static void test_lock(const struct cache *c)
 	/* Held against another open file description, in this process too;
 	 * silently, as busy is no error. */
 	check_capture_begin(2);
-	CHECK_INT(cache_try_lock_unit(c, key), -1);
-	CHECK_INT(cache_try_lock_unit(c, key), -1);	/* nothing changed */
+	CHECK_INT(cache_lock_unit(c, key, 0, NULL), -1);
+	CHECK_INT(cache_lock_unit(c, key, 0, NULL), -1);	/* nothing changed */
 	msg = check_capture_end(2);
 	CHECK_STR(msg, "");
 	free(msg);
 	/* And against another process. */
 	CHECK_INT(child_try_lock(c, key), 1);
 	/* Another key does not conflict: both held at once. */
-	fd2 = cache_try_lock_unit(c, other);
+	fd2 = cache_lock_unit(c, other, 0, NULL);
 	CHECK(fd2 >= 0);
 	CHECK_INT(child_try_lock(c, other), 1);
-	CHECK_INT(cache_try_lock_unit(c, key), -1);
+	CHECK_INT(cache_lock_unit(c, key, 0, NULL), -1);
 	cache_unlock(fd2);
 	CHECK_INT(child_try_lock(c, other), 0);
 	CHECK_INT(lock_at(c, documented_offset(other)), F_UNLCK);
@@ -1030,7 +1030,7 @@ static void test_lock(const struct cache *c)
 	cache_unlock(fd);
 	CHECK_INT(lock_at(c, documented_offset(key)), F_UNLCK);
 	CHECK_INT(child_try_lock(c, key), 0);
-	fd = cache_try_lock_unit(c, key);
+	fd = cache_lock_unit(c, key, 0, NULL);
 	CHECK(fd >= 0);
 	cache_unlock(fd);
 	cache_unlock(-1);	/* harmless */
@@ -1040,21 +1040,21 @@ static void test_lock(const struct cache *c)
 	key_from("0000000000000ff", 'a', twin);
 	key_from("0000000000000ff", 'b', key);
 	key_from("0000000000000fe", 'a', near);
-	fd = cache_lock_unit_gently(c, twin, NULL);
+	fd = cache_lock_unit(c, twin, 1, NULL);
 	CHECK(fd >= 0);
 	CHECK_INT(lock_at(c, 255), F_WRLCK);
-	CHECK_INT(cache_try_lock_unit(c, key), -1);
-	fd2 = cache_try_lock_unit(c, near);
+	CHECK_INT(cache_lock_unit(c, key, 0, NULL), -1);
+	fd2 = cache_lock_unit(c, near, 0, NULL);
 	CHECK(fd2 >= 0);
 	CHECK_INT(lock_at(c, 254), F_WRLCK);
 	cache_unlock(fd2);
 	/* The largest offset works as well as the smallest. */
 	key_from("fffffffffffffff", 'f', key);
-	fd2 = cache_try_lock_unit(c, key);
+	fd2 = cache_lock_unit(c, key, 0, NULL);
 	CHECK(fd2 >= 0);
 	CHECK_INT(lock_at(c, (off_t)0xfffffffffffffffLL), F_WRLCK);
 	key_from("0", '0', key);
-	fd3 = cache_try_lock_unit(c, key);
+	fd3 = cache_lock_unit(c, key, 0, NULL);
 	CHECK(fd3 >= 0);
 	CHECK_INT(lock_at(c, 0), F_WRLCK);
 	cache_unlock(fd3);
@@ -1069,7 +1069,7 @@ static void test_lock(const struct cache *c)
 		/* The parent's lock fd came along: its open file description
 		 * (and so the lock) would outlive the parent's unlock. */
 		close(fd);
-		lfd = cache_lock_unit_gently(c, twin, NULL);
+		lfd = cache_lock_unit(c, twin, 1, NULL);
 		if (lfd < 0 || write(to_parent[1], "L", 1) != 1)
 			_exit(1);
 		/* Exit holding it: the lock goes with the process. */
@@ -1086,7 +1086,7 @@ static void test_lock(const struct cache *c)
 	if (waitpid(pid, &status, 0) != pid)
 		die("waitpid: %s", strerror(errno));
 	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-	fd = cache_try_lock_unit(c, twin);
+	fd = cache_lock_unit(c, twin, 0, NULL);
 	CHECK(fd >= 0);
 	cache_unlock(fd);
 	free(units);
@@ -1108,18 +1108,18 @@ static void test_lock_error(const char *tmp)
 	CHECK_INT(mkdir(lock, 0777), 0);
 	make_key("error", key);
 	check_capture_begin(2);
-	CHECK_INT(cache_try_lock_unit(&c, key), -2);
+	CHECK_INT(cache_lock_unit(&c, key, 0, NULL), -2);
 	msg = check_capture_end(2);
 	CHECK(starts_with(msg, "kwarm: error: cannot open lock '"));
 	free(msg);
 	check_capture_begin(2);
-	CHECK_INT(cache_lock_unit_gently(&c, key, NULL), -1);
+	CHECK_INT(cache_lock_unit(&c, key, 1, NULL), -2);
 	msg = check_capture_end(2);
 	CHECK(starts_with(msg, "kwarm: error: cannot open lock '"));
 	free(msg);
 	CHECK_INT(store(&c, key, "bytes", 5, "x"), 0);
 	check_capture_begin(2);
-	CHECK_INT(cache_lock_unit_gently(&c, key, &why), -1);
+	CHECK_INT(cache_lock_unit(&c, key, 1, &why), -2);
 	CHECK_INT(read_unit(&c, key, &out), 0);
 	msg = check_capture_end(2);
 	CHECK_STR(msg, "");
@@ -1289,7 +1289,7 @@ static void test_lock_read_only(const char *tmp)
 	make_key("read-only lock", key);
 	make_key("read-only lock, other", other);
 	lock = path_join(c.dir, CACHE_LOCK_FILE);
-	fd = cache_lock_unit_gently(&c, key, NULL);	/* creates entries.lock */
+	fd = cache_lock_unit(&c, key, 1, NULL);	/* creates entries.lock */
 	CHECK(fd >= 0);
 	cache_unlock(fd);
 	if (chmod(lock, 0644) || chmod(c.dir, 0755) || stat(lock, &st))
@@ -1309,12 +1309,12 @@ static void test_lock_read_only(const char *tmp)
 		if (dup2(err[1], 2) < 0)
 			_exit(3);
 		/* 'R' taken, 'B' busy, 'E' error: each a byte to the parent. */
-		fd = cache_try_lock_unit(&c, key);
+		fd = cache_lock_unit(&c, key, 0, NULL);
 		ch = fd >= 0 ? 'R' : fd == -1 ? 'B' : 'E';
 		if (write(to_parent[1], &ch, 1) != 1 || read(to_child[0], &ch, 1) != 1)
 			_exit(4);
 		cache_unlock(fd);
-		fd = cache_try_lock_unit(&c, other);
+		fd = cache_lock_unit(&c, other, 0, NULL);
 		ch = fd >= 0 ? 'R' : fd == -1 ? 'B' : 'E';
 		cache_unlock(fd);
 		_exit(write(to_parent[1], &ch, 1) == 1 ? 0 : 5);
@@ -1331,11 +1331,11 @@ static void test_lock_read_only(const char *tmp)
 		/* The child's lock is a read lock on the key's byte... */
 		CHECK_INT(lock_at(&c, documented_offset(key)), F_RDLCK);
 		/* ...which a compile's write lock cannot take meanwhile. */
-		mine = cache_try_lock_unit(&c, key);
+		mine = cache_lock_unit(&c, key, 0, NULL);
 		CHECK_INT(mine, -1);
 		cache_unlock(mine);
 		/* A compile holds other: the child finds it busy. */
-		fd = cache_lock_unit_gently(&c, other, NULL);
+		fd = cache_lock_unit(&c, other, 1, NULL);
 		CHECK(fd >= 0);
 		if (write(to_child[1], "g", 1) != 1)
 			die("cannot write to the child: %s", strerror(errno));

@@ -165,7 +165,7 @@ static void holder_start(struct holder *h, const struct cache *c, const char *ke
 
 		close(ready[0]);
 		close(go[1]);
-		fd = cache_lock_unit_gently(c, key, NULL);
+		fd = cache_lock_unit(c, key, 1, NULL);
 		if (fd < 0)
 			_exit(2);
 		byte = 'L';
@@ -210,10 +210,10 @@ static void test_scan(void)
 	b1 = store_new(&c, "one", k1, 100, 'a');
 	b2 = store_new(&c, "two", k2, 0, 'b');
 	/* Locks leave nothing to scan: k3 (never published) is no entry. */
-	fd = cache_lock_unit_gently(&c, k3, NULL);
+	fd = cache_lock_unit(&c, k3, 1, NULL);
 	CHECK(fd >= 0);
 	cache_unlock(fd);
-	fd = cache_lock_unit_gently(&c, k1, NULL);
+	fd = cache_lock_unit(&c, k1, 1, NULL);
 	CHECK(fd >= 0);
 	cache_unlock(fd);
 
@@ -374,7 +374,7 @@ static void test_verify(void)
 	/* held: by a child; mine: by this process, through another open file
 	 * description than verify's. Both are busy, and skipped. */
 	holder_start(&h, &c, held);
-	fd = cache_lock_unit_gently(&c, mine, NULL);
+	fd = cache_lock_unit(&c, mine, 1, NULL);
 	CHECK(fd >= 0);
 	CHECK_INT(verify(&c, 0, &r, &msg), 0);
 	cache_unlock(fd);
@@ -471,7 +471,7 @@ static void test_prune_age(void)
 	CHECK_INT(r.total_after, total + b_old + b_hours);
 
 	/* Older than a day, but held (by a compile republishing it, say): kept. */
-	fd = cache_lock_unit_gently(&c, old, NULL);
+	fd = cache_lock_unit(&c, old, 1, NULL);
 	CHECK(fd >= 0);
 	CHECK_INT(prune(&c, 86400, 0, &r), 0);
 	cache_unlock(fd);
@@ -557,7 +557,7 @@ static void test_prune_size(void)
 
 	/* The same with the lock held by this process (prune's own open file
 	 * description is another): k[1] is skipped again, k[2] goes. */
-	fd = cache_lock_unit_gently(&c, k[1], NULL);
+	fd = cache_lock_unit(&c, k[1], 1, NULL);
 	CHECK(fd >= 0);
 	CHECK_INT(prune(&c, -1, total - 1, &r), 0);
 	cache_unlock(fd);
@@ -652,7 +652,7 @@ static void test_prune_busy_once(void)
 	b_held = store_new(&c, "held by a compile", held, 100, 'h');
 	age_entry(&c, held, now - 10 * 86400);
 
-	fd = cache_lock_unit_gently(&c, held, NULL);
+	fd = cache_lock_unit(&c, held, 1, NULL);
 	CHECK(fd >= 0);
 	CHECK_INT(prune(&c, 60, 1, &r), 0);
 	CHECK_INT(r.busy, 1);
@@ -761,7 +761,7 @@ static void test_verify_read_only(void)
 	store_new(&c, "ro held", held, 64, 'h');
 	damage(&c, bad, 10, 0x20, 0);
 	lock = path_join(c.dir, CACHE_LOCK_FILE);
-	fd = cache_lock_unit_gently(&c, held, NULL);	/* a compile; creates entries.lock */
+	fd = cache_lock_unit(&c, held, 1, NULL);	/* a compile; creates entries.lock */
 	CHECK(fd >= 0);
 	if (chmod(lock, 0644) || chmod(c.dir, 0755) || stat(lock, &st))
 		die("cannot set up '%s': %s", lock, strerror(errno));
