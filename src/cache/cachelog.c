@@ -29,12 +29,10 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
-#include <unistd.h>
 
 static int valid_word(const char *s, size_t max)
 {
@@ -57,122 +55,107 @@ static void add_line(struct buf *b, long long when, const char *event, const cha
 	buf_addch(b, '\n');
 }
 
-void cachelog_event(const char *cache_dir, const char *event, const char *key, double seconds)
+/* Append event for each valid one of keys[0..n) to cache_dir's log, at once. */
+static void append_events(const char *cache_dir, const char *event, const char *const *keys,
+			  size_t n, double seconds, uint64_t bytes)
 {
-	cachelog_event_bytes(cache_dir, event, key, seconds, 0);
-}
-
-/* Append the lines in b to cache_dir's log, at once. */
-static void append_lines(const char *cache_dir, const struct buf *b)
-{
-	char *log = path_join(cache_dir, CACHELOG_FILE);
-	char *lockpath = path_join(cache_dir, CACHELOG_LOCK);
-
-	/* An optimisation: a lost event only makes the figures less exact. */
-	(void)logappend_line(lockpath, log, b->s, NULL);
-	free(lockpath);
-	free(log);
-}
-
-void cachelog_event_bytes(const char *cache_dir, const char *event, const char *key,
-			  double seconds, uint64_t bytes)
-{
-	char run[RUNID_TAG_SIZE];
-	struct buf b = BUF_INIT;
-
-	if (!cache_dir || !valid_word(event, sizeof(((struct cachelog_event *)0)->event)) ||
-	    !valid_word(key, DIGEST_HEX_SIZE))
-		return;
-	runid_tag(run, sizeof(run));
-	add_line(&b, (long long)time(NULL), event, key, seconds, bytes, run);
-	append_lines(cache_dir, &b);
-	buf_release(&b);
-}
-
-void cachelog_events(const char *cache_dir, const char *event, const struct strvec *keys)
-{
-	char run[RUNID_TAG_SIZE];
+	char run[RUNID_TAG_SIZE], *log, *lockpath;
 	struct buf b = BUF_INIT;
 	long long now = (long long)time(NULL);
 
 	if (!cache_dir || !valid_word(event, sizeof(((struct cachelog_event *)0)->event)))
 		return;
 	runid_tag(run, sizeof(run));
-	for (size_t i = 0; i < keys->nr; i++)
-		if (valid_word(keys->v[i], DIGEST_HEX_SIZE))
-			add_line(&b, now, event, keys->v[i], 0, 0, run);
-	if (b.len)
-		append_lines(cache_dir, &b);
+	for (size_t i = 0; i < n; i++)
+		if (valid_word(keys[i], DIGEST_HEX_SIZE))
+			add_line(&b, now, event, keys[i], seconds, bytes, run);
+	if (b.len) {
+		log = path_join(cache_dir, CACHELOG_FILE);
+		lockpath = path_join(cache_dir, CACHELOG_LOCK);
+		/* An optimisation: a lost event only makes the figures less exact. */
+		(void)logappend_line(lockpath, log, b.s, NULL);
+		free(lockpath);
+		free(log);
+	}
 	buf_release(&b);
+}
+
+void cachelog_event(const char *cache_dir, const char *event, const char *key, double seconds)
+{
+	append_events(cache_dir, event, &key, 1, seconds, 0);
+}
+
+void cachelog_event_bytes(const char *cache_dir, const char *event, const char *key,
+			  double seconds, uint64_t bytes)
+{
+	append_events(cache_dir, event, &key, 1, seconds, bytes);
+}
+
+void cachelog_events(const char *cache_dir, const char *event, const struct strvec *keys)
+{
+	append_events(cache_dir, event, (const char *const *)keys->v, keys->nr, 0, 0);
+}
+
+/* Copy word into dst (n bytes): 1, or 0 when it is empty or does not fit. */
+static int copy_word(char *dst, size_t n, const char *word)
+{
+	size_t len = strlen(word);
+
+	if (!len || len >= n)
+		return 0;
+	memcpy(dst, word, len + 1);
+	return 1;
 }
 
 int cachelog_parse_line(const char *line, size_t len, struct cachelog_event *ev)
 {
-	char *copy, *p, *end, *word;
-	int ret = -1;
+	struct strvec w;
+	char *copy, *end;
+	int ret = -1, bad;
 
 	if (memchr(line, '\0', len))
 		return -1;
 	copy = xstrndup(line, len);
-	p = copy;
-	if (*p < '0' || *p > '9')
+	strvec_init(&w);
+	strvec_split_at(&w, copy, ' ');
+	free(copy);
+	memset(ev, 0, sizeof(*ev));
+	if (w.nr < 4 || *w.v[0] < '0' || *w.v[0] > '9' ||
+	    !copy_word(ev->event, sizeof(ev->event), w.v[1]) ||
+	    !copy_word(ev->key, sizeof(ev->key), w.v[2]) ||
+	    !copy_word(ev->run, sizeof(ev->run), w.v[w.nr - 1]) || !strchr(ev->run, '@'))
 		goto out;
 	errno = 0;
-	ev->when = strtoll(p, &end, 10);
-	if (errno || *end != ' ')
+	ev->when = strtoll(w.v[0], &end, 10);
+	if (errno || *end)
 		goto out;
-	word = end + 1;
-	p = strchr(word, ' ');
-	if (!p || p == word || (size_t)(p - word) >= sizeof(ev->event))
-		goto out;
-	memcpy(ev->event, word, (size_t)(p - word));
-	ev->event[p - word] = '\0';
-	word = p + 1;
-	p = strchr(word, ' ');
-	if (!p)
-		p = word + strlen(word);
-	if (p == word || (size_t)(p - word) >= sizeof(ev->key))
-		goto out;
-	memcpy(ev->key, word, (size_t)(p - word));
-	ev->key[p - word] = '\0';
-	ev->seconds = 0;
-	ev->bytes = 0;
-	ev->run[0] = '\0';
-	ev->run_index = 0;
-	/* The optional seconds come first, then bytes ("<n>b"); a run tag has an '@'. */
-	if (*p && !memchr(p + 1, '@', strcspn(p + 1, " ")) && p[strcspn(p + 1, " ")] != 'b') {
-		if (p[1] < '0' || p[1] > '9')
+	/* Between the key and the run tag: the seconds, then the bytes ("<n>b"). */
+	for (size_t i = 3; i + 1 < w.nr; i++) {
+		const char *f = w.v[i];
+		size_t n = strlen(f);
+
+		if (*f < '0' || *f > '9' || strchr(f, '@'))
 			goto out;
 		errno = 0;
-		ev->seconds = strtod(p + 1, &end);
-		if (errno || (*end && *end != ' ') || !isfinite(ev->seconds))
+		if (f[n - 1] == 'b') {
+			ev->bytes = strtoull(f, &end, 10);
+			bad = end != f + n - 1 || i + 2 != w.nr;
+		} else {
+			ev->seconds = strtod(f, &end);
+			bad = *end || i != 3 || !isfinite(ev->seconds);
+		}
+		if (bad || errno)
 			goto out;
-		p = end;
 	}
-	if (*p && p[strcspn(p + 1, " ")] == 'b' && !memchr(p + 1, '@', strcspn(p + 1, " "))) {
-		if (p[1] < '0' || p[1] > '9')
-			goto out;
-		errno = 0;
-		ev->bytes = strtoull(p + 1, &end, 10);
-		if (errno || *end != 'b' || (end[1] && end[1] != ' '))
-			goto out;
-		p = end + 1;
-	}
-	word = p + !!*p;
-	if (!*word || strchr(word, ' ') || !strchr(word, '@') || strlen(word) >= sizeof(ev->run))
-		goto out;
-	memcpy(ev->run, word, strlen(word) + 1);
 	ret = 0;
 out:
-	free(copy);
+	strvec_release(&w);
 	return ret;
 }
 
 void cachelog_init(struct cachelog *log)
 {
-	log->v = NULL;
-	log->nr = log->alloc = 0;
-	log->nr_runs = 0;
+	memset(log, 0, sizeof(*log));
 }
 
 void cachelog_release(struct cachelog *log)
@@ -234,11 +217,11 @@ static const enum fate fates[] = { FATE_HIT, FATE_WAIT_HIT, FATE_MISS };
 void cachelog_tally(const struct cachelog *log, size_t run, struct cachelog_tally *t)
 {
 	struct hashmap seen;	/* "<run index> <key>" -> its fate so far */
-	struct hashmap runs;	/* run index -> itself, to count them */
 
 	memset(t, 0, sizeof(*t));
+	/* Every run has an event: its index is that of its first one (load). */
+	t->runs = run == CACHELOG_ALL_RUNS ? log->nr_runs : run < log->nr_runs;
 	hashmap_init(&seen);
-	hashmap_init(&runs);
 	for (size_t i = 0; i < log->nr; i++) {
 		const struct cachelog_event *ev = &log->v[i];
 		enum fate f = FATE_NONE;
@@ -247,13 +230,6 @@ void cachelog_tally(const struct cachelog *log, size_t run, struct cachelog_tall
 
 		if (run != CACHELOG_ALL_RUNS && ev->run_index != run)
 			continue;
-		id = xstrfmt("%zu", ev->run_index);
-		if (!hashmap_get(&runs, id)) {
-			hashmap_put(&runs, id, (void *)&fates[0]);
-			t->runs++;
-		}
-		free(id);
-
 		if (!strcmp(ev->event, "hit"))
 			f = FATE_HIT;
 		else if (!strcmp(ev->event, "wait-hit"))
@@ -292,7 +268,6 @@ void cachelog_tally(const struct cachelog *log, size_t run, struct cachelog_tall
 			t->misses++;
 	}
 	hashmap_release(&seen);
-	hashmap_release(&runs);
 }
 
 struct compaction {
