@@ -13,7 +13,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -34,13 +33,9 @@ static double last_use(const struct stat *st)
 
 static void add_temp(struct cache_scan *s, const char *path, long pid, const struct stat *st)
 {
-	struct cache_temp *t;
-
 	ALLOC_GROW(s->temps, s->nr_temps + 1, s->alloc_temps);
-	t = &s->temps[s->nr_temps++];
-	t->path = xstrdup(path);
-	t->pid = pid;
-	t->mtime = ts_seconds(&st->st_mtim);
+	s->temps[s->nr_temps++] = (struct cache_temp){ .path = xstrdup(path), .pid = pid,
+						       .mtime = ts_seconds(&st->st_mtim) };
 }
 
 void cache_scan_init(struct cache_scan *s)
@@ -63,10 +58,8 @@ static void add_unit(struct cache_scan *s, const char *key, const struct stat *s
 
 	ALLOC_GROW(s->units, s->nr_units + 1, s->alloc_units);
 	u = &s->units[s->nr_units++];
-	memset(u, 0, sizeof(*u));
+	*u = (struct cache_unit_entry){ .bytes = (uint64_t)st->st_size, .last_use = last_use(st) };
 	memcpy(u->key, key, DIGEST_HEX_SIZE);
-	u->bytes = (uint64_t)st->st_size;
-	u->last_use = last_use(st);
 }
 
 /* Called for each file of a folder scan_dir reads (st NULL when the file
@@ -223,11 +216,13 @@ int cache_verify(const struct cache *c, int repair, struct cache_verify_result *
 	return ret;
 }
 
+/* Removed entries last, the others least recently used first. */
 static int by_last_use(const void *a, const void *b)
 {
-	const struct cache_unit_entry *x = *(const struct cache_unit_entry *const *)a;
-	const struct cache_unit_entry *y = *(const struct cache_unit_entry *const *)b;
+	const struct cache_unit_entry *x = a, *y = b;
 
+	if (x->removed != y->removed)
+		return x->removed - y->removed;
 	if (x->last_use != y->last_use)
 		return x->last_use < y->last_use ? -1 : 1;
 	return strcmp(x->key, y->key);
@@ -251,7 +246,7 @@ static double current_last_use(const struct cache *c, const struct cache_unit_en
 static int prune_unit(const struct cache *c, struct cache_unit_entry *u, double limit,
 		      struct cache_prune_result *r)
 {
-	int fd = cache_lock_unit(c, u->key, 0, NULL);
+	int fd = cache_lock_unit(c, u->key, 0, NULL), ret;
 
 	if (fd == -1) {
 		/* Once per entry, though both passes may find it held. */
@@ -261,28 +256,23 @@ static int prune_unit(const struct cache *c, struct cache_unit_entry *u, double 
 	}
 	if (fd < 0)
 		return -1;
-	if (current_last_use(c, u) >= limit) {
-		cache_unlock(fd);
-		return 0;
-	}
-	if (cache_unit_remove(c, u->key)) {
-		cache_unlock(fd);
-		return -1;
-	}
+	ret = current_last_use(c, u) < limit;
+	if (ret && cache_unit_remove(c, u->key))
+		ret = -1;
 	cache_unlock(fd);
-	r->units++;
-	r->bytes += u->bytes;
-	return 1;
+	if (ret > 0) {
+		r->units++;
+		r->bytes += u->bytes;
+	}
+	return ret;
 }
 
 int cache_prune(const struct cache *c, const struct cache_prune_options *o,
 		struct cache_prune_result *r)
 {
 	struct cache_scan s;
-	struct cache_unit_entry **lru = NULL;
 	double grace_limit = o->now - CACHE_PRUNE_GRACE, age_limit = grace_limit;
 	uint64_t total = 0;
-	size_t nr_lru = 0;
 	int ret;
 
 	memset(r, 0, sizeof(*r));
@@ -306,24 +296,17 @@ int cache_prune(const struct cache *c, const struct cache_prune_options *o,
 	}
 
 	/* By size, least recently used first. */
-	lru = xmalloc((s.nr_units ? s.nr_units : 1) * sizeof(*lru));
-	for (size_t i = 0; i < s.nr_units; i++) {
-		struct cache_unit_entry *u = &s.units[i];
-
-		if (u->removed)
-			continue;
-		total += u->bytes;
-		lru[nr_lru++] = u;
-	}
+	for (size_t i = 0; i < s.nr_units; i++)
+		total += s.units[i].removed ? 0 : s.units[i].bytes;
 	if (o->max_size && total > o->max_size) {
-		qsort(lru, nr_lru, sizeof(*lru), by_last_use);
-		for (size_t i = 0; i < nr_lru && total > o->max_size; i++) {
-			uint64_t bytes = lru[i]->bytes;
+		qsort(s.units, s.nr_units, sizeof(*s.units), by_last_use);
+		for (size_t i = 0; i < s.nr_units && total > o->max_size; i++) {
+			uint64_t bytes = s.units[i].bytes;
 			int done;
 
-			if (lru[i]->last_use >= grace_limit)
-				break;	/* sorted: the rest are recent too */
-			done = prune_unit(c, lru[i], grace_limit, r);
+			if (s.units[i].removed || s.units[i].last_use >= grace_limit)
+				break;	/* sorted: the rest are recent too, or gone */
+			done = prune_unit(c, &s.units[i], grace_limit, r);
 			if (done < 0)
 				ret = -1;
 			else if (done)
@@ -341,7 +324,6 @@ int cache_prune(const struct cache *c, const struct cache_prune_options *o,
 		else
 			r->temps++;
 	}
-	free(lru);
 	cache_scan_release(&s);
 	return ret;
 }
