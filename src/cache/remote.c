@@ -44,10 +44,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
-
-static void release_handle(struct remote *r);
 
 #define REMOTE_CONNECT_DEFAULT_MS 2000
 #define REMOTE_TOTAL_DEFAULT_MS 10000
@@ -107,16 +104,16 @@ static char *marker(const struct remote *r, const char *name)
 
 void remote_init(struct remote *r, const char *url, const char *mark_dir)
 {
-	const char *mode = getenv("KWARM_REMOTE_MODE");
+	const char *mode = getenv("KWARM_REMOTE_MODE"), *problem;
 	char *off;
 
 	memset(r, 0, sizeof(*r));
 	if (!url || !*url)
 		return;
 	/* Checked by gen; a Makefile written by hand could still hold a password. */
-	if (remote_url_problem(url)) {
-		warning("not using the remote cache: its URL cannot be used (%s)",
-			remote_url_problem(url));
+	problem = remote_url_problem(url);
+	if (problem) {
+		warning("not using the remote cache: its URL cannot be used (%s)", problem);
 		return;
 	}
 	r->url = xstrdup(url);
@@ -143,7 +140,11 @@ char *remote_marker_dir(const char *private_dir)
 
 void remote_release(struct remote *r)
 {
-	release_handle(r);
+	if (r->helper) {
+		close(r->helper->fd_in);	/* the end of its input: it exits */
+		run_wait(r->helper_pid);
+		free(r->helper);
+	}
 	free(r->url);
 	free(r->mark_dir);
 	memset(r, 0, sizeof(*r));
@@ -198,7 +199,6 @@ static int helper_start(struct remote *r)
 {
 	struct buf why = BUF_INIT;
 	char connect[32], total[32], *self, *dir, *path;
-	const char *argv[5];
 	int fd, ret;
 
 	if (r->helper)
@@ -212,12 +212,8 @@ static int helper_start(struct remote *r)
 	path = path_join(dir, REMOTEPROTO_HELPER);
 	snprintf(connect, sizeof(connect), "%ld", r->connect_ms);
 	snprintf(total, sizeof(total), "%ld", r->total_ms);
-	argv[0] = path;
-	argv[1] = r->url;
-	argv[2] = connect;
-	argv[3] = total;
-	argv[4] = NULL;
-	ret = run_start_socket(argv, &r->helper_pid, &fd, &why);
+	ret = run_start_socket((const char *[]){ path, r->url, connect, total, NULL },
+			       &r->helper_pid, &fd, &why);
 	if (ret)
 		fault(r, buf_str(&why));
 	buf_release(&why);
@@ -229,16 +225,6 @@ static int helper_start(struct remote *r)
 	r->helper = xmalloc(sizeof(*r->helper));
 	remoteproto_init(r->helper, fd, fd);
 	return 0;
-}
-
-static void release_handle(struct remote *r)
-{
-	if (!r->helper)
-		return;
-	close(r->helper->fd_in);	/* the end of its input: it exits */
-	run_wait(r->helper_pid);
-	free(r->helper);
-	r->helper = NULL;
 }
 
 /* One request (verb key, data its body): the HTTP status (200 to hi, or a
@@ -276,6 +262,14 @@ static long ask(struct remote *r, const char *verb, const char *key, const char 
 	return status;
 }
 
+/* Log the outcome of a request for key begun at t0 (bytes moved) and count it. */
+static void note(const struct cache *c, const char *event, const char *key, double t0,
+		 uint64_t bytes, unsigned long *count)
+{
+	cachelog_event_bytes(c->dir, event, key, now_monotonic() - t0, bytes);
+	(*count)++;
+}
+
 int remote_fetch(struct remote *r, const struct cache *c, const char *key)
 {
 	struct buf body = BUF_INIT;
@@ -288,33 +282,25 @@ int remote_fetch(struct remote *r, const struct cache *c, const char *key)
 	if (!r->url || r->off)
 		return 0;
 	status = ask(r, "GET", key, NULL, 0, &body, 200);
-	if (status < 0)
-		goto error;
-	if (status != 200) {
-		cachelog_event_bytes(c->dir, "remote-miss", key, now_monotonic() - t0, 0);
-		r->tally.misses++;
-		ret = 0;
-		goto out;
-	}
-	if (cache_entry_check(body.s ? body.s : "", body.len, key, &why) < 0) {
+	if (status == 200 && cache_entry_check(body.s ? body.s : "", body.len, key, &why) < 0) {
 		warn_once(r, "object '%.16s' is not a valid entry (%s); compiling it here", key, why);
-		goto error;
+	} else if (status == 200) {
+		mpath = cache_unit_path(c, key, ".m");
+		dir = path_dirname(mpath);
+		mkdir_p(dir);
+		/* A local failure to publish: the unit compiles, as without a remote. */
+		ret = publish_bytes_gently(mpath, body.s, body.len, NULL) ? -1 : 1;
+	} else if (status > 0) {
+		ret = 0;
 	}
-	mpath = cache_unit_path(c, key, ".m");
-	dir = path_dirname(mpath);
-	mkdir_p(dir);
-	/* A local failure to publish: the unit compiles, as without a remote. */
-	if (publish_bytes_gently(mpath, body.s, body.len, NULL))
-		goto error;
-	cachelog_event_bytes(c->dir, "remote-hit", key, now_monotonic() - t0, body.len);
-	r->tally.hits++;
-	r->tally.bytes_in += body.len;
-	ret = 1;
-	goto out;
-error:
-	cachelog_event_bytes(c->dir, "remote-error", key, now_monotonic() - t0, 0);
-	r->tally.errors++;
-out:
+	if (ret > 0) {
+		note(c, "remote-hit", key, t0, body.len, &r->tally.hits);
+		r->tally.bytes_in += body.len;
+	} else if (!ret) {
+		note(c, "remote-miss", key, t0, 0, &r->tally.misses);
+	} else {
+		note(c, "remote-error", key, t0, 0, &r->tally.errors);
+	}
 	buf_release(&body);
 	free(dir);
 	free(mpath);
@@ -324,7 +310,7 @@ out:
 int remote_upload(struct remote *r, const struct cache *c, const char *key)
 {
 	struct buf answer = BUF_INIT;
-	char *mpath = NULL, *bytes = NULL;
+	char *mpath, *bytes = NULL;
 	const char *why;
 	double t0 = now_monotonic();
 	size_t len;
@@ -335,19 +321,15 @@ int remote_upload(struct remote *r, const struct cache *c, const char *key)
 	/* Exactly the entry as published, checked again: a remote never gets
 	 * what the local checks would refuse. */
 	mpath = cache_unit_path(c, key, ".m");
-	if (read_file_all(mpath, &bytes, &len) || cache_entry_check(bytes, len, key, &why) < 0)
-		goto out;
-	if (ask(r, "PUT", key, bytes, len, &answer, 299) < 0)
-		goto error;
-	cachelog_event_bytes(c->dir, "upload", key, now_monotonic() - t0, len);
-	r->tally.uploads++;
-	r->tally.bytes_out += len;
-	ret = 0;
-	goto out;
-error:
-	cachelog_event_bytes(c->dir, "remote-error", key, now_monotonic() - t0, 0);
-	r->tally.errors++;
-out:
+	if (!read_file_all(mpath, &bytes, &len) && cache_entry_check(bytes, len, key, &why) >= 0) {
+		ret = ask(r, "PUT", key, bytes, len, &answer, 299) < 0 ? -1 : 0;
+		if (ret) {
+			note(c, "remote-error", key, t0, 0, &r->tally.errors);
+		} else {
+			note(c, "upload", key, t0, len, &r->tally.uploads);
+			r->tally.bytes_out += len;
+		}
+	}
 	buf_release(&answer);
 	free(bytes);
 	free(mpath);
