@@ -212,11 +212,11 @@ int cachelog_load(struct cachelog *log, const char *cache_dir)
 /* A unit's fate in a run, best last. */
 enum fate { FATE_NONE, FATE_HIT, FATE_WAIT_HIT, FATE_MISS };
 
-static const enum fate fates[] = { FATE_HIT, FATE_WAIT_HIT, FATE_MISS };
-
 void cachelog_tally(const struct cachelog *log, size_t run, struct cachelog_tally *t)
 {
-	struct hashmap seen;	/* "<run index> <key>" -> its fate so far */
+	struct hashmap seen;	/* "<run index> <key>" -> its fate so far, as an integer */
+	size_t *counts[] = { [FATE_HIT] = &t->hits, [FATE_WAIT_HIT] = &t->wait_hits,
+			     [FATE_MISS] = &t->misses };
 
 	memset(t, 0, sizeof(*t));
 	/* Every run has an event: its index is that of its first one (load). */
@@ -226,7 +226,6 @@ void cachelog_tally(const struct cachelog *log, size_t run, struct cachelog_tall
 		const struct cachelog_event *ev = &log->v[i];
 		enum fate f = FATE_NONE;
 		char *id;
-		void *old;
 
 		if (run != CACHELOG_ALL_RUNS && ev->run_index != run)
 			continue;
@@ -250,23 +249,13 @@ void cachelog_tally(const struct cachelog *log, size_t run, struct cachelog_tall
 			t->compile_seconds += ev->seconds;
 		if (f == FATE_NONE)
 			continue;
-		/* The value is a pointer into the static fates[]: no allocation. */
 		id = xstrfmt("%zu %s", ev->run_index, ev->key);
-		old = hashmap_get(&seen, id);
-		if (!old || *(const enum fate *)old < f)
-			hashmap_put(&seen, id, (void *)&fates[f - 1]);
+		if ((uintptr_t)hashmap_get(&seen, id) < f)	/* absent: NULL, FATE_NONE */
+			hashmap_put(&seen, id, (void *)(uintptr_t)f);
 		free(id);
 	}
-	for (size_t i = 0; i < seen.nr; i++) {
-		enum fate f = *(const enum fate *)seen.entries[i].value;
-
-		if (f == FATE_HIT)
-			t->hits++;
-		else if (f == FATE_WAIT_HIT)
-			t->wait_hits++;
-		else
-			t->misses++;
-	}
+	for (size_t i = 0; i < seen.nr; i++)
+		(*counts[(uintptr_t)seen.entries[i].value])++;
 	hashmap_release(&seen);
 }
 
@@ -287,14 +276,10 @@ static int compact(const char *text, size_t len, struct buf *out, void *data)
 	cachelog_init(&log);
 	parse_text(text, len, &log);
 	first = log.nr_runs > c->keep_runs ? log.nr_runs - c->keep_runs : 0;
-	for (size_t i = 0; i < log.nr; i++) {
-		const struct cachelog_event *ev = &log.v[i];
-
-		if (ev->run_index < first)
-			continue;
-		add_line(out, (long long)ev->when, ev->event, ev->key, ev->seconds, ev->bytes,
-			 ev->run);
-	}
+	for (const struct cachelog_event *ev = log.v; ev < log.v + log.nr; ev++)
+		if (ev->run_index >= first)
+			add_line(out, (long long)ev->when, ev->event, ev->key, ev->seconds,
+				 ev->bytes, ev->run);
 	cachelog_release(&log);
 	return 1;
 }

@@ -1,5 +1,5 @@
-/* cachelog: the cache's event log (what each warm-up hit, waited for, compiled
- * or found corrupt) and the "last use" time of entries that prune goes by.
+/* cachelog: the cache's event log (what each warm-up hit, waited for, compiled,
+ * found corrupt or asked of the remote), and its figures.
  *
  * All of it is an optimisation and a report: nothing here ever fails a build.
  */
@@ -50,9 +50,8 @@ struct cachelog_tally {
 	uint64_t remote_bytes_in, remote_bytes_out;
 };
 
-/* Append "<unix seconds> <event> <key> [<seconds>] [<bytes>b] <run>" to CACHE/events.log
- * in one O_APPEND write; seconds <= 0 is left out; run names the make run
- * (runid_tag). Failures are ignored. */
+/* Append an event line (cachelog.c) to CACHE/events.log, under this make run's
+ * tag; seconds <= 0 is left out. Failures are ignored. */
 void cachelog_event(const char *cache_dir, const char *event, const char *key, double seconds);
 /* The same with " <bytes>b" after the seconds when bytes is not 0. */
 void cachelog_event_bytes(const char *cache_dir, const char *event, const char *key,
