@@ -128,6 +128,7 @@ static int cache_stats(const struct cache *c, int json)
 	uint64_t unit_bytes = 0;
 	size_t orphans = 0, listed = 0, scanner_only = 0;
 	double now = (double)time(NULL);
+	char name[64];
 	int ret = 0;
 
 	/* Figures are the point: a compaction that cannot happen is no failure. */
@@ -176,12 +177,8 @@ static int cache_stats(const struct cache *c, int json)
 			buf_addf(&b, "last event       %s\n", when);
 		}
 		add_tally_text(&b, "last run", &last);
-		{
-			char *name = xstrfmt("all runs (%zu)", all.runs);
-
-			add_tally_text(&b, name, &all);
-			free(name);
-		}
+		snprintf(name, sizeof(name), "all runs (%zu)", all.runs);
+		add_tally_text(&b, name, &all);
 	}
 	fputs(b.s, stdout);
 	buf_release(&b);
@@ -202,9 +199,8 @@ static int cache_verify_cmd(const struct cache *c, int repair)
 		printf(", %zu being compiled (skipped)", r.busy);
 	putchar('\n');
 	fflush(stdout);
-	if (failed)
-		return 1;
-	return repair ? (r.removed == r.bad ? 0 : 1) : (r.bad ? 1 : 0);
+	/* Repaired, a bad entry fails only when it could not be removed. */
+	return failed || r.bad > (repair ? r.removed : 0);
 }
 
 static int cache_prune_cmd(const struct cache *c, double days, uint64_t max_size)

@@ -11,7 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/statvfs.h>
 #include <unistd.h>
 
 int cache_probe(const struct cache *c, char **why)
@@ -435,14 +434,6 @@ void cache_unit_adopt_abort(struct cache_adoption *a)
 	free(a->tmp);
 	free(a->mpath);
 	a->tmp = a->mpath = NULL;
-}
-
-int cache_fs_full(const struct cache *c)
-{
-	struct statvfs st;
-
-	/* Under 1 MiB left for us counts as full: a compile there just failed. */
-	return !statvfs(c->dir, &st) && (uint64_t)st.f_bavail * st.f_frsize < (1u << 20);
 }
 
 int cache_unit_remove(const struct cache *c, const char *key)

@@ -98,8 +98,6 @@ int cache_unit_adopt_begin(const struct cache *c, const char *key, const char *t
 			   struct buf *why);
 int cache_unit_adopt_finish(struct cache_adoption *a);
 void cache_unit_adopt_abort(struct cache_adoption *a);
-/* True when the cache's filesystem is (nearly) full. */
-int cache_fs_full(const struct cache *c);
 /* Remove an entry (a corrupt one, say); 0 or -1. */
 int cache_unit_remove(const struct cache *c, const char *key);
 

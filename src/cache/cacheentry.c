@@ -36,22 +36,11 @@ char *cache_unit_path(const struct cache *c, const char *key, const char *suffix
 	return buf_detach(&b);
 }
 
+#define DIGITS "0123456789"
+
 static int is_hex(const char *s, size_t n)
 {
-	for (size_t i = 0; i < n; i++)
-		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
-			return 0;
-	return 1;
-}
-
-static int all_digits(const char *s, size_t n)
-{
-	if (!n)
-		return 0;
-	for (size_t i = 0; i < n; i++)
-		if (s[i] < '0' || s[i] > '9')
-			return 0;
-	return 1;
+	return strspn(s, DIGITS "abcdef") >= n;
 }
 
 int cache_entry_name_key(const char *name, char key[DIGEST_HEX_SIZE])
@@ -115,7 +104,7 @@ long cache_temp_name_pid(const char *name)
 	/* The pid's digits, and ".tmp." just before them. */
 	for (p = end; p > name && p[-1] >= '0' && p[-1] <= '9'; p--)
 		;
-	if (!all_digits(p, (size_t)(end - p)) || (size_t)(p - name) < mark ||
+	if (p == end || (size_t)(p - name) < mark ||
 	    strncmp(p - mark, TEMP_MARK, mark))
 		return -1;
 	return strtol(p, NULL, 10);
@@ -130,7 +119,7 @@ long cache_probe_name_pid(const char *name)
 {
 	const char *p = name + strlen(PROBE_PREFIX);
 
-	if (starts_with(name, PROBE_PREFIX) && all_digits(p, strlen(p)))
+	if (starts_with(name, PROBE_PREFIX) && *p && !p[strspn(p, DIGITS)])
 		return strtol(p, NULL, 10);
 	return -1;
 }

@@ -152,7 +152,7 @@ int publish_begin(struct publish *p, const char *final, struct buf *why)
 	for (attempt = 0; attempt < 100; attempt++) {
 		struct buf name = BUF_INIT;
 		char *tmp;
-		int slot, fd, err;
+		int slot, fd;
 
 		/* Named as cacheentry.h says, so that a temp left in a cache is
 		 * known for its process's. */
@@ -173,14 +173,13 @@ int publish_begin(struct publish *p, const char *final, struct buf *why)
 			p->slot = slot;
 			return 0;
 		}
-		err = errno;
-		publish_unregister_temp(slot);
-		if (err != EEXIST) {
-			errno = err;
+		if (errno != EEXIST) {
 			error_errno_to(why, "cannot create '%s'", tmp);
+			publish_unregister_temp(slot);
 			free(tmp);
 			return -1;
 		}
+		publish_unregister_temp(slot);
 		free(tmp);
 	}
 	return error_to(why, "cannot create a temp file for '%s': too many name clashes", final);
