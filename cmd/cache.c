@@ -143,11 +143,8 @@ static int cache_stats(const struct cache *c, int json)
 	}
 	for (size_t i = 0; i < s.nr_temps; i++)
 		orphans += cache_temp_orphaned(s.temps[i].pid, s.temps[i].mtime, now);
-	/* The last run is the one that wrote the last event. */
-	if (log.nr)
-		cachelog_tally(&log, log.v[log.nr - 1].run_index, &last);
-	else
-		memset(&last, 0, sizeof(last));
+	/* The last run is the one that wrote the last event (none: all zero). */
+	cachelog_tally(&log, log.nr ? log.v[log.nr - 1].run_index : 0, &last);
 	cachelog_tally(&log, CACHELOG_ALL_RUNS, &all);
 	if (json) {
 		buf_adds(&b, "{\"cache\":");

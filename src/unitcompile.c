@@ -355,9 +355,9 @@ static void attempt_init(struct attempt *a, const struct cache *home, const char
 	a->linked = names[1];
 	a->text = names[2];
 	a->deps = names[3];
-	a->slots[0] = publish_register_temp(a->obj);
+	a->slots[0] = publish_register_temp(a->obj, NULL);
 	a->slots[1] = a->slots[2] = -1;	/* by the link and the extract step */
-	a->slots[3] = publish_register_temp(a->deps);
+	a->slots[3] = publish_register_temp(a->deps, NULL);
 	free(dir);
 	free(stem);
 }
@@ -456,7 +456,7 @@ static int run_steps(struct compile_job *o, struct attempt *a, struct buf *outpu
 		strvec_push(&link, a->linked);
 		strvec_push(&link, a->obj);
 		a->linking = 1;
-		a->slots[1] = publish_register_temp(a->linked);
+		a->slots[1] = publish_register_temp(a->linked, NULL);
 		if (run_step("link", &link, o, output, why) ||
 		    check_output(a->linked, "link", o, output))
 			goto out;
@@ -464,7 +464,7 @@ static int run_steps(struct compile_job *o, struct attempt *a, struct buf *outpu
 	}
 	if (o->uc.extract_text) {
 		a->extracting = 1;
-		a->slots[2] = publish_register_temp(a->text);
+		a->slots[2] = publish_register_temp(a->text, NULL);
 		if (extract_text(*final, a->text, o->label, why))
 			goto out;
 		*final = a->text;

@@ -95,8 +95,7 @@ void publish_install_signal_cleanup(void)
 		take_if_default(sigs[i], cleanup_on_signal, &mask);
 }
 
-/* publish_register_temp, its reason in why (error_to). */
-static int register_temp(const char *path, struct buf *why)
+int publish_register_temp(const char *path, struct buf *why)
 {
 	size_t len = strlen(path), i;
 
@@ -122,11 +121,6 @@ static int register_temp(const char *path, struct buf *why)
 	}
 	return error_to(why, "cannot register temp '%s': more than %d temps at once",
 			path, PUBLISH_MAX_TEMPS);
-}
-
-int publish_register_temp(const char *path)
-{
-	return register_temp(path, NULL);
 }
 
 void publish_unregister_temp(int slot)
@@ -159,7 +153,7 @@ int publish_begin(struct publish *p, const char *final, struct buf *why)
 		cache_add_temp_name(&name, final, (long)getpid(), cache_temp_word());
 		tmp = buf_detach(&name);
 		/* Registered before it exists, so no signal can leave it behind. */
-		slot = register_temp(tmp, why);
+		slot = publish_register_temp(tmp, why);
 
 		if (slot < 0) {
 			free(tmp);

@@ -52,8 +52,8 @@ void publish_install_signal_cleanup(void);
 /* Register a temp file (removed at exit and on signals unless unregistered
  * first); also installs the signal handlers. The path is copied, so a relative
  * path means relative to the current folder at cleanup time. Returns the slot,
- * or -1 after reporting (registry full, path too long). */
-int publish_register_temp(const char *path);
+ * or -1 after reporting to why (registry full, path too long). */
+int publish_register_temp(const char *path, struct buf *why);
 /* Forget a slot (no removal); -1 is ignored. */
 void publish_unregister_temp(int slot);
 

@@ -415,9 +415,9 @@ static void test_exit_cleanup(void)
 		if (close(open(file, O_CREAT | O_WRONLY, 0644)) ||
 		    close(open(kept, O_CREAT | O_WRONLY, 0644)))
 			_exit(2);
-		if (publish_register_temp(file) < 0)
+		if (publish_register_temp(file, NULL) < 0)
 			_exit(2);
-		slot = publish_register_temp(kept);
+		slot = publish_register_temp(kept, NULL);
 		if (slot < 0)
 			_exit(2);
 		publish_unregister_temp(slot);
@@ -458,7 +458,7 @@ static void test_exit_cleans_high_slot(void)
 		for (int i = 0; i < 3; i++) {
 			if (close(open(names[i], O_CREAT | O_WRONLY, 0644)))
 				_exit(2);
-			slots[i] = publish_register_temp(names[i]);
+			slots[i] = publish_register_temp(names[i], NULL);
 			if (slots[i] < 0)
 				_exit(2);
 		}
@@ -485,12 +485,12 @@ static void test_registry_full(void)
 
 	for (i = 0; i < PUBLISH_MAX_TEMPS; i++) {
 		path = xstrfmt("%s/never-created-%d", tmpdir, i);
-		slots[i] = publish_register_temp(path);
+		slots[i] = publish_register_temp(path, NULL);
 		CHECK(slots[i] >= 0);
 		free(path);
 	}
 	check_capture_begin(2);
-	extra = publish_register_temp("one-too-many");
+	extra = publish_register_temp("one-too-many", NULL);
 	msg = check_capture_end(2);
 	CHECK_INT(extra, -1);
 	CHECK(starts_with(msg, "kwarm: error: cannot register temp 'one-too-many'"));
@@ -498,7 +498,7 @@ static void test_registry_full(void)
 	for (i = 0; i < PUBLISH_MAX_TEMPS; i++)
 		publish_unregister_temp(slots[i]);
 	/* Slots are reusable once freed. */
-	extra = publish_register_temp("again");
+	extra = publish_register_temp("again", NULL);
 	CHECK(extra >= 0);
 	publish_unregister_temp(extra);
 }
