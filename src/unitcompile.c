@@ -619,7 +619,7 @@ static int compile_unit(struct compile_job *o, const struct cache *cache, struct
 	if (home == cache && o->id)
 		durations_record(cache->dir, o->id, seconds, why);
 	if (home == cache)
-		cachelog_event(cache->dir, "miss", o->key, seconds);
+		cachelog_event(cache->dir, "miss", o->key, seconds, 0);
 	stored = stored && !cache_unit_adopt_finish(&ad);
 	if (stored && renamed)
 		a.published = final;
@@ -741,7 +741,7 @@ int compile_job_run(struct compile_job *o, int *cached)
 	if (state == 1 && !same_inputs(o, 1)) {
 		ret = -1;
 	} else if (state == 1) {
-		cachelog_event(cache.dir, "wait-hit", o->key, 0);
+		cachelog_event(cache.dir, "wait-hit", o->key, 0, 0);
 		*cached = 1;
 		ret = 0;
 	} else {
@@ -752,7 +752,7 @@ int compile_job_run(struct compile_job *o, int *cached)
 				o->label);
 			free(mpath);
 			if (!cache_unit_remove(&cache, o->key))
-				cachelog_event(cache.dir, "corrupt", o->key, 0);
+				cachelog_event(cache.dir, "corrupt", o->key, 0, 0);
 		}
 		remote_open(o, &rt);
 		if (remote_get(o, &rt, &cache, &mismatch)) {

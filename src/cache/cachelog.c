@@ -80,13 +80,8 @@ static void append_events(const char *cache_dir, const char *event, const char *
 	buf_release(&b);
 }
 
-void cachelog_event(const char *cache_dir, const char *event, const char *key, double seconds)
-{
-	append_events(cache_dir, event, &key, 1, seconds, 0);
-}
-
-void cachelog_event_bytes(const char *cache_dir, const char *event, const char *key,
-			  double seconds, uint64_t bytes)
+void cachelog_event(const char *cache_dir, const char *event, const char *key, double seconds,
+		    uint64_t bytes)
 {
 	append_events(cache_dir, event, &key, 1, seconds, bytes);
 }

@@ -51,11 +51,9 @@ struct cachelog_tally {
 };
 
 /* Append an event line (cachelog.c) to CACHE/events.log, under this make run's
- * tag; seconds <= 0 is left out. Failures are ignored. */
-void cachelog_event(const char *cache_dir, const char *event, const char *key, double seconds);
-/* The same with " <bytes>b" after the seconds when bytes is not 0. */
-void cachelog_event_bytes(const char *cache_dir, const char *event, const char *key,
-			  double seconds, uint64_t bytes);
+ * tag; seconds <= 0 and bytes 0 are left out. Failures are ignored. */
+void cachelog_event(const char *cache_dir, const char *event, const char *key, double seconds,
+		    uint64_t bytes);
 /* The same event for each of keys, in one append (a pack step's hits). */
 void cachelog_events(const char *cache_dir, const char *event, const struct strvec *keys);
 

@@ -196,7 +196,7 @@ int cache_verify(const struct cache *c, int repair, struct cache_verify_result *
 			r->bad++;
 			if (repair && !cache_unit_remove(c, u->key)) {
 				r->removed++;
-				cachelog_event(c->dir, "corrupt", u->key, 0);
+				cachelog_event(c->dir, "corrupt", u->key, 0, 0);
 			}
 		}
 		cache_unlock(fd);

@@ -266,7 +266,7 @@ static long ask(struct remote *r, const char *verb, const char *key, const char 
 static void note(const struct cache *c, const char *event, const char *key, double t0,
 		 uint64_t bytes, unsigned long *count)
 {
-	cachelog_event_bytes(c->dir, event, key, now_monotonic() - t0, bytes);
+	cachelog_event(c->dir, event, key, now_monotonic() - t0, bytes);
 	(*count)++;
 }
 

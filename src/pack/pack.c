@@ -106,7 +106,7 @@ static int read_unit(const struct cache *cache, struct cache *priv, const char *
 			     what, kind, it->label);
 	}
 	if (cache_unit_check(cache, it->key, 1) < 0 && !cache_unit_remove(cache, it->key)) {
-		cachelog_event(cache->dir, "corrupt", it->key, 0);
+		cachelog_event(cache->dir, "corrupt", it->key, 0, 0);
 		return error("cannot pack %s: %s '%s' was corrupt in the cache and is removed; "
 			     "run make again to rebuild it", what, kind, it->label);
 	}

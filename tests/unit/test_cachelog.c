@@ -29,11 +29,11 @@ static void test_write_and_load(void)
 	char tag[48];
 	int match;
 
-	cachelog_event(dir, "miss", K1, 2.5);
-	cachelog_event(dir, "hit", K2, 0);
-	cachelog_event(dir, "bad event", K1, 0);	/* refused: a space */
-	cachelog_event(dir, "hit", "a b", 0);		/* refused: a space */
-	cachelog_event(dir, "hit", "", 0);		/* refused: empty */
+	cachelog_event(dir, "miss", K1, 2.5, 0);
+	cachelog_event(dir, "hit", K2, 0, 0);
+	cachelog_event(dir, "bad event", K1, 0, 0);	/* refused: a space */
+	cachelog_event(dir, "hit", "a b", 0, 0);		/* refused: a space */
+	cachelog_event(dir, "hit", "", 0, 0);		/* refused: empty */
 	t1 = (long long)time(NULL);
 	runid_tag(tag, sizeof(tag));
 	CHECK(strchr(tag, '@') && !strchr(tag, ' '));
@@ -212,7 +212,7 @@ static void test_compact(void)
 			"30000 hit " K3 " 4@4.00\n");
 	free(text);
 	/* Appends go on after a compaction. */
-	cachelog_event(dir, "miss", K3, 0);
+	cachelog_event(dir, "miss", K3, 0, 0);
 	text = check_must_read(log);
 	CHECK_HAS(text, " miss " K3 " ");
 	free(text);
@@ -258,12 +258,12 @@ static void test_remote_tally(void)
 	struct cachelog l;
 	struct cachelog_tally t;
 
-	cachelog_event_bytes(dir, "remote-hit", K1, 0.25, 1000);
-	cachelog_event_bytes(dir, "remote-hit", K2, 0, 24);
-	cachelog_event_bytes(dir, "remote-miss", K3, 0.01, 0);
-	cachelog_event_bytes(dir, "remote-error", K3, 0, 0);
-	cachelog_event_bytes(dir, "upload", K3, 0.5, 300);
-	cachelog_event(dir, "miss", K3, 1.0);
+	cachelog_event(dir, "remote-hit", K1, 0.25, 1000);
+	cachelog_event(dir, "remote-hit", K2, 0, 24);
+	cachelog_event(dir, "remote-miss", K3, 0.01, 0);
+	cachelog_event(dir, "remote-error", K3, 0, 0);
+	cachelog_event(dir, "upload", K3, 0.5, 300);
+	cachelog_event(dir, "miss", K3, 1.0, 0);
 	cachelog_init(&l);
 	CHECK_INT(cachelog_load(&l, dir), 0);
 	CHECK_INT(l.nr, 6);
