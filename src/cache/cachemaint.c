@@ -182,17 +182,15 @@ int cache_verify(const struct cache *c, int repair, struct cache_verify_result *
 	ret = cache_scan_run(&s, c);
 	for (size_t i = 0; i < s.nr_units; i++) {
 		const struct cache_unit_entry *u = &s.units[i];
-		int fd, state;
+		int fd = cache_lock_unit(c, u->key, 0, NULL);
 
-		fd = cache_lock_unit(c, u->key, 0, NULL);
 		if (fd == -1) {
 			r->busy++;
 			continue;
 		}
 		/* Without a lock (a read-only cache) the check still tells. */
 		r->checked++;
-		state = check_unit(c, u);
-		if (state < 0) {
+		if (check_unit(c, u) < 0) {
 			r->bad++;
 			if (repair && !cache_unit_remove(c, u->key)) {
 				r->removed++;

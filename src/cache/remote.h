@@ -1,11 +1,9 @@
-/* remote: a shared HTTP tier behind the local cache (see remote.c for the
- * protocol). Objects are cache entries exactly as stored locally, at
- * URL/kwarm-entry-2/<key>: read with GET, written with PUT (WebDAV).
+/* remote: a shared HTTP tier behind the local cache (its protocol, markers and
+ * credentials: remote.c).
  *
  * Nothing here ever fails a build: a fault prints one warning per make run
  * and turns the remote off for the rest of that run (a marker file); an
- * object that fails the local entry's checks is a miss. Credentials come from
- * ~/.netrc or $KWARM_REMOTE_TOKEN at run time, never from the URL. */
+ * object that fails the local entry's checks is a miss. */
 #ifndef KWARM_REMOTE_H
 #define KWARM_REMOTE_H
 
