@@ -202,13 +202,11 @@ static int cache_verify_cmd(const struct cache *c, int repair)
 
 static int cache_prune_cmd(const struct cache *c, double days, uint64_t max_size)
 {
-	struct cache_prune_options o;
+	struct cache_prune_options o = { .max_age = days * 86400, .max_size = max_size,
+					 .now = now_wall() };
 	struct cache_prune_result r;
 	int ret;
 
-	o.max_age = days * 86400;
-	o.max_size = max_size;
-	o.now = now_wall();
 	(void)cachelog_compact(c->dir, CACHELOG_COMPACT_BYTES, CACHELOG_KEEP_RUNS);
 	ret = cache_prune(c, &o, &r);
 	printf("removed %zu entries (%" PRIu64 " bytes), %zu orphaned temps; %" PRIu64

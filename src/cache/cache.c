@@ -40,17 +40,14 @@ int cache_try_init(struct cache *c, const char *dir, char **why)
 
 	c->dir = path_absolute(dir);
 	*why = NULL;
-	for (size_t i = 0; i < ARRAY_SIZE(subdirs); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(subdirs) && !*why; i++) {
 		char *sub = path_join(c->dir, subdirs[i]);
 
-		if (mkdir_p(sub)) {
+		if (mkdir_p(sub))
 			*why = xstrfmt_errno("cannot create '%s'", sub);
-			free(sub);
-			return -1;
-		}
 		free(sub);
 	}
-	return 0;
+	return *why ? -1 : 0;
 }
 
 int cache_init(struct cache *c, const char *dir)
