@@ -1,7 +1,7 @@
 /* sink: a file written as it is made: text gathers in a buffer that goes to a
  * publish temp (publish.h) whenever it holds SINK_CHUNK bytes, so that a large
  * file never sits in memory whole. Nothing appears under the final name before
- * sink_commit; sink_abort removes the temp.
+ * sink_commit; sink_release removes the temp.
  *
  * A sink without a temp (sink_init only) keeps everything in its buffer: what
  * a test or the fuzzer reads back.

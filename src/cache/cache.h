@@ -45,6 +45,8 @@ struct cache {
 	char *dir;	/* absolute */
 };
 
+/* A function that takes a why reports to it (error_to: on stderr when why is NULL). */
+
 /* Set up dir (created with its sub-folders if missing); 0 or -1 after reporting. */
 int cache_init(struct cache *c, const char *dir);
 /* The same without reporting: on failure *why says why (caller frees it). */
@@ -54,8 +56,7 @@ int cache_try_init(struct cache *c, const char *dir, char **why);
 int cache_probe(const struct cache *c, char **why);
 void cache_release(struct cache *c);
 /* Take the entry's lock, waiting for it with wait: the lock fd, -1 when
- * someone holds it (only without wait), -2 when it cannot be taken at all,
- * with the reason in why (error_to: on stderr when why is NULL). */
+ * someone holds it (only without wait), -2 when it cannot be taken at all. */
 int cache_lock_unit(const struct cache *c, const char *key, int wait, struct buf *why);
 void cache_unlock(int fd);
 /* 1 when the entry is present and valid, 0 when absent, -1 when present but
@@ -74,17 +75,15 @@ int cache_unit_get(const struct cache *c, const char *key, struct buf *data,
 long long cache_entry_check(const char *data, size_t len, const char *key, const char **why);
 /* Publish a copy of the finished file tmp_path, with its manifest, as entry key;
  * extra (may be NULL) holds manifest lines that go before the unit line.
- * 0, or -1 with the reason in why (error_to: on stderr when why is NULL);
- * tmp_path is left as it was either way. */
+ * 0, or -1; tmp_path is left as it was either way. */
 int cache_unit_store(const struct cache *c, const char *key, const char *tmp_path,
 		     const char *label, const char *extra, struct buf *why);
 /* Publish the finished file tmp_path, which lies in the entry's own folder, in
  * two steps so that the caller's work overlaps the disk's: begin appends the
  * manifest and starts writing the file back (or, when the file cannot be
  * opened for append, publishes a copy at once); finish fsyncs, renames and
- * fsyncs the folder. Each is 0, or -1 with the reason in why (error_to: on
- * stderr when why is NULL) and tmp_path left as it was (unless it could not
- * be restored: then it is gone).
+ * fsyncs the folder. Each is 0, or -1 with tmp_path left as it was (unless it
+ * could not be restored: then it is gone).
  * After a begin that returned 0, call finish or abort; abort leaves tmp_path
  * with its manifest appended, for the caller to discard. */
 struct cache_adoption {
