@@ -53,16 +53,11 @@ static void cleanup_all(void)
 
 static void cleanup_on_signal(int sig)
 {
-	struct sigaction dfl;
-
 	cleanup_all();
 	/* The signal stays blocked until we return, so the re-raised one is
 	 * delivered then, with the default action: the parent sees the real
 	 * cause of death. */
-	memset(&dfl, 0, sizeof(dfl));
-	dfl.sa_handler = SIG_DFL;
-	sigemptyset(&dfl.sa_mask);
-	sigaction(sig, &dfl, NULL);
+	signal(sig, SIG_DFL);
 	raise(sig);
 }
 
