@@ -56,7 +56,7 @@ int cmd_compile(int argc, char **argv)
 		struct progress_step step = {
 			.label = o.label, .key = o.key, .owners = &o.owners, .t0 = t0,
 			.status = ret ? "failed" : cached ? "cached" : "built", .t1 = now_wall(),
-			.github = o.github, .goals = o.goals,
+			.github = o.github, .goals = o.goals, .cache_dir = o.cache,
 		};
 
 		progress_unit_done(&rs, &step);

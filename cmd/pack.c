@@ -73,7 +73,7 @@ static int recompile(struct pack_recompile *rc, const char *key)
 		struct progress_step step = {
 			.label = job.label, .key = job.key, .owners = &job.owners, .t0 = t0,
 			.status = ret ? "failed" : "built", .t1 = now_wall(),
-			.github = job.github, .goals = r->goals,
+			.github = job.github, .goals = r->goals, .cache_dir = job.cache,
 		};
 
 		progress_unit_done(r->rs, &step);
@@ -153,7 +153,7 @@ out:
 		struct progress_step step = {
 			.label = label, .key = ckey, .owners = &owners, .t0 = t0,
 			.status = ret ? "failed" : "packed", .t1 = now_wall(),
-			.github = github, .goals = goals,
+			.github = github, .goals = goals, .cache_dir = cache_dir,
 		};
 
 		progress_pack_done(&rs, &step);

@@ -294,6 +294,55 @@ int unitlist_load_gently(struct unitlist *ul, const char *path)
 	return ret;
 }
 
+/* Walk the sections in text: a description begins with its first line
+ * (packdesc.h), a record's n words are skipped by their count. */
+static int each_pack_unit(char *text, void (*fn)(size_t i, const char *key, void *data),
+			  void *data)
+{
+	char *line = text, *nl, *end;
+	size_t i = 0, skip = 0;
+
+	for (; (nl = strchr(line, '\n')); line = nl + 1) {
+		*nl = '\0';
+		if (skip) {
+			skip--;
+		} else if (starts_with(line, "kwarm-pack ")) {
+			i++;
+		} else if (starts_with(line, "unit ")) {
+			if (!i || strlen(line) < 71 || line[69] != ' ')
+				return -1;
+			line[69] = '\0';
+			errno = 0;
+			skip = strtoul(line + 70, &end, 10);
+			if (errno || *end)
+				return -1;
+			fn(i - 1, line + 5, data);
+		}
+	}
+	return *line || skip ? -1 : 0;
+}
+
+int planfile_each_pack_unit(const char *path,
+			    void (*fn)(size_t i, const char *key, void *data), void *data)
+{
+	struct header h;
+	char *text = NULL;
+	int fd = open(path, O_RDONLY | O_CLOEXEC), ret = -1;
+
+	if (fd >= 0 && !read_header(fd, &h) && h.list_at >= HEADER_SIZE &&
+	    h.list_at - HEADER_SIZE < SIZE_MAX) {
+		text = xmalloc(h.list_at - HEADER_SIZE + 1);
+		if (!read_at(fd, text, h.list_at - HEADER_SIZE, HEADER_SIZE)) {
+			text[h.list_at - HEADER_SIZE] = '\0';
+			ret = each_pack_unit(text, fn, data);
+		}
+	}
+	free(text);
+	if (fd >= 0)
+		close(fd);
+	return ret;
+}
+
 int unitlist_unit_owned_by(const struct unitlist_unit *u, const char *cls)
 {
 	return strvec_find(&u->owners, cls) >= 0;

@@ -115,6 +115,12 @@ int unitlist_unit_owned_by(const struct unitlist_unit *u, const char *cls);
 int planfile_lookup(const char *path, const char *key, struct unitlist_unit *u);
 void unitlist_unit_release(struct unitlist_unit *u);
 
+/* Call fn(i, key, data) with each unit key of the i-th callable's section
+ * (spec order, as the list's callables) in the side file at path: the keys of
+ * its compile records. 0, or -1 with no message (a missing or bad file). */
+int planfile_each_pack_unit(const char *path,
+			    void (*fn)(size_t i, const char *key, void *data), void *data);
+
 /* The len bytes at offset of path, NUL-terminated (caller frees *text); 0, or
  * -1 after reporting (what names them in the message). */
 int planfile_read(const char *path, uint64_t offset, uint64_t len, const char *what,

@@ -115,7 +115,7 @@ static void record_locked(struct runstate *rs, const struct progress_step *st, i
 		progress_line(rs, st, line);
 	/* Callables whose stamp is there but whose units' entries were gone
 	 * are packed again after their compiles: not over before those. */
-	over = settle_done(rs, st->goals ? st->goals : "", &made) &&
+	over = settle_done(rs, st->goals ? st->goals : "", st->cache_dir, &made) &&
 	       !runstate_compiles_pending(rs);
 	if (rewrites_summary(rs, made, failed, over, keep_going))
 		(void)summary_write(rs, NULL);

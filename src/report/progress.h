@@ -20,6 +20,7 @@ struct progress_step {
 	double t0, t1;		/* now_wall() at the start and the end */
 	int github;		/* print ::error lines for newly failed classes */
 	const char *goals;	/* the make run's goals (MAKECMDGOALS), or NULL */
+	const char *cache_dir;	/* the units' cache, or NULL */
 };
 
 /* A compile begins: take a job slot and, first in the run, fix the total. */

@@ -1,5 +1,7 @@
 #include "report/settle.h"
 #include "buf.h"
+#include "cache/cacheentry.h"
+#include "hashmap.h"
 #include "logappend.h"
 #include "path.h"
 #include "plan/planfile.h"
@@ -9,10 +11,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* The head of pending, then the cursor at a fixed width (settle.h). */
-#define PENDING_HEAD "kwarm-pending 2 "
+#define PENDING_HEAD "kwarm-pending 3 "
 #define AT_WIDTH 20
 #define HEAD_LEN (sizeof(PENDING_HEAD) - 1 + AT_WIDTH + 1)
 /* A line is a class name and a path: this holds the longest. A walk reads
@@ -88,27 +91,172 @@ static int packed(const char *stamp)
 	return !access(stamp, F_OK) && output_there(stamp);
 }
 
+static int time_before(const struct timespec *a, const struct timespec *b)
+{
+	return a->tv_sec < b->tv_sec || (a->tv_sec == b->tv_sec && a->tv_nsec < b->tv_nsec);
+}
+
+/* A callable packed before this run: its stamp's time, and whether make
+ * packs it again (an entry of its units missing or newer than the stamp). */
+struct packed_before {
+	struct timespec stamp;
+	int again;
+};
+
+/* A class with such a callable: its newest entry, and how many callables. */
+struct class_entries {
+	struct timespec newest;
+	int missing, callables;
+};
+
+/* The time of unit key's entry in cache_dir (its manifest, the make
+ * target): 0, or -1 when it is missing. */
+static int entry_time(struct buf *m, const char *cache_dir, const char *key,
+		      struct timespec *t)
+{
+	struct stat st;
+
+	buf_reset(m);
+	cache_add_unit_path(m, cache_dir, key, ".m");
+	if (stat(m->s, &st))
+		return -1;
+	*t = st.st_mtim;
+	return 0;
+}
+
+struct exact {
+	const char *cache_dir;
+	struct packed_before *pb;	/* per callable */
+	const char **ask;		/* per callable: its class when asked, else NULL */
+	struct buf m;
+};
+
+static void check_unit(size_t i, const char *key, void *data)
+{
+	struct exact *x = data;
+	struct timespec t;
+
+	if (x->ask[i] && !x->pb[i].again &&
+	    (entry_time(&x->m, x->cache_dir, key, &t) || time_before(&x->pb[i].stamp, &t)))
+		x->pb[i].again = 1;
+}
+
+/* Fill pb[i].again for each callable i with ask[i] set: by its class's
+ * entries first (exact for a class of one callable), by its own units from
+ * the plan's sections only where the class has more and one is newer. */
+static void packs_again(const struct runstate *rs, const char *cache_dir,
+			const struct unitlist *ul, struct packed_before *pb, const char **ask)
+{
+	struct hashmap classes;
+	struct class_entries *ce = xcalloc(ul->nr_callables, sizeof(*ce));
+	struct exact x = { .cache_dir = cache_dir, .pb = pb, .ask = ask, .m = BUF_INIT };
+	int exact = 0;
+
+	hashmap_init(&classes);
+	for (size_t i = 0; i < ul->nr_callables; i++)
+		if (ask[i] && !hashmap_get(&classes, ul->callables[i].cls))
+			hashmap_put(&classes, ul->callables[i].cls, &ce[i]);
+	for (size_t i = 0; i < ul->nr_callables; i++) {
+		struct class_entries *c = hashmap_get(&classes, ul->callables[i].cls);
+
+		if (c)
+			c->callables++;
+	}
+	for (size_t i = 0; i < ul->nr_units; i++) {
+		const struct unitlist_unit *u = &ul->units[i];
+		struct timespec t;
+		int stated = 0, missing = 0;
+
+		for (size_t j = 0; j < u->owners.nr; j++) {
+			struct class_entries *c = hashmap_get(&classes, u->owners.v[j]);
+
+			if (!c)
+				continue;
+			if (!stated++)	/* one stat a unit, however many classes */
+				missing = entry_time(&x.m, cache_dir, u->key, &t);
+			if (missing)
+				c->missing = 1;
+			else if (time_before(&c->newest, &t))
+				c->newest = t;
+		}
+	}
+	for (size_t i = 0; i < ul->nr_callables; i++) {
+		struct class_entries *c = ask[i] ? hashmap_get(&classes, ask[i]) : NULL;
+
+		if (!c || (!c->missing && !time_before(&pb[i].stamp, &c->newest)))
+			ask[i] = NULL;	/* every entry of its class is older */
+		else if (c->callables == 1)
+			pb[i].again = 1;
+		else
+			exact = 1;
+	}
+	/* A bad plan: packed again, so the run waits for the pack or its class. */
+	if (exact && planfile_each_pack_unit(rs->units, check_unit, &x))
+		for (size_t i = 0; i < ul->nr_callables; i++)
+			pb[i].again |= !!ask[i];
+	hashmap_release(&classes);
+	buf_release(&x.m);
+	free(ce);
+}
+
+/* Add the pending lines of ul's callables of goals to b. */
+static void add_pending(const struct runstate *rs, const char *goals, const char *cache_dir,
+			const struct unitlist *ul, struct buf *b)
+{
+	struct packed_before *pb = xcalloc(ul->nr_callables, sizeof(*pb));
+	const char **ask = xcalloc(ul->nr_callables, sizeof(*ask));
+	struct strvec picked;
+	int all, asked = 0;
+
+	strvec_init(&picked);
+	all = runstate_goals_pick_all(goals, &picked);
+	for (size_t i = 0; i < ul->nr_callables; i++) {
+		const struct unitlist_callable *c = &ul->callables[i];
+		struct stat st;
+
+		if (!all && strvec_find(&picked, c->cls) < 0)
+			continue;
+		if (stat(c->stamp, &st) || !output_there(c->stamp)) {
+			pb[i].again = 1;
+		} else if (cache_dir) {
+			pb[i].stamp = st.st_mtim;
+			ask[i] = c->cls;
+			asked = 1;
+		}
+	}
+	/* Only with stamps there: a first warm-up stats no entry here. */
+	if (asked)
+		packs_again(rs, cache_dir, ul, pb, ask);
+	for (size_t i = 0; i < ul->nr_callables; i++) {
+		const struct unitlist_callable *c = &ul->callables[i];
+
+		if (!pb[i].again)
+			continue;
+		if (ask[i])
+			buf_addf(b, "%s %lld.%09ld %s\n", c->cls, (long long)pb[i].stamp.tv_sec,
+				 (long)pb[i].stamp.tv_nsec, c->stamp);
+		else
+			buf_addf(b, "%s - %s\n", c->cls, c->stamp);
+	}
+	strvec_release(&picked);
+	free(ask);
+	free(pb);
+}
+
 /* Write the pending list of goals to path, its cursor at its first line; the
  * file open for reading and writing, or -1 without a unit list. The cursor is
  * 0 until the list is whole: a list cut short (a full disk, a step killed in
  * its write) reads as torn and is made again. */
-static int write_pending(const struct runstate *rs, const char *goals, const char *path)
+static int write_pending(const struct runstate *rs, const char *goals, const char *cache_dir,
+			 const char *path)
 {
 	struct buf b = BUF_INIT;
 	struct unitlist ul;
-	struct strvec picked;
-	int all, fd = -1;
+	int fd = -1;
 
-	strvec_init(&picked);
-	all = runstate_goals_pick_all(goals, &picked);
 	if (!unitlist_load_gently(&ul, rs->units)) {
 		buf_addf(&b, "%s%*d\n", PENDING_HEAD, AT_WIDTH, 0);
-		for (size_t i = 0; i < ul.nr_callables; i++) {
-			const struct unitlist_callable *c = &ul.callables[i];
-
-			if ((all || strvec_find(&picked, c->cls) >= 0) && !packed(c->stamp))
-				buf_addf(&b, "%s %s\n", c->cls, c->stamp);
-		}
+		add_pending(rs, goals, cache_dir, &ul, &b);
 		unitlist_release(&ul);
 		fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
 		if (fd >= 0 && (write_all(fd, b.s, b.len) || write_cursor(fd, (off_t)HEAD_LEN))) {
@@ -117,7 +265,6 @@ static int write_pending(const struct runstate *rs, const char *goals, const cha
 		}
 	}
 	buf_release(&b);
-	strvec_release(&picked);
 	return fd;
 }
 
@@ -141,17 +288,37 @@ struct cursor {
 	int failed_read;
 };
 
-/* Whether the callable of line "CLASS STAMP" is settled. */
+/* Whether the stamp of a callable whose stamp was at time was (settle.h, "-"
+ * for none) says it is packed in this run. */
+static int packed_since(const char *stamp, const char *was)
+{
+	struct stat st;
+	char *end;
+	long long sec;
+	long nsec;
+
+	if (!strcmp(was, "-"))
+		return packed(stamp);
+	if (stat(stamp, &st) || !output_there(stamp))
+		return 0;
+	sec = strtoll(was, &end, 10);
+	nsec = *end == '.' ? strtol(end + 1, NULL, 10) : 0;
+	/* The pack publishes a new stamp: any other time is a later pack's. */
+	return st.st_mtim.tv_sec != sec || st.st_mtim.tv_nsec != nsec;
+}
+
+/* Whether the callable of line "CLASS WAS STAMP" is settled. */
 static int settled(struct cursor *c, char *line)
 {
-	char *sp = strchr(line, ' '), *ckey;
+	char *sp = strchr(line, ' '), *stamp, *ckey;
 
-	if (!sp)
+	if (!sp || !(stamp = strchr(sp + 1, ' ')))
 		return 1;	/* not a callable */
 	*sp = '\0';
-	ckey = strrchr(sp + 1, '/');	/* a stamp is <...>/<ckey> (plan.h) */
+	*stamp++ = '\0';
+	ckey = strrchr(stamp, '/');	/* a stamp is <...>/<ckey> (plan.h) */
 	/* A pack writes its stamp before its event: not settled till it ends. */
-	if (packed(sp + 1) && !(ckey && runstate_pack_running(c->rs, ckey + 1)))
+	if (packed_since(stamp, sp + 1) && !(ckey && runstate_pack_running(c->rs, ckey + 1)))
 		return 1;
 	/* Only once a stamp is missing: runs without a failure never read it. */
 	if (!c->failed_read) {
@@ -193,7 +360,7 @@ out:
 	return end;
 }
 
-int settle_done(const struct runstate *rs, const char *goals, int *made)
+int settle_done(const struct runstate *rs, const char *goals, const char *cache_dir, int *made)
 {
 	char *path = path_join(rs->dir, "pending");
 	struct cursor c = { .rs = rs };
@@ -208,7 +375,7 @@ int settle_done(const struct runstate *rs, const char *goals, int *made)
 		/* The first asker's, or one torn by a step that died writing it. */
 		if (fd >= 0)
 			close(fd);
-		fd = write_pending(rs, goals, path);
+		fd = write_pending(rs, goals, cache_dir, path);
 		at = (off_t)HEAD_LEN;
 		made_now = fd < 0 ? -1 : 1;
 	}

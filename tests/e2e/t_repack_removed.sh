@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
 # labels: e2e
-# Outputs removed after a warm-up are packed again (their stamps still there):
-# the run is over only after the last of those packs, so summary.json is
-# written by the run's first step and by its last, not by every pack (each
-# write reads the whole plan and checks every stamp: quadratic at scale).
-# strace counts the renames that publish summary.json.
+# Packs that run again after a warm-up, their stamps still there: outputs
+# removed (the Makefile's forced rule), or entries removed from the cache (as
+# `kwarm cache prune` or `kwarm cache verify --repair` leave it: compiled
+# again, so the stamps are older than the entries). The run is over only after
+# the last of those packs, so summary.json is written by the run's first step
+# and by its last, not by every pack (each write reads the whole plan and
+# checks every stamp: quadratic at scale), and under -k the closing lines
+# come after the last pack. strace counts the renames that publish
+# summary.json.
 . "$(dirname "$0")/lib.sh"
 need strace strace
 
@@ -21,15 +25,25 @@ standin_spec . "${classes[@]}"
 make -f "$T/w.mk" -j2 warmup > "$T/run.out" 2>&1 || { cat "$T/run.out"; fail "the warm-up failed"; }
 strace -f -o /dev/null true 2> /dev/null || skip "strace cannot trace here (ptrace not permitted)"
 
+# repack WHAT JOBS: make -jJOBS warmup under strace; summary.json written twice.
+repack() {
+	# LeakSanitizer cannot run under ptrace: a sanitized build checks no leaks here.
+	ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 \
+		strace -f -e trace=rename,renameat,renameat2 -o "$T/st" make -f "$T/w.mk" -j"$2" warmup \
+		> "$T/run.out" 2>&1 || { cat "$T/run.out"; fail "the repack ($1) failed"; }
+	for c in A B C D E F; do
+		[ -e "$T/out/Test$c.callable" ] || [ -e "$T/out/$c.callable" ] ||
+			{ ls "$T/out"; fail "class $c not packed again ($1)"; }
+	done
+	packs=$(grep -c '"cat": *"pack"' "$T/out/.kwarm/trace.json" || true)
+	[ "$packs" = 6 ] || fail "$1: $packs packs in the run's trace, not 6"
+	writes=$(grep -c 'summary\.json"' "$T/st" || true)
+	[ "$writes" = 2 ] || { grep 'summary\.json"' "$T/st"; fail "$1: summary.json written $writes times for $packs packs, not twice"; }
+}
+
 rm -rf "$T"/out/*.callable
-# LeakSanitizer cannot run under ptrace: a sanitized build checks no leaks here.
-ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 \
-	strace -f -e trace=rename,renameat,renameat2 -o "$T/st" make -f "$T/w.mk" -j2 warmup > "$T/run.out" 2>&1 ||
-	{ cat "$T/run.out"; fail "the repack failed"; }
-for c in A B C D E F; do
-	[ -e "$T/out/Test$c.callable" ] || [ -e "$T/out/$c.callable" ] || { ls "$T/out"; fail "class $c not packed again"; }
-done
-packs=$(grep -c '"cat": *"pack"' "$T/out/.kwarm/trace.json" || true)
-writes=$(grep -c 'summary\.json"' "$T/st" || true)
-[ "$writes" = 2 ] || { grep 'summary\.json"' "$T/st"; fail "summary.json written $writes times for $packs packs, not twice"; }
-pass "summary.json written twice (first and last step) in a run that packs removed outputs again"
+repack "outputs removed" 2
+find "$T/cache/units" -name '*.m' -delete
+# -j1: make runs the list in order, so most packs come after the last compile.
+repack "entries removed" 1
+pass "summary.json written twice (first and last step) in a run that packs again after outputs or entries were removed"

@@ -316,6 +316,21 @@ int check_child_status(int pid)
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 99;
 }
 
+/* A callable's section: a description, a record without words per unit. */
+static void add_plan_pack(struct planfile_writer *w, const char *keys)
+{
+	struct planfile_ref ref;
+	struct strvec k;
+
+	strvec_init(&k);
+	strvec_split_at(&k, keys, ',');
+	planfile_begin_pack(w, "kwarm-pack 1\nwhat class X\n", &ref);
+	for (size_t i = 0; i < k.nr; i++)
+		planfile_add_record(w, k.v[i], NULL, 0);
+	planfile_end_pack(w, &ref);
+	strvec_release(&k);
+}
+
 /* One unit list line into w. */
 static void add_plan_line(struct planfile_writer *w, const char *line)
 {
@@ -325,6 +340,10 @@ static void add_plan_line(struct planfile_writer *w, const char *line)
 
 	if (starts_with(line, "class ")) {
 		planfile_add_class(w, line + 6);
+		return;
+	}
+	if (starts_with(line, "pack ")) {
+		add_plan_pack(w, line + 5);
 		return;
 	}
 	p = strchr(line, ' ');

@@ -81,7 +81,8 @@ void check_write_file(const char *path, const void *data, size_t len, int mode);
 void check_write_text(const char *dir, const char *rel, const char *text, int mode);
 /* Write a plan side file (planfile.h) to path holding the unit list lines
  * ("class NAME", "callable CKEY CLASS STAMP", "unit KEY A,B LABEL": the id is
- * the label), no callable sections; dies on error. */
+ * the label), and before them callable sections ("pack KEY,KEY": a
+ * description and a record without words per unit key); dies on error. */
 void check_write_plan(const char *path, const char *lines);
 /* The classes "A,B" as a strvec; valid until the next call. */
 const struct strvec *check_owners(const char *list);

@@ -12,7 +12,9 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -68,15 +70,15 @@ static void test_cursor(void)
 	write_list(units, kw, 0);
 	runstate_open(&rs, kw, units);
 	touch(kw, 'C', 3);				/* TestC: packed already */
-	CHECK_INT(settle_done(&rs, "warmup", &made), 0);	/* A, B1, B2 to go */
+	CHECK_INT(settle_done(&rs, "warmup", NULL, &made), 0);	/* A, B1, B2 to go */
 	CHECK_INT(made, 1);				/* the first to ask made it */
 	/* The list is the first asker's: a callable added later is not in it. */
 	write_list(units, kw, 1);
 	touch(kw, 'B', 1);
-	CHECK_INT(settle_done(&rs, "warmup", &made), 0);	/* stuck at A */
+	CHECK_INT(settle_done(&rs, "warmup", NULL, &made), 0);	/* stuck at A */
 	CHECK_INT(made, 0);
 	touch(kw, 'A', 0);
-	CHECK_INT(settle_done(&rs, "warmup", NULL), 0);	/* stuck at B2 */
+	CHECK_INT(settle_done(&rs, "warmup", NULL, NULL), 0);	/* stuck at B2 */
 	strvec_init(&failed);
 	settle_failed_classes(&rs, &failed);
 	CHECK_INT(failed.nr, 0);
@@ -88,10 +90,10 @@ static void test_cursor(void)
 	CHECK_INT(failed.nr, 2);
 	CHECK_STR(failed.nr ? failed.v[0] : NULL, "TestB");
 	strvec_release(&failed);
-	CHECK_INT(settle_done(&rs, "warmup", NULL), 1);	/* B2's class failed */
+	CHECK_INT(settle_done(&rs, "warmup", NULL, NULL), 1);	/* B2's class failed */
 	/* Passed once: a stamp gone behind the cursor is not looked at again. */
 	CHECK_INT(unlink(a), 0);
-	CHECK_INT(settle_done(&rs, "warmup", NULL), 1);
+	CHECK_INT(settle_done(&rs, "warmup", NULL, NULL), 1);
 	runstate_release(&rs);
 	free(a);
 	free(units);
@@ -110,7 +112,7 @@ static void test_goals(void)
 	touch(kw, 'C', 3);
 	runstate_open(&rs, kw, units);
 	/* Only TestC's callable is a goal, and it is packed. */
-	CHECK_INT(settle_done(&rs, "warmup-TestC", NULL), 1);
+	CHECK_INT(settle_done(&rs, "warmup-TestC", NULL, NULL), 1);
 	runstate_release(&rs);
 
 	/* A pack writes its stamp before its event: not settled till it ends. */
@@ -119,13 +121,13 @@ static void test_goals(void)
 	units_e = path_join(tmpdir, "g/w.mk.plan");
 	write_list(units_e, kw, 0);
 	runstate_open(&rs, kw, units_e);
-	CHECK_INT(settle_done(&rs, "warmup-TestC", NULL), 0);	/* TestC in the list */
+	CHECK_INT(settle_done(&rs, "warmup-TestC", NULL, NULL), 0);	/* TestC in the list */
 	touch(kw, 'C', 3);
 	runstate_pack_begin(&rs, "0000000000000000000000000000000000000000000000000000000000000003");
 	CHECK(rs.pack_fd >= 0);
-	CHECK_INT(settle_done(&rs, "warmup-TestC", NULL), 0);
+	CHECK_INT(settle_done(&rs, "warmup-TestC", NULL, NULL), 0);
 	runstate_pack_end(&rs);
-	CHECK_INT(settle_done(&rs, "warmup-TestC", NULL), 1);
+	CHECK_INT(settle_done(&rs, "warmup-TestC", NULL, NULL), 1);
 	runstate_release(&rs);
 	free(units_e);
 
@@ -135,9 +137,9 @@ static void test_goals(void)
 	runstate_open(&rs, kw, units);
 	pending = path_join(rs.dir, "pending");
 	check_write_text(NULL, pending, "kwarm-pend", 0644);
-	CHECK_INT(settle_done(&rs, "warmup-TestC", NULL), 1);
+	CHECK_INT(settle_done(&rs, "warmup-TestC", NULL, NULL), 1);
 	CHECK_INT(read_file_all(pending, &text, &len), 0);
-	CHECK(len > 10 && starts_with(text, "kwarm-pending 2 "));
+	CHECK(len > 10 && starts_with(text, "kwarm-pending 3 "));
 	free(text);
 	free(pending);
 	runstate_release(&rs);
@@ -146,9 +148,9 @@ static void test_goals(void)
 	free(kw);
 	kw = path_join(tmpdir, "c/.kwarm");
 	runstate_open(&rs, kw, "/no/such/list");
-	CHECK_INT(settle_done(&rs, "warmup", &made), 0);
+	CHECK_INT(settle_done(&rs, "warmup", NULL, &made), 0);
 	CHECK_INT(made, -1);
-	CHECK_INT(settle_done(&rs, "warmup", NULL), 0);
+	CHECK_INT(settle_done(&rs, "warmup", NULL, NULL), 0);
 	runstate_release(&rs);
 	free(units);
 	free(kw);
@@ -169,17 +171,17 @@ static void test_cut_short(void)
 	runstate_open(&rs, kw, units);
 	pid = fork();
 	if (!pid) {
-		/* The head (37 bytes) and "TestA <stamp>" fit, nothing more. */
-		struct rlimit rl = { .rlim_cur = 37 + strlen("TestA \n") + strlen(a) };
+		/* The head (37 bytes) and "TestA - <stamp>" fit, nothing more. */
+		struct rlimit rl = { .rlim_cur = 37 + strlen("TestA - \n") + strlen(a) };
 
 		rl.rlim_max = rl.rlim_cur;
 		signal(SIGXFSZ, SIG_IGN);
-		_exit(setrlimit(RLIMIT_FSIZE, &rl) ? 3 : settle_done(&rs, "warmup", NULL));
+		_exit(setrlimit(RLIMIT_FSIZE, &rl) ? 3 : settle_done(&rs, "warmup", NULL, NULL));
 	}
 	CHECK_INT(waitpid(pid, &status, 0), pid);
 	CHECK_INT(status, 0);
 	touch(kw, 'A', 0);
-	CHECK_INT(settle_done(&rs, "warmup", NULL), 0);	/* B1, B2 to go */
+	CHECK_INT(settle_done(&rs, "warmup", NULL, NULL), 0);	/* B1, B2 to go */
 	runstate_release(&rs);
 	free(a);
 	free(units);
@@ -200,9 +202,9 @@ static void test_long_line(void)
 	buf_addf(&list, "class TestA\ncallable %064d TestA %s\n", 0, stamp.s);
 	check_write_plan(units, list.s);
 	runstate_open(&rs, kw, units);
-	CHECK_INT(settle_done(&rs, "warmup", NULL), 0);
+	CHECK_INT(settle_done(&rs, "warmup", NULL, NULL), 0);
 	check_write_text(NULL, stamp.s, "", 0644);
-	CHECK_INT(settle_done(&rs, "warmup", NULL), 1);
+	CHECK_INT(settle_done(&rs, "warmup", NULL, NULL), 1);
 	runstate_release(&rs);
 	buf_release(&list);
 	buf_release(&stamp);
@@ -223,12 +225,72 @@ static void test_removed_output(void)
 	touch(kw, 'C', 3);
 	CHECK_INT(unlink(out), 0);
 	runstate_open(&rs, kw, units);
-	CHECK_INT(settle_done(&rs, "warmup-TestC", NULL), 0);
-	CHECK_INT(settle_done(&rs, "warmup-TestC", NULL), 0);
+	CHECK_INT(settle_done(&rs, "warmup-TestC", NULL, NULL), 0);
+	CHECK_INT(settle_done(&rs, "warmup-TestC", NULL, NULL), 0);
 	touch(kw, 'C', 3);
-	CHECK_INT(settle_done(&rs, "warmup-TestC", NULL), 1);
+	CHECK_INT(settle_done(&rs, "warmup-TestC", NULL, NULL), 1);
 	runstate_release(&rs);
 	free(out);
+	free(units);
+	free(kw);
+}
+
+/* Give path the time sec. */
+static void set_time(const char *path, time_t sec)
+{
+	struct timespec t[2] = { { sec, 0 }, { sec, 0 } };
+
+	CHECK_INT(utimensat(AT_FDCWD, path, t, 0), 0);
+}
+
+/* A callable whose stamp is older than an entry of its units, or whose entry
+ * is missing (compiled again: as after a prune), is packed again: in the
+ * list till its stamp is a new one. TestB has two callables, B1 of unit 2
+ * and B2 of unit 3: only B2's entry is newer, so B1 is settled. */
+static void test_entries(void)
+{
+	char *kw = path_join(tmpdir, "i/.kwarm"), *units = path_join(tmpdir, "i/w.mk.plan");
+	char *cache = path_join(tmpdir, "i/cache"), *entry[4], *pending;
+	struct buf list = BUF_INIT;
+	struct runstate rs;
+	int made = 9;
+
+	for (int i = 1; i < 4; i++) {
+		entry[i] = xstrfmt("%s/units/0/%064d.m", cache, i);
+		check_write_text(NULL, entry[i], "", 0644);
+		set_time(entry[i], 1000);
+	}
+	buf_addf(&list, "pack %064d\npack %064d\npack %064d\nclass TestA\nclass TestB\n", 1, 2, 3);
+	for (int i = 0; i < 3; i++) {
+		char *stamp = stamp_path(kw, i ? 'B' : 'A', i);
+
+		buf_addf(&list, "callable %064d Test%c %s\n", i, i ? 'B' : 'A', stamp);
+		touch(kw, i ? 'B' : 'A', i);
+		set_time(stamp, 2000);
+		free(stamp);
+	}
+	buf_addf(&list, "unit %064d TestA a\nunit %064d TestB b\nunit %064d TestB c\n", 1, 2, 3);
+	check_write_plan(units, list.s);
+	runstate_open(&rs, kw, units);
+	CHECK_INT(settle_done(&rs, "warmup", cache, &made), 1);	/* all older */
+	CHECK_INT(made, 1);
+
+	/* A later run (its list made again): unit 1's entry pruned, 3's newer. */
+	pending = path_join(rs.dir, "pending");
+	CHECK_INT(unlink(pending), 0);
+	CHECK_INT(unlink(entry[1]), 0);
+	set_time(entry[3], 3000);
+	CHECK_INT(settle_done(&rs, "warmup", cache, NULL), 0);	/* A and B2 to go */
+	touch(kw, 'A', 0);
+	CHECK_INT(settle_done(&rs, "warmup", cache, NULL), 0);	/* B2 to go */
+	touch(kw, 'B', 2);
+	CHECK_INT(settle_done(&rs, "warmup", cache, NULL), 1);
+	runstate_release(&rs);
+	free(pending);
+	for (int i = 1; i < 4; i++)
+		free(entry[i]);
+	buf_release(&list);
+	free(cache);
 	free(units);
 	free(kw);
 }
@@ -242,6 +304,7 @@ int main(int argc, char **argv)
 	TEST(test_cut_short(), "cut short");
 	TEST(test_long_line(), "long_line");
 	TEST(test_removed_output(), "removed output");
+	TEST(test_entries(), "entries");
 	free(tmpdir);
 	return check_done();
 }
