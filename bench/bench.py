@@ -10,6 +10,7 @@ import re
 import shlex
 import shutil
 import signal
+import statistics
 import subprocess
 import sys
 import time
@@ -28,6 +29,16 @@ def unit_lines(mk):
     """The words of each unit line of a generated Makefile, in file order."""
     with open(mk) as f:
         return [shlex.split(line[m.end():]) for line in f for m in [UNIT_LINE.match(line)] if m]
+
+# A row whose LB is under SHORT_LB seconds runs each column SHORT_RUNS times,
+# in rounds (every column once a round), and shows each column's median: one
+# run of a few seconds is within a shared machine's noise.
+SHORT_LB, SHORT_RUNS = 5.0, 3
+
+
+def runs_for(lb):
+    return SHORT_RUNS if lb < SHORT_LB else 1
+
 
 # The modelled farm: DISTCC_HOSTS='localhost/FARM_LOCAL farm/FARM_REMOTE'.
 FARM_REMOTE, FARM_LOCAL = 8, 1
@@ -193,33 +204,43 @@ class Bench:
     # ---- the figures
 
     def makespans(self, w, ns):
-        """Cold makespan / LB(N) of every scheduler; one row per N."""
+        """Cold makespan / LB(N) of every scheduler; one row per N. A short
+        row (runs_for) shows each column's median of its rounds."""
         log("%s: %d units, %.1f s of work, longest %.1f s" % (w.name, len(w.units()), w.total(), w.longest()))
         d, spec = self.setup(w)
         mk = os.path.join(d, "probe.mk")
         self.gen(spec, mk, os.path.join(d, "probe-cache"), os.path.join(d, "probe-out"))
         cmds = self.commands(w, mk)
-        serial = self.serial(cmds)
+        # One loop for every row: as many runs as its shortest row has.
+        serial = statistics.median(self.serial(cmds)
+                                   for _ in range(max(runs_for(w.lower_bound(n, self.a.scale)) for n in ns)))
         rows = []
         for n in ns:
             lb = w.lower_bound(n, self.a.scale)
-            first, cache = self.kwarm_cold(spec, n)
-            rec = os.path.join(cache, "durations.log")
-            second, cache2 = self.kwarm_cold(spec, n, rec if os.path.exists(rec) else None)
-            pool = self.pool(cmds, n)
-            xargs = self.xargs(cmds, n)
-            ninja = self.ninja_run(cmds, n)[0] if self.ninja else None
-            row = {"workload": w.name, "n": n, "lb": lb, "kwarm": first / lb,
-                   "kwarm_rec": second / lb, "recorded": os.path.exists(rec),
-                   "serial": serial / lb, "pool": pool / lb, "xargs": xargs / lb,
-                   "ninja": ninja / lb if ninja else None}
+            got = {"kwarm": [], "kwarm_rec": [], "pool": [], "xargs": [], "ninja": []}
+            recorded = True
+            for _ in range(runs_for(lb)):
+                first, cache = self.kwarm_cold(spec, n)
+                rec = os.path.join(cache, "durations.log")
+                recorded = recorded and os.path.exists(rec)
+                second, cache2 = self.kwarm_cold(spec, n, rec if os.path.exists(rec) else None)
+                got["kwarm"].append(first)
+                got["kwarm_rec"].append(second)
+                got["pool"].append(self.pool(cmds, n))
+                got["xargs"].append(self.xargs(cmds, n))
+                if self.ninja:
+                    got["ninja"].append(self.ninja_run(cmds, n)[0])
+            row = {"workload": w.name, "n": n, "lb": lb, "runs": runs_for(lb), "recorded": recorded,
+                   "serial": serial / lb}
+            for col, secs in got.items():
+                row[col] = statistics.median(secs) / lb if secs else None
             if w.name.startswith("suite"):
                 # Where its slots sat idle, for issue #13's note on the suite.
                 row["idle"] = [(name, trace_idle.idle(trace_of(c), n, secs))
                                for name, secs, c in (("kwarm", first, cache), ("kw+rec", second, cache2))]
-            log("  N=%d LB %.2f s: kwarm %.2f, with record %.2f, pool %.2f, xargs %.2f, ninja %s"
-                % (n, lb, row["kwarm"], row["kwarm_rec"], row["pool"], row["xargs"],
-                   "%.2f" % row["ninja"] if ninja else "n/a"))
+            log("  N=%d LB %.2f s%s: kwarm %.2f, with record %.2f, pool %.2f, xargs %.2f, ninja %s"
+                % (n, lb, ", medians of %d" % row["runs"] if row["runs"] > 1 else "", row["kwarm"],
+                   row["kwarm_rec"], row["pool"], row["xargs"], "%.2f" % row["ninja"] if self.ninja else "n/a"))
             rows.append(row)
         return rows
 
@@ -241,15 +262,23 @@ class Bench:
         for n in ns:
             used = min(n, slots)
             lb = w.lower_bound(used, self.a.scale)
-            first, cache, peak = self.farm_cold(w, spec, n, slots)
-            rec = os.path.join(cache, "durations.log")
-            row = {"workload": w.name, "n": n, "slots": used, "lb": lb, "wall": first,
-                   "kwarm": first / lb, "kwarm_rec": None, "recorded": os.path.exists(rec), "peak": peak}
-            if record:
-                second, _, peak2 = self.farm_cold(w, spec, n, slots, rec if row["recorded"] else None)
-                row["kwarm_rec"], row["peak"] = second / lb, max(peak, peak2)
-            log("  N=%d (%d slots) LB %.2f s: kwarm %.2f s = %.2f LB, with record %s LB, peak %d compiles"
-                % (n, used, lb, first, row["kwarm"],
+            firsts, seconds, peak, recorded = [], [], 0, True
+            for _ in range(runs_for(lb)):
+                first, cache, p1 = self.farm_cold(w, spec, n, slots)
+                rec = os.path.join(cache, "durations.log")
+                recorded = recorded and os.path.exists(rec)
+                firsts.append(first)
+                peak = max(peak, p1)
+                if record:
+                    second, _, p2 = self.farm_cold(w, spec, n, slots, rec if os.path.exists(rec) else None)
+                    seconds.append(second)
+                    peak = max(peak, p2)
+            wall = statistics.median(firsts)
+            row = {"workload": w.name, "n": n, "slots": used, "lb": lb, "wall": wall, "runs": runs_for(lb),
+                   "kwarm": wall / lb, "kwarm_rec": statistics.median(seconds) / lb if record else None,
+                   "recorded": recorded, "peak": peak}
+            log("  N=%d (%d slots) LB %.2f s%s: kwarm %.2f s = %.2f LB, with record %s LB, peak %d compiles"
+                % (n, used, lb, ", medians of %d" % row["runs"] if row["runs"] > 1 else "", wall, row["kwarm"],
                    "%.2f" % row["kwarm_rec"] if record else "n/a", row["peak"]))
             rows.append(row)
         return rows
@@ -571,6 +600,7 @@ def table(b, head, spans, farm, cached, over, scale_rows, sim=None):
                       f2(r["serial"]), f2(r["pool"]), f2(r["xargs"]), f2(r["ninja"])))
         if any(not r["recorded"] for r in spans):
             t.append("  * no durations.log was written by the first run: the second run had no record")
+        short_note(t, spans, "; serial: the median of as many loops")
         idle_rows(t, spans)
         t.append("")
     if sim is not None:
@@ -627,6 +657,14 @@ def table(b, head, spans, farm, cached, over, scale_rows, sim=None):
     return "\n".join(t) + "\n"
 
 
+def short_note(t, rows, more):
+    """Which rows show medians (runs_for)."""
+    short = [r for r in rows if r["runs"] > 1]
+    if short:
+        t.append("  rows with LB under %g s (%d of %d): each column the median of %d runs, in rounds of every"
+                 " column in turn%s" % (SHORT_LB, len(short), len(rows), SHORT_RUNS, more))
+
+
 def idle_rows(t, spans):
     """The suite's slot time per run, from its trace (bench/trace_idle.py)."""
     rows = [(r["n"], name, x) for r in spans for name, x in r.get("idle", ())]
@@ -660,6 +698,7 @@ def farm_section(t, f2, farm):
              % ("; kw+rec n/a: not run in --smoke" if any(r["kwarm_rec"] is None for r in rows) else ""))
     if any(not r["recorded"] for r in rows):
         t.append("  * no durations.log was written by the first run: the second run had no record")
+    short_note(t, rows, "; wall s: the median of the first runs; peak: the most of every run")
     if "na" in real:
         t.append("real distcc, examples/distcc: n/a (%s)" % real["na"])
     else:
