@@ -8,7 +8,12 @@ for a free slot and starts; a pack whose units still run is passed over until
 the pass ends, and then, at each job's end, the passed-over entries are tried
 again in list order. Units cost workloads.py's seconds, a pack PACK seconds.
 
-    python3 bench/simulate_order.py [--kwarm K] [--standin S] [--pack 0.1] [--ns 2,3,8]
+    python3 bench/simulate_order.py [--kwarm K] [--standin S] [--pack 0.1] [--step 0] [--ns 2,3,8]
+
+--step S adds S seconds to every step, unit or pack (kwarm's own work in a
+step and make's hand-over: 5-10 ms a step at the bench's scale 0.1, so about
+0.05-0.1 in the model's unscaled seconds). With it, orders that tie on exact
+costs can differ by the number of steps each slot runs.
 
 Prints one row per workload and N: makespan / LB for both orders, where
 LB = max(longest unit, total work / N) as in the benchmark's table.
@@ -122,7 +127,7 @@ def plan_ids(plan):
     return ids
 
 
-def shape_rows(kwarm, standin, name, w, d, pack, ns):
+def shape_rows(kwarm, standin, name, w, d, pack, ns, step=0.0):
     spec = w.write(os.path.join(d, "src"), {"orch": standin, "aiv": standin, "aic": standin})
     costs = {}
     for u in w.units():
@@ -153,20 +158,21 @@ def shape_rows(kwarm, standin, name, w, d, pack, ns):
 
             def cost(target):
                 key = unit_key(target)
-                return costs[cmds[key]] if key else pack
+                return (costs[cmds[key]] if key else pack) + step
             row.append(simulate(order, deps, cost, n) / lb)
         rows.append(row)
     return rows
 
 
-def table(kwarm, standin, pack=0.1, ns=NS):
+def table(kwarm, standin, pack=0.1, ns=NS, step=0.0):
     """The table's lines."""
-    out = ["simulated warm-up (make -jN model, exact stand-in costs, pack %g s): makespan / LB" % pack,
+    out = ["simulated warm-up (make -jN model, exact stand-in costs, pack %g s%s): makespan / LB"
+           % (pack, ", %g s more a step" % step if step else ""),
            "workload    N     LB s |   spec  history"]
     with tempfile.TemporaryDirectory(prefix="kwarm-sim-") as tmp:
         for name, make in SHAPES:
             d = os.path.join(tmp, name)
-            for row in shape_rows(kwarm, standin, name, make(), d, pack, ns):
+            for row in shape_rows(kwarm, standin, name, make(), d, pack, ns, step):
                 mark = "  history worse" if row[4] > row[3] + 1e-9 else ""
                 out.append("%-10s %2d %8.2f | %6.3f   %6.3f%s" % tuple(row + [mark]))
     return out
@@ -178,10 +184,11 @@ def main():
     ap.add_argument("--kwarm", default=os.environ.get("KWARM", os.path.join(here, "..", "build", "kwarm")))
     ap.add_argument("--standin", default=os.environ.get("STANDIN", os.path.join(here, "..", "build", "kwarm-standin")))
     ap.add_argument("--pack", type=float, default=0.1, help="a pack's seconds (default 0.1)")
+    ap.add_argument("--step", type=float, default=0.0, help="seconds added to every step (default 0)")
     ap.add_argument("--ns", default=",".join(map(str, NS)), help="the -j values (default 2,3,8)")
     a = ap.parse_args()
     ns = tuple(int(x) for x in a.ns.split(","))
-    print("\n".join(table(os.path.abspath(a.kwarm), os.path.abspath(a.standin), a.pack, ns)))
+    print("\n".join(table(os.path.abspath(a.kwarm), os.path.abspath(a.standin), a.pack, ns, a.step)))
 
 
 if __name__ == "__main__":
