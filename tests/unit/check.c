@@ -174,6 +174,12 @@ void check_write_text(const char *dir, const char *rel, const char *text, int mo
 	free(path);
 }
 
+void check_write_tree(const char *dir, const char *const *files)
+{
+	for (; *files; files += 2)
+		check_write_text(dir, files[0], files[1], 0644);
+}
+
 char *check_read_file(const char *path)
 {
 	char *data;

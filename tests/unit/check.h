@@ -79,6 +79,9 @@ void check_write_file(const char *path, const void *data, size_t len, int mode);
 /* check_write_file of the string text to dir/rel (rel alone when dir is NULL),
  * as most tests build small trees under one root. */
 void check_write_text(const char *dir, const char *rel, const char *text, int mode);
+/* check_write_text of each pair of a NULL-ended table of path and text
+ * ({ "src/a.c", "int a;\n", "inc/a.h", "", NULL }) under dir, mode 0644. */
+void check_write_tree(const char *dir, const char *const *files);
 /* Write a plan side file (planfile.h) to path holding the unit list lines
  * ("class NAME", "callable CKEY CLASS STAMP", "unit KEY A,B LABEL": the id is
  * the label), and before them callable sections ("pack KEY,KEY": a

@@ -12,37 +12,40 @@
 
 static void build_tree(const char *root)
 {
-	check_write_text(root, "src/a.cpp",
-			 "#include \"local.h\"\n"
-			 "#include <lib/x.h>\n"
-			 "#include <stdio.h>\n"
-			 "// #include \"gone_line.h\"\n"
-			 "/* #include \"gone_inline.h\" */\n"
-			 "#  include \"spaced.h\"\n"
-			 "#include CONFIG_HEADER\n"
-			 "#include\"tight.h\"\n"
-			 "#include <shadow.h>\n"
-			 "#include <next.h>\n"
-			 "/*\n#include \"commented.h\"\n*/\n"
-			 "/* lead */ # /* mid */ include \"lead.h\" // tail\n"
-			 "#includes \"not_a_directive.h\"\n"
-			 "int main(void) { return 0; }\n", 0644);
-	check_write_text(root, "src/local.h", "#pragma once\n#include \"cycle_a.h\"\n", 0644);
-	check_write_text(root, "inc/local.h",
-			 "decoy: the quoted include finds src/local.h first\n", 0644);
-	check_write_text(root, "src/cycle_a.h", "#include \"cycle_b.h\"\n", 0644);
-	check_write_text(root, "src/cycle_b.h", "#include \"cycle_a.h\"\n", 0644);
-	check_write_text(root, "inc/lib/x.h", "#include \"y.h\"\n", 0644);
-	check_write_text(root, "inc/lib/y.h", "#ifdef NEVER\n#include <z.h>\n#endif\n", 0644);
-	check_write_text(root, "inc2/z.h",
-			 "#include \"zz.h\"\r\n#include FOO_H\r\n#include <z.h>\r\n", 0644);
-	check_write_text(root, "inc2/zz.h", "int zz;\n", 0644);
-	check_write_text(root, "src/spaced.h", "\n", 0644);
-	check_write_text(root, "inc2/shadow.h", "int first;\n", 0644);
-	check_write_text(root, "inc3/shadow.h", "int second;\n", 0644);
-	check_write_text(root, "inc2/next.h", "#include_next <next.h>\n", 0644);
-	check_write_text(root, "inc3/next.h", "int next;\n", 0644);
-	check_write_text(root, "src/lead.h", "", 0644);
+	static const char *const tree[] = {
+		"src/a.cpp",
+			"#include \"local.h\"\n"
+			"#include <lib/x.h>\n"
+			"#include <stdio.h>\n"
+			"// #include \"gone_line.h\"\n"
+			"/* #include \"gone_inline.h\" */\n"
+			"#  include \"spaced.h\"\n"
+			"#include CONFIG_HEADER\n"
+			"#include\"tight.h\"\n"
+			"#include <shadow.h>\n"
+			"#include <next.h>\n"
+			"/*\n#include \"commented.h\"\n*/\n"
+			"/* lead */ # /* mid */ include \"lead.h\" // tail\n"
+			"#includes \"not_a_directive.h\"\n"
+			"int main(void) { return 0; }\n",
+		"src/local.h", "#pragma once\n#include \"cycle_a.h\"\n",
+		"inc/local.h", "decoy: the quoted include finds src/local.h first\n",
+		"src/cycle_a.h", "#include \"cycle_b.h\"\n",
+		"src/cycle_b.h", "#include \"cycle_a.h\"\n",
+		"inc/lib/x.h", "#include \"y.h\"\n",
+		"inc/lib/y.h", "#ifdef NEVER\n#include <z.h>\n#endif\n",
+		"inc2/z.h", "#include \"zz.h\"\r\n#include FOO_H\r\n#include <z.h>\r\n",
+		"inc2/zz.h", "int zz;\n",
+		"src/spaced.h", "\n",
+		"inc2/shadow.h", "int first;\n",
+		"inc3/shadow.h", "int second;\n",
+		"inc2/next.h", "#include_next <next.h>\n",
+		"inc3/next.h", "int next;\n",
+		"src/lead.h", "",
+		NULL
+	};
+
+	check_write_tree(root, tree);
 }
 
 static void dirs_of(struct strvec *sv, const char *a, const char *b, const char *c)
@@ -64,24 +67,58 @@ static void closure_hex(const struct closure *c, char hex[DIGEST_HEX_SIZE])
 	digest_final_hex(&d, hex);
 }
 
+/* closure_compute of src into hex (when it succeeds); its return value. */
+static int compute_hex(struct closure_cache *cc, const char *root, const struct strvec *src,
+		       const struct strvec *inc, char hex[DIGEST_HEX_SIZE])
+{
+	struct closure c;
+	int ret = closure_compute(cc, root, src, inc, &c);
+
+	if (!ret)
+		closure_hex(&c, hex);
+	closure_release(&c);
+	return ret;
+}
+
 /* Compute the closure of one source in a fresh cache and return its digest. */
 static int fresh_hex(const char *root, const char *source, const struct strvec *inc,
 		     char hex[DIGEST_HEX_SIZE])
 {
 	struct closure_cache cc;
-	struct closure c;
 	struct strvec src;
 	int ret;
 
 	closure_cache_init(&cc);
 	dirs_of(&src, source, NULL, NULL);
-	ret = closure_compute(&cc, root, &src, inc, &c);
-	if (!ret)
-		closure_hex(&c, hex);
-	closure_release(&c);
+	ret = compute_hex(&cc, root, &src, inc, hex);
 	strvec_release(&src);
 	closure_cache_release(&cc);
 	return ret;
+}
+
+/* build_tree in the fresh folder name, a closure cache over it, and the unit
+ * src/a.cpp with -I inc inc2 inc3. */
+struct fixture {
+	char *root;
+	struct closure_cache cc;
+	struct strvec src, inc;
+};
+
+static void fixture_init(struct fixture *f, const char *name)
+{
+	f->root = check_tmpdir(name);
+	build_tree(f->root);
+	closure_cache_init(&f->cc);
+	dirs_of(&f->src, "src/a.cpp", NULL, NULL);
+	dirs_of(&f->inc, "inc", "inc2", "inc3");
+}
+
+static void fixture_release(struct fixture *f)
+{
+	strvec_release(&f->inc);
+	strvec_release(&f->src);
+	closure_cache_release(&f->cc);
+	free(f->root);
 }
 
 static void test_tree(void)
@@ -114,17 +151,13 @@ static void test_tree(void)
 		"src/a.cpp\tquote\tlead.h\tsrc/lead.h",
 	};
 	static const char *const searched[] = { "inc", "inc/lib", "inc2", "inc3", "src" };
-	char *root = check_tmpdir("closure/tree");
-	struct closure_cache cc;
+	struct fixture f;
 	struct closure c;
-	struct strvec src, inc, dirs;
+	struct strvec dirs;
 	char hex[DIGEST_HEX_SIZE], hex2[DIGEST_HEX_SIZE];
 
-	build_tree(root);
-	closure_cache_init(&cc);
-	dirs_of(&src, "src/a.cpp", NULL, NULL);
-	dirs_of(&inc, "inc", "inc2", "inc3");
-	CHECK_INT(closure_compute(&cc, root, &src, &inc, &c), 0);
+	fixture_init(&f, "closure/tree");
+	CHECK_INT(closure_compute(&f.cc, f.root, &f.src, &f.inc, &c), 0);
 	CHECK_INT(c.nr, ARRAY_SIZE(files));
 	for (size_t i = 0; i < c.nr && i < ARRAY_SIZE(files); i++)
 		CHECK_STR(c.files[i].path, files[i]);
@@ -144,106 +177,74 @@ static void test_tree(void)
 	closure_release(&c);
 
 	/* The same folders spelled differently give the same closure. */
-	strvec_release(&inc);
-	strvec_release(&src);
-	dirs_of(&src, "./src/../src/a.cpp", NULL, NULL);
-	dirs_of(&inc, "./inc/", "inc2//", "inc3/.");
-	CHECK_INT(fresh_hex(root, "./src/../src/a.cpp", &inc, hex2), 0);
+	strvec_release(&f.inc);
+	strvec_release(&f.src);
+	dirs_of(&f.src, "./src/../src/a.cpp", NULL, NULL);
+	dirs_of(&f.inc, "./inc/", "inc2//", "inc3/.");
+	CHECK_INT(fresh_hex(f.root, "./src/../src/a.cpp", &f.inc, hex2), 0);
 	CHECK_STR(hex2, hex);
 
 	/* The -I order decides: with inc3 first, its shadow.h and next.h win. */
-	strvec_release(&inc);
-	dirs_of(&inc, "inc", "inc3", "inc2");
-	CHECK_INT(closure_compute(&cc, root, &src, &inc, &c), 0);
+	strvec_release(&f.inc);
+	dirs_of(&f.inc, "inc", "inc3", "inc2");
+	CHECK_INT(closure_compute(&f.cc, f.root, &f.src, &f.inc, &c), 0);
 	CHECK(strvec_find(&c.edges, "src/a.cpp\tangle\tshadow.h\tinc3/shadow.h") >= 0);
 	CHECK(strvec_find(&c.edges, "src/a.cpp\tangle\tshadow.h\tinc2/shadow.h") < 0);
 	closure_release(&c);
-
-	strvec_release(&inc);
-	strvec_release(&src);
-	closure_cache_release(&cc);
-	free(root);
+	fixture_release(&f);
 }
 
 static void test_edits(void)
 {
-	char *root = check_tmpdir("closure/edit");
 	char h0[DIGEST_HEX_SIZE], h1[DIGEST_HEX_SIZE], h2[DIGEST_HEX_SIZE];
-	struct closure_cache cc;
-	struct closure c;
-	struct strvec src, inc;
+	struct fixture f;
 	unsigned long reads;
 
-	build_tree(root);
-	closure_cache_init(&cc);
-	dirs_of(&src, "src/a.cpp", NULL, NULL);
-	dirs_of(&inc, "inc", "inc2", "inc3");
-	CHECK_INT(closure_compute(&cc, root, &src, &inc, &c), 0);
-	closure_hex(&c, h0);
-	closure_release(&c);
-	reads = cc.reads;
+	fixture_init(&f, "closure/edit");
+	CHECK_INT(compute_hex(&f.cc, f.root, &f.src, &f.inc, h0), 0);
+	reads = f.cc.reads;
 	CHECK_INT(reads, 13);
 
 	/* A nested header edited (here to a new size, so that the stamp surely
 	 * changes): the same cache sees it, reading only that file again. */
-	check_write_text(root, "inc2/zz.h", "int zz = 1;\n", 0644);
-	CHECK_INT(closure_compute(&cc, root, &src, &inc, &c), 0);
-	closure_hex(&c, h1);
-	closure_release(&c);
+	check_write_text(f.root, "inc2/zz.h", "int zz = 1;\n", 0644);
+	CHECK_INT(compute_hex(&f.cc, f.root, &f.src, &f.inc, h1), 0);
 	CHECK(strcmp(h0, h1) != 0);
-	CHECK_INT(cc.reads, reads + 1);
-	CHECK_INT(fresh_hex(root, "src/a.cpp", &inc, h2), 0);
+	CHECK_INT(f.cc.reads, reads + 1);
+	CHECK_INT(fresh_hex(f.root, "src/a.cpp", &f.inc, h2), 0);
 	CHECK_STR(h2, h1);
 
 	/* A file that does not exist reaches no digest: nothing changes. */
-	check_write_text(root, "inc3/unrelated.h", "int u;\n", 0644);
-	CHECK_INT(fresh_hex(root, "src/a.cpp", &inc, h2), 0);
+	check_write_text(f.root, "inc3/unrelated.h", "int u;\n", 0644);
+	CHECK_INT(fresh_hex(f.root, "src/a.cpp", &f.inc, h2), 0);
 	CHECK_STR(h2, h1);
 
 	/* A header appearing where a name was unresolved changes the key. */
-	check_write_text(root, "inc3/stdio.h", "int fake_stdio;\n", 0644);
-	CHECK_INT(fresh_hex(root, "src/a.cpp", &inc, h2), 0);
+	check_write_text(f.root, "inc3/stdio.h", "int fake_stdio;\n", 0644);
+	CHECK_INT(fresh_hex(f.root, "src/a.cpp", &f.inc, h2), 0);
 	CHECK(strcmp(h2, h1) != 0);
-
-	strvec_release(&inc);
-	strvec_release(&src);
-	closure_cache_release(&cc);
-	free(root);
+	fixture_release(&f);
 }
 
 /* A snapshot (gen's cache) reads each file once: an edit after its first
  * read is not seen by that cache, and costs it no read; a new cache sees it. */
 static void test_snapshot(void)
 {
-	char *root = check_tmpdir("closure/snapshot");
 	char h0[DIGEST_HEX_SIZE], h1[DIGEST_HEX_SIZE], h2[DIGEST_HEX_SIZE];
-	struct closure_cache cc;
-	struct closure c;
-	struct strvec src, inc;
+	struct fixture f;
 
-	build_tree(root);
-	closure_cache_init(&cc);
-	cc.snapshot = 1;
-	dirs_of(&src, "src/a.cpp", NULL, NULL);
-	dirs_of(&inc, "inc", "inc2", "inc3");
-	CHECK_INT(closure_compute(&cc, root, &src, &inc, &c), 0);
-	closure_hex(&c, h0);
-	closure_release(&c);
-	CHECK_INT(cc.reads, 13);
+	fixture_init(&f, "closure/snapshot");
+	f.cc.snapshot = 1;
+	CHECK_INT(compute_hex(&f.cc, f.root, &f.src, &f.inc, h0), 0);
+	CHECK_INT(f.cc.reads, 13);
 
-	check_write_text(root, "inc2/zz.h", "int zz = 1;\n", 0644);
-	CHECK_INT(closure_compute(&cc, root, &src, &inc, &c), 0);
-	closure_hex(&c, h1);
-	closure_release(&c);
+	check_write_text(f.root, "inc2/zz.h", "int zz = 1;\n", 0644);
+	CHECK_INT(compute_hex(&f.cc, f.root, &f.src, &f.inc, h1), 0);
 	CHECK_STR(h1, h0);
-	CHECK_INT(cc.reads, 13);
-	CHECK_INT(fresh_hex(root, "src/a.cpp", &inc, h2), 0);
+	CHECK_INT(f.cc.reads, 13);
+	CHECK_INT(fresh_hex(f.root, "src/a.cpp", &f.inc, h2), 0);
 	CHECK(strcmp(h2, h0) != 0);
-
-	strvec_release(&inc);
-	strvec_release(&src);
-	closure_cache_release(&cc);
-	free(root);
+	fixture_release(&f);
 }
 
 static void test_dropped_header(void)
@@ -277,45 +278,36 @@ static void test_dropped_header(void)
 
 static void test_memo(void)
 {
-	char *root = check_tmpdir("closure/memo");
-	struct closure_cache cc;
+	struct fixture f;
 	struct closure c;
-	struct strvec src, inc;
 	unsigned long reads;
 
-	build_tree(root);
-	check_write_text(root, "src/b.cpp", "#include <lib/x.h>\n#include <shadow.h>\n", 0644);
-	closure_cache_init(&cc);
-	dirs_of(&src, "src/a.cpp", NULL, NULL);
-	dirs_of(&inc, "inc", "inc2", "inc3");
-	CHECK_INT(closure_compute(&cc, root, &src, &inc, &c), 0);
+	fixture_init(&f, "closure/memo");
+	check_write_text(f.root, "src/b.cpp", "#include <lib/x.h>\n#include <shadow.h>\n", 0644);
+	CHECK_INT(closure_compute(&f.cc, f.root, &f.src, &f.inc, &c), 0);
 	closure_release(&c);
-	reads = cc.reads;
+	reads = f.cc.reads;
 	CHECK_INT(reads, 13);
 
 	/* Another unit over the same headers reads only its own source. */
-	strvec_release(&src);
-	dirs_of(&src, "src/b.cpp", NULL, NULL);
-	CHECK_INT(closure_compute(&cc, root, &src, &inc, &c), 0);
+	strvec_release(&f.src);
+	dirs_of(&f.src, "src/b.cpp", NULL, NULL);
+	CHECK_INT(closure_compute(&f.cc, f.root, &f.src, &f.inc, &c), 0);
 	CHECK_INT(c.nr, 6);	/* b.cpp x.h y.h z.h zz.h shadow.h */
 	CHECK_STR(c.files[5].path, "inc2/shadow.h");
 	closure_release(&c);
-	CHECK_INT(cc.reads, reads + 1);
+	CHECK_INT(f.cc.reads, reads + 1);
 
 	/* The same unit again reads nothing; two sources share one walk. */
-	strvec_release(&src);
-	dirs_of(&src, "src/b.cpp", "src/a.cpp", NULL);
-	CHECK_INT(closure_compute(&cc, root, &src, &inc, &c), 0);
-	CHECK_INT(cc.reads, reads + 1);
+	strvec_release(&f.src);
+	dirs_of(&f.src, "src/b.cpp", "src/a.cpp", NULL);
+	CHECK_INT(closure_compute(&f.cc, f.root, &f.src, &f.inc, &c), 0);
+	CHECK_INT(f.cc.reads, reads + 1);
 	CHECK_INT(c.nr, 14);
 	CHECK_STR(c.files[0].path, "src/b.cpp");
 	CHECK_STR(c.files[6].path, "src/a.cpp");
 	closure_release(&c);
-
-	strvec_release(&inc);
-	strvec_release(&src);
-	closure_cache_release(&cc);
-	free(root);
+	fixture_release(&f);
 }
 
 /* A source that is missing or a folder cannot be read: new to the memo, or

@@ -59,15 +59,20 @@ static const char spec_format[] =
 
 static void make_tree(void)
 {
+	static const char *const tree[] = {
+		"k/orch.cpp", "#include \"orch.h\"\nint o;\n",
+		"inc/orch.h", "int h;\n",
+		"plat/helper.cpp", "int p;\n",
+		"k/add.cpp", "#include \"add.h\"\nint a;\n",
+		"pto/add.h", "int pa;\n",
+		"extra/add.h", "int ea;\n",
+		"-k/neg.cpp", "int n;\n",
+		"-dash/unused.h", "",
+		NULL
+	};
+
 	check_write_text(root, "bin/kcc", "#!/bin/sh\nexit 0\n", 0755);
-	check_write_text(root, "k/orch.cpp", "#include \"orch.h\"\nint o;\n", 0644);
-	check_write_text(root, "inc/orch.h", "int h;\n", 0644);
-	check_write_text(root, "plat/helper.cpp", "int p;\n", 0644);
-	check_write_text(root, "k/add.cpp", "#include \"add.h\"\nint a;\n", 0644);
-	check_write_text(root, "pto/add.h", "int pa;\n", 0644);
-	check_write_text(root, "extra/add.h", "int ea;\n", 0644);
-	check_write_text(root, "-k/neg.cpp", "int n;\n", 0644);
-	check_write_text(root, "-dash/unused.h", "", 0644);
+	check_write_tree(root, tree);
 	{
 		char *kcc = path_join(root, "bin/kcc");
 		char *text = xstrfmt(spec_format, kcc, kcc, kcc);

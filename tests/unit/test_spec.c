@@ -124,11 +124,16 @@ static const char full_spec[] =
 
 static void make_tree(void)
 {
-	check_write_text(tmp, "k/orch/decode.cpp", "int a;\n", 0644);
-	check_write_text(tmp, "k/orch/ar.cpp", "int b;\n", 0644);
-	check_write_text(tmp, "k/aiv/copy_hidden.cpp", "int c;\n", 0644);
-	check_write_text(tmp, "k/aic/matmul.v2.cpp", "int d;\n", 0644);
-	check_write_text(tmp, "platform/helper.cpp", "int e;\n", 0644);
+	static const char *const tree[] = {
+		"k/orch/decode.cpp", "int a;\n",
+		"k/orch/ar.cpp", "int b;\n",
+		"k/aiv/copy_hidden.cpp", "int c;\n",
+		"k/aic/matmul.v2.cpp", "int d;\n",
+		"platform/helper.cpp", "int e;\n",
+		NULL
+	};
+
+	check_write_tree(tmp, tree);
 	mkdir_in_tmp("include");
 	mkdir_in_tmp("pto/include");
 	mkdir_in_tmp("vendor/include");
