@@ -143,6 +143,16 @@ static void entry_bytes(struct buf *b, const void *data, size_t len, const char 
 	buf_addf(b, "%08zu\n", strlen(manifest) + 9);
 }
 
+/* The entry store writes for data under label, by hand. */
+static void entry_of(struct buf *b, const char *key, const void *data, size_t len,
+		     const char *label)
+{
+	char *man = manifest_of(key, data, len, label);
+
+	entry_bytes(b, data, len, man);
+	free(man);
+}
+
 /* Write raw bytes as entry key's file. */
 static void write_entry(const struct cache *c, const char *key, const void *data, size_t len)
 {
@@ -239,6 +249,16 @@ static int read_unit(const struct cache *c, const char *key, struct buf *out)
 	return cache_unit_get(c, key, out, &why, NULL) == 1 ? 0 : -1;
 }
 
+/* Whether entry key is valid and its artifact is exactly len bytes of data. */
+static int reads_back(const struct cache *c, const char *key, const void *data, size_t len)
+{
+	struct buf out = BUF_INIT;
+	int same = !read_unit(c, key, &out) && out.len == len && !memcmp(out.s, data, len);
+
+	buf_release(&out);
+	return same;
+}
+
 static void test_store_read(const struct cache *c)
 {
 	char key[DIGEST_HEX_SIZE];
@@ -333,20 +353,18 @@ static void test_one_file(const struct cache *c)
 {
 	char key[DIGEST_HEX_SIZE];
 	struct buf out = BUF_INIT, want = BUF_INIT;
-	char *mpath, *bytes, *man;
+	char *mpath, *bytes;
 	size_t len;
 
 	make_key("one file", key);
 	CHECK_INT(store(c, key, artifact, sizeof(artifact), "lib/k.cpp"), 0);
 	mpath = cache_unit_path(c, key, ".m");
 	read_bytes(mpath, &bytes, &len);
-	man = manifest_of(key, artifact, sizeof(artifact), "lib/k.cpp");
-	entry_bytes(&want, artifact, sizeof(artifact), man);
+	entry_of(&want, key, artifact, sizeof(artifact), "lib/k.cpp");
 	CHECK_INT(len, want.len);
 	CHECK(len == want.len && !memcmp(bytes, want.s, len));
 	CHECK(len >= 9 && !memcmp(bytes + len - 9, "00000", 5));	/* 8 digits, zero-padded */
 	free(bytes);
-	free(man);
 	check_alone(c, key);
 
 	CHECK_INT(store(c, key, "v2", 2, "again"), 0);
@@ -363,20 +381,14 @@ static void test_one_file(const struct cache *c)
 static void test_by_hand(const struct cache *c)
 {
 	char key[DIGEST_HEX_SIZE];
-	struct buf out = BUF_INIT, want = BUF_INIT;
-	char *man;
+	struct buf want = BUF_INIT;
 
 	make_key("by hand", key);
-	man = manifest_of(key, "hand", 4, "a label with spaces 'and quotes'");
-	entry_bytes(&want, "hand", 4, man);
+	entry_of(&want, key, "hand", 4, "a label with spaces 'and quotes'");
 	write_entry(c, key, want.s, want.len);
 	CHECK_INT(check_reported(c, key, NULL), 1);
-	CHECK_INT(read_unit(c, key, &out), 0);
-	CHECK_INT(out.len, 4);
-	CHECK(!memcmp(out.s, "hand", 4));
-	buf_release(&out);
+	CHECK(reads_back(c, key, "hand", 4));
 	buf_release(&want);
-	free(man);
 }
 
 /* An artifact that itself ends like an entry changes nothing: only the
@@ -384,18 +396,12 @@ static void test_by_hand(const struct cache *c)
 static void test_nested(const struct cache *c)
 {
 	char key[DIGEST_HEX_SIZE];
-	struct buf out = BUF_INIT, inner = BUF_INIT;
-	char *man;
+	struct buf inner = BUF_INIT;
 
 	make_key("nested", key);
-	man = manifest_of(key, "x", 1, "inner");
-	entry_bytes(&inner, "x", 1, man);
-	free(man);
+	entry_of(&inner, key, "x", 1, "inner");
 	CHECK_INT(store(c, key, inner.s, inner.len, "outer"), 0);
-	CHECK_INT(read_unit(c, key, &out), 0);
-	CHECK_INT(out.len, inner.len);
-	CHECK(out.len == inner.len && !memcmp(out.s, inner.s, inner.len));
-	buf_release(&out);
+	CHECK(reads_back(c, key, inner.s, inner.len));
 	buf_release(&inner);
 }
 
@@ -403,14 +409,11 @@ static void test_nested(const struct cache *c)
 static void test_empty_artifact(const struct cache *c)
 {
 	char key[DIGEST_HEX_SIZE];
-	struct buf out = BUF_INIT;
 
 	make_key("empty", key);
 	CHECK_INT(store(c, key, "", 0, "empty"), 0);
 	CHECK_INT(cache_unit_check(c, key, 1), 1);
-	CHECK_INT(read_unit(c, key, &out), 0);
-	CHECK_INT(out.len, 0);
-	buf_release(&out);
+	CHECK(reads_back(c, key, "", 0));
 }
 
 /* A temp file that is not there: reported, nothing published. */
@@ -496,7 +499,7 @@ static void test_adopt(const struct cache *c)
 	static const char data[] = "compiled\0object\n";
 	char key[DIGEST_HEX_SIZE];
 	struct buf out = BUF_INIT, want = BUF_INIT;
-	char *tmp, *mpath, *man, *ls, *msg;
+	char *tmp, *mpath, *ls, *msg;
 
 	make_key("adopt", key);
 	mpath = cache_unit_path(c, key, ".m");
@@ -504,19 +507,15 @@ static void test_adopt(const struct cache *c)
 	CHECK_INT(adopt(c, key, tmp, "unit 'adopt'"), 0);
 	/* The compiled file became the entry: renamed, not copied. */
 	CHECK(!exists(tmp));
-	man = manifest_of(key, data, sizeof(data), "unit 'adopt'");
-	entry_bytes(&want, data, sizeof(data), man);
+	entry_of(&want, key, data, sizeof(data), "unit 'adopt'");
 	CHECK(holds(mpath, want.s, want.len));
-	free(man);
 	ls = entry_folder(c, key);
 	msg = xstrfmt("%s.m ", key);
 	CHECK_STR(ls, msg);
 	free(msg);
 	free(ls);
 	CHECK_INT(check_reported(c, key, NULL), 1);
-	CHECK_INT(read_unit(c, key, &out), 0);
-	CHECK(out.len == sizeof(data) && !memcmp(out.s, data, sizeof(data)));
-	buf_release(&out);
+	CHECK(reads_back(c, key, data, sizeof(data)));
 	free(tmp);
 
 	/* Over a corrupt entry: replaced, valid. */
@@ -1143,8 +1142,8 @@ static void test_adopt_read_only(const char *tmp)
 {
 	static const char data[] = "read-only\0compiled output\n";
 	char key[DIGEST_HEX_SIZE];
-	char *dir = path_join(tmp, "adopt-ro"), *mpath, *edir, *cfile, *msg, *man, *ls, *want_ls;
-	struct buf out = BUF_INIT, want = BUF_INIT;
+	char *dir = path_join(tmp, "adopt-ro"), *mpath, *edir, *cfile, *msg, *ls, *want_ls;
+	struct buf want = BUF_INIT;
 	struct stat before, after;
 	struct cache c;
 	int err[2], code;
@@ -1193,13 +1192,10 @@ static void test_adopt_read_only(const char *tmp)
 		CHECK_INT(after.st_mode & 07777, 0444);
 	}
 	/* The entry: a copy, in the documented format, valid. */
-	man = manifest_of(key, data, sizeof(data), "read-only output");
-	entry_bytes(&want, data, sizeof(data), man);
+	entry_of(&want, key, data, sizeof(data), "read-only output");
 	CHECK(holds(mpath, want.s, want.len));
-	free(man);
 	CHECK_INT(check_reported(&c, key, NULL), 1);
-	CHECK_INT(read_unit(&c, key, &out), 0);
-	CHECK(out.len == sizeof(data) && !memcmp(out.s, data, sizeof(data)));
+	CHECK(reads_back(&c, key, data, sizeof(data)));
 	/* Nothing else beside them: no publish temp left. */
 	ls = entry_folder(&c, key);
 	want_ls = xstrfmt("%s.m %s ", key, strrchr(cfile, '/') + 1);
@@ -1208,7 +1204,6 @@ static void test_adopt_read_only(const char *tmp)
 	free(want_ls);
 out:
 	unlink(cfile);
-	buf_release(&out);
 	buf_release(&want);
 	free(msg);
 	free(cfile);
@@ -1225,8 +1220,8 @@ static void test_label_lines(const struct cache *c)
 {
 	static const char data[] = "label test artifact";
 	char key[DIGEST_HEX_SIZE], other[DIGEST_HEX_SIZE];
-	struct buf out = BUF_INIT, want = BUF_INIT;
-	char *labels[5], *mpath, *cfile, *man;
+	struct buf want = BUF_INIT;
+	char *labels[5], *mpath, *cfile;
 
 	make_key("label lines", key);
 	make_key("label lines: another key", other);
@@ -1242,23 +1237,17 @@ static void test_label_lines(const struct cache *c)
 		CHECK_INT(cache_unit_remove(c, key), 0);
 		ok &= CHECK_INT(store(c, key, data, sizeof(data), labels[i]), 0);
 		/* Written as it is, in the unit line. */
-		man = manifest_of(key, data, sizeof(data), labels[i]);
-		entry_bytes(&want, data, sizeof(data), man);
-		free(man);
+		entry_of(&want, key, data, sizeof(data), labels[i]);
 		ok &= CHECK(holds(mpath, want.s, want.len));
 		ok &= CHECK_INT(check_reported(c, key, NULL), 1);
-		ok &= CHECK_INT(read_unit(c, key, &out), 0);
-		ok &= CHECK(out.len == sizeof(data) && !memcmp(out.s, data, sizeof(data)));
-		buf_release(&out);
+		ok &= CHECK(reads_back(c, key, data, sizeof(data)));
 
 		CHECK_INT(cache_unit_remove(c, key), 0);
 		cfile = compiled_file(c, key, data, sizeof(data));
 		ok &= CHECK_INT(adopt(c, key, cfile, labels[i]), 0);
 		ok &= CHECK(holds(mpath, want.s, want.len));
 		ok &= CHECK_INT(check_reported(c, key, NULL), 1);
-		ok &= CHECK_INT(read_unit(c, key, &out), 0);
-		ok &= CHECK(out.len == sizeof(data) && !memcmp(out.s, data, sizeof(data)));
-		buf_release(&out);
+		ok &= CHECK(reads_back(c, key, data, sizeof(data)));
 		free(cfile);
 		if (!ok)
 			fprintf(stderr, "  (for the label \"%s\")\n", labels[i]);
