@@ -83,6 +83,9 @@ static void test_plain(void)
 
 static void test_quoted(void)
 {
+	static const char *const exact[][2] = {
+		{ "", "''" }, { "a b", "'a b'" }, { "it's", "'it'\\''s'" }, { "$x", "'$$x'" },
+	};
 	char *q;
 
 	for (size_t i = 0; quoted_words[i]; i++) {
@@ -93,18 +96,11 @@ static void test_quoted(void)
 		round_trip(quoted_words[i]);
 	}
 	/* The exact forms of a few. */
-	q = quote("");
-	CHECK_STR(q, "''");
-	free(q);
-	q = quote("a b");
-	CHECK_STR(q, "'a b'");
-	free(q);
-	q = quote("it's");
-	CHECK_STR(q, "'it'\\''s'");
-	free(q);
-	q = quote("$x");
-	CHECK_STR(q, "'$$x'");
-	free(q);
+	for (size_t i = 0; i < ARRAY_SIZE(exact); i++) {
+		q = quote(exact[i][0]);
+		CHECK_STR(q, exact[i][1]);
+		free(q);
+	}
 	/* Appended after what the buf holds. */
 	{
 		struct buf b = BUF_INIT;

@@ -246,26 +246,21 @@ static void test_callables(struct spec *spec, const char *cache)
 		sink_release(&out);
 	}
 	for (size_t i = 0; i < 2; i++) {
+		static const char *const names[] = { "TestA", "TestB/one" };
 		struct plan_callable *pc = &plan.callables[i];
 
 		CHECK(strlen(pc->desc) > 0);
 		digest_bytes_hex(pc->desc, strlen(pc->desc), hex);
 		CHECK_STR(pc->ckey, hex);
+		want = xstrfmt("%s/out/%s.callable", root, names[i]);
+		CHECK_STR(pc->out_path, want);
+		free(want);
+		want = xstrfmt("%s/out/.kwarm/stamps/%s.callable/%s", root, names[i], pc->ckey);
+		CHECK_STR(pc->stamp_path, want);
+		free(want);
 	}
 	/* The function names differ, so do the descriptions. */
 	CHECK(strcmp(plan.callables[0].ckey, plan.callables[1].ckey) != 0);
-	want = xstrfmt("%s/out/TestA.callable", root);
-	CHECK_STR(plan.callables[0].out_path, want);
-	free(want);
-	want = xstrfmt("%s/out/.kwarm/stamps/TestA.callable/%s", root, plan.callables[0].ckey);
-	CHECK_STR(plan.callables[0].stamp_path, want);
-	free(want);
-	want = xstrfmt("%s/out/TestB/one.callable", root);
-	CHECK_STR(plan.callables[1].out_path, want);
-	free(want);
-	want = xstrfmt("%s/out/.kwarm/stamps/TestB/one.callable/%s", root, plan.callables[1].ckey);
-	CHECK_STR(plan.callables[1].stamp_path, want);
-	free(want);
 	plan_release(&plan);
 }
 

@@ -35,6 +35,17 @@ static char *done(struct runstate *rs, const struct progress_step *st, int unit)
 	return check_capture_end(1);
 }
 
+/* done() printed exactly want; a failure names the caller's line. */
+#define DONE_PRINTS(rs, st, unit, want) done_prints((rs), (st), (unit), (want), __LINE__)
+static void done_prints(struct runstate *rs, const struct progress_step *st, int unit,
+			const char *want, int line)
+{
+	char *text = done(rs, st, unit);
+
+	check_str_at(text, want, __FILE__, line, "what it printed");
+	free(text);
+}
+
 /* Every case's unit list: classes TestA, TestB, TestC; unit k[0] shared by
  * the three, k[1] TestA's, k[2] TestB's; TestA's callable ck. */
 static char *tmp, *units, *cache;
@@ -83,9 +94,7 @@ static void test_built(void)
 
 	fresh_run(&rs, "built", &kw);
 	step(&st, 0, "built", rs.start + 0.5, rs.start + 2.0);
-	text = done(&rs, &st, 1);
-	CHECK_STR(text, "[1/3] built orchestration 'o.cpp' (TestA +2) 1.50 s\n");
-	free(text);
+	DONE_PRINTS(&rs, &st, 1, "[1/3] built orchestration 'o.cpp' (TestA +2) 1.50 s\n");
 	text = slurp_in(rs.dir, "events");
 	want = xstrfmt("unit %s built 1.500 TestA,TestB,TestC orchestration 'o.cpp'\n", k[0]);
 	CHECK_STR(text, want);
@@ -121,9 +130,7 @@ static void test_cached(void)
 
 	fresh_run(&rs, "cached", &kw);
 	step(&st, 2, "cached", rs.start + 2.0, rs.start + 2.25);
-	text = done(&rs, &st, 1);
-	CHECK_STR(text, "[1/3] cached incore 'b' (aiv) (TestB) 0.25 s\n");
-	free(text);
+	DONE_PRINTS(&rs, &st, 1, "[1/3] cached incore 'b' (aiv) (TestB) 0.25 s\n");
 	text = slurp_in(kw, "trace.json");
 	CHECK_HAS(text, "\"cache\":\"hit\",\"status\":\"cached\"}}");
 	free(text);
@@ -144,10 +151,8 @@ static void test_failed(void)
 	fresh_run(&rs, "failed", &kw);
 	step(&st, 1, "failed", rs.start + 3, rs.start + 4);
 	st.github = 1;
-	text = done(&rs, &st, 1);
-	CHECK_STR(text, "[1/3] failed incore 'a' (aiv) (TestA) 1.00 s\n"
-			"::error title=kwarm::class TestA failed: incore 'a' (aiv) did not compile\n");
-	free(text);
+	DONE_PRINTS(&rs, &st, 1, "[1/3] failed incore 'a' (aiv) (TestA) 1.00 s\n"
+		    "::error title=kwarm::class TestA failed: incore 'a' (aiv) did not compile\n");
 	text = slurp_in(kw, SUMMARY_FILE);
 	CHECK_HAS(text, "{\"name\": \"TestA\", \"status\": \"failed\"");
 	CHECK_HAS(text, "\"failed_units\": [\"incore 'a' (aiv)\"]");
@@ -155,19 +160,13 @@ static void test_failed(void)
 
 	step(&st, 0, "failed", rs.start + 3, rs.start + 4);
 	st.github = 1;
-	text = done(&rs, &st, 1);
-	CHECK_STR(text, "[2/3] failed orchestration 'o.cpp' (TestA +2) 1.00 s\n"
-			"::error title=kwarm::class TestB failed: orchestration 'o.cpp' did not compile\n"
-			"::error title=kwarm::class TestC failed: orchestration 'o.cpp' did not compile\n");
-	free(text);
+	DONE_PRINTS(&rs, &st, 1, "[2/3] failed orchestration 'o.cpp' (TestA +2) 1.00 s\n"
+		    "::error title=kwarm::class TestB failed: orchestration 'o.cpp' did not compile\n"
+		    "::error title=kwarm::class TestC failed: orchestration 'o.cpp' did not compile\n");
 
 	st.github = 0;
-	text = done(&rs, &st, 1);
-	CHECK_STR(text, "[3/3] failed orchestration 'o.cpp' (TestA +2) 1.00 s\n");
-	free(text);
-	text = done(&rs, &st, 1);
-	CHECK_STR(text, "[4/4] failed orchestration 'o.cpp' (TestA +2) 1.00 s\n");
-	free(text);
+	DONE_PRINTS(&rs, &st, 1, "[3/3] failed orchestration 'o.cpp' (TestA +2) 1.00 s\n");
+	DONE_PRINTS(&rs, &st, 1, "[4/4] failed orchestration 'o.cpp' (TestA +2) 1.00 s\n");
 	runstate_release(&rs);
 	free(kw);
 }
@@ -184,9 +183,7 @@ static void test_pack(void)
 	step(&st, 1, "failed", rs.start + 3, rs.start + 4);
 	free(done(&rs, &st, 1));
 	step(&st, -1, "packed", rs.start + 5, rs.start + 5.5);
-	text = done(&rs, &st, 0);
-	CHECK_STR(text, "");
-	free(text);
+	DONE_PRINTS(&rs, &st, 0, "");
 	text = slurp_in(rs.dir, "events");
 	want = xstrfmt("pack %s packed 0.500 TestA\n", ck);
 	n = text ? strlen(text) : 0;
@@ -207,7 +204,7 @@ static void test_pack(void)
 /* A run where only a pack fails: under github its failure names the class. */
 static void test_pack_failed(void)
 {
-	char *kw = xstrfmt("%s/pack-failed/.kwarm", tmp), *text;
+	char *kw = xstrfmt("%s/pack-failed/.kwarm", tmp);
 	struct runstate rs;
 	struct progress_step st;
 
@@ -216,9 +213,7 @@ static void test_pack_failed(void)
 	st.owners = check_owners("TestB");
 	st.label = "class TestB";
 	st.github = 1;
-	text = done(&rs, &st, 0);
-	CHECK_STR(text, "::error title=kwarm::class TestB failed at the pack step\n");
-	free(text);
+	DONE_PRINTS(&rs, &st, 0, "::error title=kwarm::class TestB failed at the pack step\n");
 	runstate_release(&rs);
 	free(kw);
 }
