@@ -96,12 +96,8 @@ static void test_open_and_trace(void)
 	free(text);
 
 	/* A slice, exactly. */
-	memset(&sl, 0, sizeof(sl));
-	sl.label = "incore \"q\" (aiv)";
-	sl.kind = EVENT_UNIT;
-	sl.key = "k1";
-	sl.owners = check_owners("TestA,TestB");
-	sl.status = "built";
+	sl = (struct event){ .kind = EVENT_UNIT, .key = "k1", .status = "built",
+			     .owners = check_owners("TestA,TestB"), .label = "incore \"q\" (aiv)" };
 	add_slice(&rs, &sl, rs.start + 1.25, rs.start + 1.75);
 	{
 		char *slice = xstrfmt(",\n{\"name\":\"incore \\\"q\\\" (aiv)\",\"cat\":\"compile\",\"ph\":\"X\","
@@ -176,12 +172,8 @@ static void test_join_trace(void)
 	CHECK(rs.start != 900.0);
 	CHECK(exists(other));
 	CHECK(!exists(prev));
-	memset(&sl, 0, sizeof(sl));
-	sl.label = "u";
-	sl.kind = EVENT_UNIT;
-	sl.key = "k";
-	sl.owners = check_owners("A");
-	sl.status = "built";
+	sl = (struct event){ .kind = EVENT_UNIT, .key = "k", .status = "built",
+			     .owners = check_owners("A"), .label = "u" };
 	add_slice(&rs, &sl, 901, 902);
 	text = check_read_file(trace);
 	want = xstrfmt("[\n{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":7,\"tid\":0},\n"
