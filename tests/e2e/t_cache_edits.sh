@@ -30,13 +30,13 @@ toolchains:
 classes:
   - name: TestOne
     callable:
-      orchestration: {source: src/orch.c, function_name: e}
+      orchestration: &orch {source: src/orch.c, function_name: e}
       incores:
         - {func_id: 0, source: src/a.c, core_type: aiv}
         - {func_id: 1, source: src/b.c, core_type: aiv}
   - name: TestTwo
     callable:
-      orchestration: {source: src/orch.c, function_name: e}
+      orchestration: *orch
       incores:
         - {func_id: 0, source: src/c.c, core_type: aiv}
         - {func_id: 1, source: src/d.c, core_type: aiv}

@@ -33,24 +33,12 @@ toolchains:
 classes:
   - name: TestA
     callable:
-      orchestration: {source: orch.c, function_name: orch}
+      orchestration: &orch {source: orch.c, function_name: orch}
       incores: [{func_id: 0, source: good.c, core_type: aiv}, {func_id: 1, source: undef.c, core_type: aiv}]
-  - name: TestB
-    callable:
-      orchestration: {source: orch.c, function_name: orch}
-      incores: [{func_id: 0, source: undef.c, core_type: aiv}]
-  - name: TestNoText
-    callable:
-      orchestration: {source: orch.c, function_name: orch}
-      incores: [{func_id: 0, source: notext.c, core_type: plain}]
-  - name: TestLate
-    callable:
-      orchestration: {source: orch.c, function_name: orch}
-      incores: [{func_id: 0, source: late.c, core_type: plain}]
-  - name: TestLateLaidOut
-    callable:
-      orchestration: {source: orch.c, function_name: orch}
-      incores: [{func_id: 0, source: late.c, core_type: aiv}]
+  - {name: TestB, callable: {orchestration: *orch, incores: [{func_id: 0, source: undef.c, core_type: aiv}]}}
+  - {name: TestNoText, callable: {orchestration: *orch, incores: [{func_id: 0, source: notext.c, core_type: plain}]}}
+  - {name: TestLate, callable: {orchestration: *orch, incores: [{func_id: 0, source: late.c, core_type: plain}]}}
+  - {name: TestLateLaidOut, callable: {orchestration: *orch, incores: [{func_id: 0, source: late.c, core_type: aiv}]}}
 YAML
 gen_warmup
 if make -k -f warmup.mk -j2 warmup > out.txt 2> err.txt; then fail "make succeeded"; fi
