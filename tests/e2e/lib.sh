@@ -23,6 +23,14 @@ skip() { echo "SKIP: $*" >&2; exit 77; }
 # only a helper it sources runs it (fault_lib.sh, tools/distccd.sh do).
 need() { command -v "$1" > /dev/null || skip "$1 is not installed (Debian: apt-get install $2; scripts/deps.sh installs it)"; }
 
+# must LOG WHAT COMMAND..: run COMMAND with its stdout and stderr into LOG;
+# when it fails, show LOG and fail saying WHAT.
+must() {
+	local log=$1 what=$2
+	shift 2
+	"$@" > "$log" 2>&1 || { cat "$log"; fail "$what"; }
+}
+
 # Wait until file exists (polling it), failing if process pid ends first or
 # after 60 s: a wait on a file, not a guess.
 wait_file() {

@@ -50,7 +50,7 @@ make -f warmup.mk -j4 warmup > /dev/null
 # run EXPECTED-COMPILES EXPECTED-REPACKS WHAT: one plain make, then check.
 run() {
 	: > "$STANDIN_LOG"
-	make -f warmup.mk -j4 warmup > make.out 2>&1 || { cat make.out; fail "$3: make failed"; }
+	must make.out "$3: make failed" make -f warmup.mk -j4 warmup
 	local n packs
 	n=$(compiles)
 	packs=$(grep -c "packed class" make.out || true)

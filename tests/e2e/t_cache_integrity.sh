@@ -34,14 +34,14 @@ damage() {
 repaired() {
 	rm -rf out
 	: > "$STANDIN_LOG"
-	make -f m.mk -j2 warmup > run.out 2>&1 || { cat run.out; fail "$what: the run failed"; }
+	must run.out "$what: the run failed" make -f m.mk -j2 warmup
 	! grep -i error run.out || fail "$what: an error line in a run that succeeded"
 	[ "$(compiles)" = "$1" ] || { cat run.out; fail "$what: $(compiles) units compiled, not $1"; }
 	[ "$(grep -c 'warning: ' run.out)" = "$1" ] || { cat run.out; fail "$what: not one warning per corrupt entry"; }
 	cmp out/TestMinimal.callable good.callable || fail "$what: the callable differs"
 	for k in "${keys[@]}"; do cmp "$(entry_of "$k")" "good/$k.m" || fail "$what: entry $k differs"; done
 	: > "$STANDIN_LOG"
-	make -f m.mk -j2 warmup > again.out 2>&1 || { cat again.out; fail "$what: the run after failed"; }
+	must again.out "$what: the run after failed" make -f m.mk -j2 warmup
 	[ "$(compiles)" = 0 ] || fail "$what: the run after the repair compiled again"
 }
 # Each way of ENTRY_DAMAGE in turn, on one entry (the first unit's): a miss,
@@ -87,7 +87,7 @@ for k in "${shared[@]}"; do
 done
 rm -rf out-s
 : > "$STANDIN_LOG"
-make -f s.mk -j4 warmup > shared.out 2>&1 || { cat shared.out; fail "shared: the run failed"; }
+must shared.out "shared: the run failed" make -f s.mk -j4 warmup
 ! grep -i error shared.out || fail "shared: an error line"
 [ "$(compiles)" = 2 ] || { cat shared.out; fail "shared: $(compiles) compiles, not 2"; }
 [ "$(grep -c 'warning: cache entry .* is corrupt' shared.out)" = 2 ] || { cat shared.out; fail "shared: not one warning per entry"; }

@@ -30,7 +30,7 @@ warm() {
 	local name=$1 spec=$2
 	shift 2
 	"$KWARM" gen "$spec" -o "$name.mk" --cache "$T/cache-$name" --out "$T/out-$name" "$@"
-	make -f "$name.mk" -j2 warmup > "$name.log" 2>&1 || { cat "$name.log"; fail "warm-up $name failed"; }
+	must "$name.log" "warm-up $name failed" make -f "$name.mk" -j2 warmup
 }
 
 # like_local NAME WHAT: warm-up NAME's callables are the local build's, byte for byte.

@@ -11,7 +11,7 @@ parent_project
 : > "$STANDIN_LOG"
 cmake -S proj -B bn -G Ninja -DCMAKE_PREFIX_PATH="$P" -DKW_SPEC="$T/q/spec.yaml" \
 	-DKW_OUT="$T/out" -DKWARM_JOBS=3 > nconf.log 2>&1 || { cat nconf.log; fail "ninja configure failed"; }
-ninja -C bn warmup > ninja.out 2>&1 || { cat ninja.out; fail "ninja warmup failed"; }
+must ninja.out "ninja warmup failed" ninja -C bn warmup
 m=$(max_overlap)
 [ "$(compiles)" = 39 ] && [ "$m" -gt 1 ] && [ "$m" -le 3 ] ||
 	{ cat ninja.out; fail "Ninja: $(compiles) compiles, max $m at once; want 39 and 2..3"; }

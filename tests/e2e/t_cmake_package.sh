@@ -13,7 +13,7 @@ cmake -S proj -B b -DCMAKE_PREFIX_PATH="$P" -DKW_SPEC="$T/q/spec.yaml" -DKW_OUT=
 	-G "Unix Makefiles" > configure.log 2>&1 || { cat configure.log; fail "configure failed"; }
 grep -q 'MAKE) -f .*kernels/warmup.mk warmup' b/CMakeFiles/warmup.dir/build.make ||
 	fail "the warm-up is not run through \$(MAKE)"
-make -C b -j4 warmup > build.out 2>&1 || { cat build.out; fail "make -j4 warmup failed"; }
+must build.out "make -j4 warmup failed" make -C b -j4 warmup
 [ "$(compiles)" = 39 ] || fail "$(compiles) compiles, want 39"
 m=$(max_overlap)
 [ "$m" -gt 1 ] && [ "$m" -le 4 ] || { cat build.out; fail "make -j4 warmup: max overlap $m, want 2..4"; }
@@ -26,10 +26,10 @@ pass "find_package(kwarm) + kwarm_add_warmup: make -j4 warmup ran $m at once, no
 
 # Up to date: nothing compiles. A changed ARGS list regenerates the Makefile.
 : > "$STANDIN_LOG"
-make -C b -j4 warmup > again.out 2>&1 || { cat again.out; fail "re-run failed"; }
+must again.out "re-run failed" make -C b -j4 warmup
 [ "$(compiles)" = 0 ] || fail "an up-to-date re-run compiled $(compiles) units"
-cmake -S proj -B b -DKW_OUT="$T/out2" > reconf.log 2>&1 || { cat reconf.log; fail "reconfigure failed"; }
-make -C b -j4 warmup > out2.out 2>&1 || { cat out2.out; fail "run with new ARGS failed"; }
+must reconf.log "reconfigure failed" cmake -S proj -B b -DKW_OUT="$T/out2"
+must out2.out "run with new ARGS failed" make -C b -j4 warmup
 grep -qx "KW_OUT := $T/out2" b/kernels/warmup.mk || fail "new ARGS did not regenerate the Makefile"
 [ -s out2/TestQwen3Decode.callable ] || fail "no callable in the new out folder"
 [ "$(compiles)" = 0 ] || fail "a new out folder recompiled $(compiles) units (the cache is shared)"
@@ -41,7 +41,7 @@ rm -rf cache q/.kwarm
 : > "$STANDIN_LOG"
 cmake -S proj -B bd -DCMAKE_PREFIX_PATH="$P" -DKW_SPEC="$T/q/spec.yaml" -DKW_OUT="$T/outd" -DKW_CACHE_ARGS= \
 	-G "Unix Makefiles" > dconf.log 2>&1 || { cat dconf.log; fail "configure without --cache failed"; }
-make -C bd -j4 warmup > d.out 2>&1 || { cat d.out; fail "make -j4 warmup without --cache failed"; }
+must d.out "make -j4 warmup without --cache failed" make -C bd -j4 warmup
 [ "$(compiles)" = 39 ] || fail "without --cache: $(compiles) compiles, want 39"
 [ -s outd/TestQwen3Decode.callable ] || fail "without --cache: no callable"
 entries=$(find bd/kwarm-cache/units -name '*.m' 2> /dev/null | wc -l)
@@ -52,7 +52,7 @@ pass "no --cache in ARGS: the cache is BUILD/kwarm-cache, nothing written beside
 # KWARM_CACHE when configuring names the cache; --cache in ARGS beats it.
 KWARM_CACHE=$T/envcache cmake -S proj -B be -DCMAKE_PREFIX_PATH="$P" -DKW_SPEC="$T/q/spec.yaml" \
 	-DKW_OUT="$T/oute" -DKW_CACHE_ARGS= -G "Unix Makefiles" > econf.log 2>&1 || { cat econf.log; fail "configure with KWARM_CACHE failed"; }
-make -C be -j4 warmup > e.out 2>&1 || { cat e.out; fail "make -j4 warmup with KWARM_CACHE failed"; }
+must e.out "make -j4 warmup with KWARM_CACHE failed" make -C be -j4 warmup
 entries=$(find envcache/units -name '*.m' 2> /dev/null | wc -l)
 [ "$entries" = 39 ] || fail "KWARM_CACHE at configure time: it holds $entries entries, want 39"
 [ ! -e be/kwarm-cache ] || fail "KWARM_CACHE set, yet the build tree got a cache"

@@ -111,7 +111,7 @@ pass "two warm-ups of other goals on one OUT: trace.json and summary.json valid 
 
 # The next run (nothing of the others going) starts afresh: one run, a new trace.
 rm -f out/TestC.callable
-make -f w.mk -j2 warmup > c.out 2>&1 || { cat c.out; fail "the warm-up after them failed"; }
+must c.out "the warm-up after them failed" make -f w.mk -j2 warmup
 valid out/.kwarm/trace.json out/.kwarm/trace.prev.json out/.kwarm/summary.json
 python3 - out/.kwarm/summary.json <<'PY' || fail "the next run's summary is wrong"
 import json, sys

@@ -41,7 +41,7 @@ alone() {
 spec "" A B > spec.yaml
 "$KWARM" gen spec.yaml -o "$T/w.mk" --cache "$T/cache" --out "$T/out"
 [ "$(units "$T/w.mk")" = 2 ] || fail "include lists that resolve alike: $(units "$T/w.mk") units, not 2"
-make -f "$T/w.mk" -j2 warmup > "$T/run.out" 2>&1 || { cat "$T/run.out"; fail "the warm-up failed"; }
+must "$T/run.out" "the warm-up failed" make -f "$T/w.mk" -j2 warmup
 [ "$(builds "$T/run.out")" = 2 ] || { cat "$T/run.out"; fail "$(builds "$T/run.out") compiles, not 2"; }
 alone 1a "" A
 alone 1b "" B
@@ -51,7 +51,7 @@ pass "-Ia -Ib and -Ib -Ia -Ia resolve alike: one compile, each callable as built
 
 # A header of the same name in both folders: the order decides, so two units.
 echo '#define X 100' > b/x.h
-make -f "$T/w.mk" -j2 warmup > "$T/run.out" 2>&1 || { cat "$T/run.out"; fail "the warm-up failed"; }
+must "$T/run.out" "the warm-up failed" make -f "$T/w.mk" -j2 warmup
 [ "$(units "$T/w.mk")" = 3 ] || fail "a shadowed header: $(units "$T/w.mk") units, not 3"
 [ "$(builds "$T/run.out")" = 2 ] || { cat "$T/run.out"; fail "$(builds "$T/run.out") compiles, not 2"; }
 alone 2a "" A

@@ -29,7 +29,7 @@ units=$(keys farm.mk | wc -l)
 grep -q -- '--launcher' local.mk && fail "the local Makefile has a launcher"
 pass "same keys with and without the launcher"
 
-make -f farm.mk -j4 warmup > farm.log 2>&1 || { cat farm.log; fail "warm-up through distcc failed"; }
+must farm.log "warm-up through distcc failed" make -f farm.mk -j4 warmup
 [ "$(distccd_compiles)" = "$units" ] ||
 	fail "distccd ran $(distccd_compiles) compiles, want $units (one per unit)"
 for src in farm_orch.cpp vec_weigh.cpp vec_square.cpp mat_fold.cpp; do
@@ -37,7 +37,7 @@ for src in farm_orch.cpp vec_weigh.cpp vec_square.cpp mat_fold.cpp; do
 done
 pass "distccd compiled each of the $units units once"
 
-make -f local.mk -j2 warmup > local.log 2>&1 || { cat local.log; fail "local warm-up failed"; }
+must local.log "local warm-up failed" make -f local.mk -j2 warmup
 [ "$(distccd_compiles)" = "$units" ] || fail "the local warm-up reached distccd"
 for c in TestFarm TestFarmAgain; do
 	cmp "out-farm/$c.callable" "out-local/$c.callable" || fail "$c: distcc and local callables differ"
@@ -57,7 +57,7 @@ rm -rf "$T/sim/.kwarm"
 sed -i 's/, -c\]/, -shared]/; /link: \[g++, -shared\]/d' sim/spec.yaml
 "$KWARM" gen sim/spec.yaml -o sim.mk --launcher distcc --cache "$T/cache-sim" --out "$T/out-sim"
 grep -q -- ' -c ' sim.mk && fail "the sim spec still compiles with -c"
-make -f sim.mk -j2 warmup > sim.log 2>&1 || { cat sim.log; fail "sim-form warm-up failed"; }
+must sim.log "sim-form warm-up failed" make -f sim.mk -j2 warmup
 [ "$(distccd_compiles)" = "$units" ] ||
 	fail "a one-step compile-and-link reached distccd ($(distccd_compiles) compiles)"
 python3 "$KWARM_TEST_SRC/tests/tools/callable_call.py" out-sim/TestFarm.callable 11 | diff - calls.txt ||

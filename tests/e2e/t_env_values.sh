@@ -19,7 +19,7 @@ export KWV='v\'
 mk() {
 	local before
 	before=$(stat -c %y a.mk)
-	env "$@" make -f a.mk help > make.out 2>&1 || { cat make.out; fail "make failed ($*)"; }
+	must make.out "make failed ($*)" env "$@" make -f a.mk help
 	! grep -q injected make.out || { cat make.out; fail "a value's text ran as make text ($*)"; }
 	[ "$(stat -c %y a.mk)" != "$before" ] && echo remade || echo kept
 }

@@ -31,9 +31,9 @@ done
 # The real thing: make -n runs the '+' line, kwarm exec does not run its command.
 rm -f "ran it"
 printf 'all:\n\t+%s exec -- touch ran\n' "$KWARM" > Makefile
-make -n -j3 > make.out 2>&1 || { cat make.out; fail "make -n failed"; }
+must make.out "make -n failed" make -n -j3
 [ ! -e ran ] || fail "make -n: the command ran"
 grep -qx 'touch ran' make.out || { cat make.out; fail "make -n: the command was not printed"; }
-make -j3 > make.out 2>&1 || { cat make.out; fail "make failed"; }
+must make.out "make failed" make -j3
 [ -e ran ] || fail "make without -n: the command did not run"
 echo "ok: make -n prints, make runs"

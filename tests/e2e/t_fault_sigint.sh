@@ -43,7 +43,7 @@ tree_check cache out refs --no-temps || fail "SIGINT while compiling left temps 
 [ "$(find cache/units -name '*.m' | wc -l)" -ge 2 ] || fail "entries finished before SIGINT were lost"
 [ ! -e out/TestA.callable ] || fail "TestA was packed though k0 never compiled"
 : > "$T/blocked.go"
-make -f warmup.mk -j2 warmup > rerun0.txt 2>&1 || { cat rerun0.txt; fail "the re-run after SIGINT failed"; }
+must rerun0.txt "the re-run after SIGINT failed" make -f warmup.mk -j2 warmup
 fault_check_current 0 || fail "the re-run's callables are wrong"
 tree_check cache out refs --no-temps || fail "after the re-run"
 pass "SIGINT mid-compile: make stopped (exit $rc), no temps, no torn files, the re-run is right"
@@ -56,7 +56,7 @@ for d in $delays; do
 	fault_signal_run INT "$v" "$d"
 	tree_check cache out refs --no-temps > /dev/null || fail "run $v (SIGINT after $d s): temps or torn files"
 	[ -e warmup.mk ] || fail "run $v (SIGINT after $d s): the Makefile is gone"
-	make -f warmup.mk -j2 warmup > "rerun$v.txt" 2>&1 || { cat "rerun$v.txt"; fail "run $v: the re-run failed"; }
+	must "rerun$v.txt" "run $v: the re-run failed" make -f warmup.mk -j2 warmup
 	fault_check_current "$v" || fail "run $v (SIGINT after $d s): the re-run's callables are not version $v's"
 done
 [ "$interrupted" -ge 6 ] || fail "only $interrupted of 10 runs were interrupted"

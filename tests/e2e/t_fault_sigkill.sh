@@ -15,7 +15,7 @@ cd "$T"
 fault_version 0
 gen_warmup
 start=$(date +%s.%N)
-make -f warmup.mk -j2 warmup > ref.txt 2>&1 || { cat ref.txt; fail "the reference run failed"; }
+must ref.txt "the reference run failed" make -f warmup.mk -j2 warmup
 echo "a full run takes $(python3 -c "import time; print('%.2f' % (time.time() - $start))") s"
 fault_check_current 0 || fail "the reference run's callables are wrong"
 
@@ -25,7 +25,7 @@ for d in $delays; do
 	v=$((v + 1))
 	fault_signal_run KILL "$v" "$d"
 	tree_check cache out refs > /dev/null || fail "run $v (killed after $d s): torn files"
-	make -f warmup.mk -j2 warmup > "rerun$v.txt" 2>&1 || { cat "rerun$v.txt"; fail "run $v: the re-run failed"; }
+	must "rerun$v.txt" "run $v: the re-run failed" make -f warmup.mk -j2 warmup
 	tree_check cache out refs > /dev/null || fail "run $v: torn files after the re-run"
 	fault_check_current "$v" || fail "run $v (killed after $d s): the re-run's callables are not version $v's"
 	recovered=$((recovered + 1))

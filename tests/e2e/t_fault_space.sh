@@ -58,7 +58,7 @@ tree_check cache out refs --no-temps || fail "ulimit -f while packing: temps or 
 pass "ulimit -f between unit and callable size: units cached, the pack fails, saying so; nothing torn"
 
 before=$(compiles)
-make -f warmup.mk -j2 warmup > rerun.txt 2>&1 || { cat rerun.txt; fail "the re-run without a limit failed"; }
+must rerun.txt "the re-run without a limit failed" make -f warmup.mk -j2 warmup
 cmp refs/0/TestBig.callable out/TestBig.callable || fail "the re-run's callable is wrong"
 [ "$(compiles)" = "$before" ] || fail "the re-run compiled again"
 tree_check cache out refs --no-temps || fail "after the re-run"
@@ -80,7 +80,7 @@ grep -q "No space left on device" full.err || { cat full.err; fail "the full dis
 tree_check cache small/out refs --no-temps || fail "full OUT: temps or torn files"
 [ "$(df --output=used -k small | tail -1)" -lt 64 ] || fail "the failed pack left space used: $(du -a small)"
 mount -o remount,size=1m "$T/small" || fail "cannot grow the tmpfs"
-make -f small.mk -j2 warmup > full-rerun.txt 2>&1 || { cat full-rerun.txt; fail "the re-run with room failed"; }
+must full-rerun.txt "the re-run with room failed" make -f small.mk -j2 warmup
 cmp refs/0/TestBig.callable small/out/TestBig.callable || fail "the callable packed after a full disk is wrong"
 [ "$(compiles)" = "$before" ] || fail "the full-disk runs compiled again"
 tree_check cache small/out refs --no-temps || fail "after the re-run with room"
@@ -94,7 +94,7 @@ mount -t tmpfs -o size=128k tmpfs "$T/smallc" || fail "cannot mount a tmpfs as r
 	{ cat gen4.err; fail "gen failed on the small cache"; }
 [ ! -s gen4.err ] || { cat gen4.err; fail "gen warned while the cache still had room"; }
 : > "$STANDIN_LOG"
-make -f fullc.mk -j2 warmup > fullc.txt 2>&1 || { cat fullc.txt; fail "a full cache failed the warm-up"; }
+must fullc.txt "a full cache failed the warm-up" make -f fullc.mk -j2 warmup
 ! grep -i error fullc.txt || fail "an error line in a warm-up that succeeded"
 ! grep -i "no space left" fullc.txt || fail "the compiler's output of an attempt made good is shown"
 [ "$(grep -c warning fullc.txt)" -le 2 ] || { cat fullc.txt; fail "more than two warning lines"; }
@@ -116,7 +116,7 @@ pass "cache full mid-warm-up: success, no error, $(grep -c warning fullc.txt) wa
 # With room, the next run stores the units the cache missed.
 mount -o remount,size=4m "$T/smallc" || fail "cannot grow the tmpfs"
 : > "$STANDIN_LOG"
-make -f fullc.mk -j2 warmup > roomc.txt 2>&1 || { cat roomc.txt; fail "the run with room failed"; }
+must roomc.txt "the run with room failed" make -f fullc.mk -j2 warmup
 ! grep -Ei "error|warning" roomc.txt || fail "the run with room warned"
 [ "$(manifests smallc/cache)" = 4 ] || fail "the run with room did not store every unit in the cache"
 [ "$(compiles)" = "$uncached" ] || fail "the run with room compiled $(compiles) units, not $uncached"

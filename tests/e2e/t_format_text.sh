@@ -36,7 +36,7 @@ grep -q '^::error file=.*bad\.c' compile_auto.out || { cat compile_auto.out; fai
 pass "compile: --format text over GITHUB_ACTIONS=true (without it: annotations)"
 
 # A pack whose unit left the cache, with no compile records to redo it.
-make -f w.mk warmup-TestGood > good.out 2>&1 || { cat good.out; fail "the good class did not build"; }
+must good.out "the good class did not build" make -f w.mk warmup-TestGood
 rm -rf cache/units out/TestGood.callable
 pack_good=$(sed 's/--cmds [0-9]*/--cmds 0/' <<< "$pack_good")
 run pack_text "$pack_good"

@@ -47,7 +47,7 @@ pass "summary.json after make -k: failed, built, with the failed units"
 # Fixed: the next run builds the failed classes; TestGood had nothing to do.
 printf 'int fixed;\n' > "$R/sub/bad.c"
 printf 'int fixed2;\n' > "$R/crash.c"
-make -f gh.mk -j2 warmup > fixed.out 2>&1 || { cat fixed.out; fail "the fixed warm-up failed"; }
+must fixed.out "the fixed warm-up failed" make -f gh.mk -j2 warmup
 grep -q '^::error' fixed.out && fail "a passing run printed annotations"
 python3 - out/.kwarm/summary.json <<'PY' || fail "summary.json after the fixed run is wrong"
 import json, sys

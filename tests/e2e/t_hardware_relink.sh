@@ -41,7 +41,7 @@ run() {
 	local what=$1 want got
 	shift
 	: > "$T/tools.log"
-	make -f warmup.mk -j2 warmup > make.out 2>&1 || { cat make.out; fail "$what: make failed"; }
+	must make.out "$what: make failed" make -f warmup.mk -j2 warmup
 	for want in "$@"; do
 		got=$(runs cc "${want%%=*}")
 		[ "$got" = "${want##*=}" ] || { cat "$T/tools.log"; fail "$what: ${want%%=*} compiled $got times, want ${want##*=}"; }

@@ -13,7 +13,7 @@ cp -r "$KWARM_TEST_SRC/examples/hardware/." "$H/"
 rm -rf "$H/.kwarm"
 cd "$T"
 "$KWARM" gen hw/spec.yaml -o warmup.mk --cache "$T/cache" --out "$T/out"
-make -f warmup.mk -j2 warmup > make.out 2>&1 || { cat make.out; fail "warm-up failed"; }
+must make.out "warm-up failed" make -f warmup.mk -j2 warmup
 [ -s out/TestHardware.callable ] || fail "no callable"
 pass "the hardware example warms up"
 
@@ -54,7 +54,7 @@ pass "each child is the .text objcopy gives for the same linked image"
 
 : > make.out
 rm -rf out
-make -f warmup.mk -j2 warmup > make.out 2>&1 || { cat make.out; fail "warm re-run failed"; }
+must make.out "warm re-run failed" make -f warmup.mk -j2 warmup
 grep -Eq "kwarm: built|^\[[0-9]+/[0-9]+\] built" make.out && { cat make.out; fail "a warm re-run compiled"; }
 [ -s out/TestHardware.callable ] || fail "the warm re-run packed nothing"
 pass "warm re-run: the extracted units come from the cache"

@@ -6,7 +6,7 @@
 
 build=$(dirname "$KWARM")
 P=$T/prefix
-cmake --install "$build" --prefix "$P" > "$T/install.log" 2>&1 || { cat "$T/install.log"; fail "cmake --install failed"; }
+must "$T/install.log" "cmake --install failed" cmake --install "$build" --prefix "$P"
 for f in bin/kwarm share/man/man1/kwarm.1 share/kwarm/kwarm.mk lib/cmake/kwarm/kwarmConfig.cmake \
 	lib/cmake/kwarm/kwarmConfigVersion.cmake lib/cmake/kwarm/kwarmTargets.cmake \
 	lib/cmake/kwarm/kwarmFunctions.cmake; do
@@ -21,7 +21,7 @@ standin_example minimal m
 cd "$T"
 "$P/bin/kwarm" gen m/spec.yaml -o m.mk --cache "$T/cache" --out "$T/out"
 grep -q "^KW_KWARM := $P/bin/kwarm\$" m.mk || fail "the Makefile does not run the installed kwarm"
-make -f m.mk -j2 warmup > run.out 2>&1 || { cat run.out; fail "warm-up with the installed kwarm failed"; }
+must run.out "warm-up with the installed kwarm failed" make -f m.mk -j2 warmup
 [ -s out/TestMinimal.callable ] || fail "no callable"
 pass "the installed kwarm warms up a spec"
 

@@ -29,7 +29,7 @@ long2:
 warm:
 	+\$(MAKE) -f warmup.mk warmup-TestQwen3Decode
 MK
-make -f parent.mk -j4 all > nested.out 2>&1 || { cat nested.out; fail "nested warm-up failed"; }
+must nested.out "nested warm-up failed" make -f parent.mk -j4 all
 [ "$(compiles)" = 40 ] || fail "$(compiles) compiles, want 40"
 m=$(max_overlap)
 [ "$m" -le 4 ] || fail "nested under make -j4: $m at once"

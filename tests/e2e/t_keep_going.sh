@@ -43,12 +43,12 @@ cd "$T"
 "$KWARM" gen root/good.yaml -o good.mk --cache "$T/cache.good" --out "$T/out.good"
 
 # make -n: no compiler, nothing in the cache or out.
-make -n -f w.mk -j2 warmup > dry.txt 2>&1 || { cat dry.txt; fail "make -n failed"; }
+must dry.txt "make -n failed" make -n -f w.mk -j2 warmup
 [ -z "$(find cache out -name '*.m' -o -name '*.callable' 2>/dev/null)" ] || fail "make -n compiled or packed"
 pass "make -n warmup runs no compiler"
 
 # The reference: the two good classes alone.
-make -f good.mk -j2 warmup > good.txt 2>&1 || { cat good.txt; fail "the good classes alone failed"; }
+must good.txt "the good classes alone failed" make -f good.mk -j2 warmup
 
 if make -f w.mk -j2 warmup > all.txt 2>&1; then cat all.txt; fail "make -j2 warmup succeeded"; fi
 for c in TestA TestB; do

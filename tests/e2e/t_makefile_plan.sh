@@ -54,7 +54,7 @@ make -f w.mk help > help.txt
 grep -qx '  warmup-TestQwen3Decode  1 callable, units 0 / 38' help.txt &&
 	grep -qx '  warmup-TestQwen3DecodeGraph  1 callable, units 0 / 38' help.txt ||
 	{ cat help.txt; fail "make help does not count the units"; }
-make -f w.mk -j2 warmup-TestQwen3Decode > build.txt 2>&1 || { cat build.txt; fail "warm-up failed"; }
+must build.txt "warm-up failed" make -f w.mk -j2 warmup-TestQwen3Decode
 make -f w.mk help > help.txt
 grep -qx '  warmup-TestQwen3Decode  1 callable, units 38 / 38' help.txt &&
 	grep -qx '  warmup-TestQwen3DecodeGraph  1 callable, units 37 / 38' help.txt ||

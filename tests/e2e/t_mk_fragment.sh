@@ -7,7 +7,7 @@
 . "$(dirname "$0")/lib.sh"
 
 P=$T/prefix
-cmake --install "$(dirname "$KWARM")" --prefix "$P" > install.log 2>&1 || { cat install.log; fail "install failed"; }
+must install.log "install failed" cmake --install "$(dirname "$KWARM")" --prefix "$P"
 standin_example qwen3_decode q
 export STANDIN_SCALE=0.03
 mkdir -p "$T/app"
@@ -28,7 +28,7 @@ MK
 cd "$T/app"
 make show > show.txt
 grep -q '^CFLAGS=-O1 -DPARENT OUT=parent-out MAKEFLAGS= GOAL=all$' show.txt || { cat show.txt; fail "the parent's variables or goal changed: $(cat show.txt)"; }
-make > default.out 2>&1 || { cat default.out; fail "the default goal failed"; }
+must default.out "the default goal failed" make
 [ -s app.txt ] && [ ! -e .kwarm ] && [ "$(compiles)" = 0 ] || fail "the default goal did not stay the parent's"
 pass "the parent's default goal and variables are untouched"
 
@@ -38,7 +38,7 @@ sed '/^KWARM_SPEC/,$d' Makefile >> first.mk
 make -f first.mk show | grep -q 'GOAL=all$' || fail "included first, the fragment took the default goal"
 pass "included first or last, the default goal stays 'all'"
 
-make -j4 warmup > warm.out 2>&1 || { cat warm.out; fail "make -j4 warmup failed"; }
+must warm.out "make -j4 warmup failed" make -j4 warmup
 [ "$(compiles)" = 39 ] || fail "$(compiles) compiles, want 39"
 m=$(max_overlap)
 [ "$m" -gt 1 ] && [ "$m" -le 4 ] || fail "make -j4 warmup through the fragment: max $m at once"
@@ -51,17 +51,17 @@ pass "make -j4 warmup: 39 compiles, max $m at once, no jobserver warnings"
 # One class; then an edited spec (a renamed class) regenerates and builds it.
 rm -rf "$T/out"
 : > "$STANDIN_LOG"
-make -j4 warmup-TestQwen3DecodeGraph > one.out 2>&1 || { cat one.out; fail "warmup-CLASS failed"; }
+must one.out "warmup-CLASS failed" make -j4 warmup-TestQwen3DecodeGraph
 [ -s "$T/out/TestQwen3DecodeGraph.callable" ] && [ ! -e "$T/out/TestQwen3Decode.callable" ] ||
 	fail "warmup-TestQwen3DecodeGraph built the wrong classes"
 [ "$(compiles)" = 0 ] || fail "a cached class compiled $(compiles) units"
 sed -i 's/name: TestQwen3DecodeGraph/name: TestRenamed/' "$T/q/spec.yaml"
-make -j4 warmup-TestRenamed > renamed.out 2>&1 || { cat renamed.out; fail "the renamed class is unknown: no regeneration"; }
+must renamed.out "the renamed class is unknown: no regeneration" make -j4 warmup-TestRenamed
 [ -s "$T/out/TestRenamed.callable" ] || fail "the renamed class was not packed"
 pass "warmup-CLASS passes through; an edited spec regenerates the warm-up Makefile"
 
 # KWARM_* given on the command line reach the fragment; a new cache folder
 # regenerates (the recorded gen command changed).
-make -j4 warmup KWARM_CACHE="$T/cache2" > cache2.out 2>&1 || { cat cache2.out; fail "KWARM_CACHE= run failed"; }
+must cache2.out "KWARM_CACHE= run failed" make -j4 warmup KWARM_CACHE="$T/cache2"
 [ -d "$T/cache2/units" ] || fail "KWARM_CACHE on the command line was not used"
 pass "a changed KWARM_CACHE regenerates and is used"

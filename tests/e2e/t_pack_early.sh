@@ -14,7 +14,7 @@ for u in a1 a2 b1 b2 b3 b4 b5 b6 b7 b8 b9 b10 b11 b12 b13 b14; do printf '// kwa
 standin_spec . A=a1.c,a2.c B=b1.c,b2.c,b3.c,b4.c,b5.c,b6.c,b7.c,b8.c,b9.c,b10.c,b11.c,b12.c,b13.c,b14.c
 export STANDIN_SCALE=0.05
 "$KWARM" gen spec.yaml -o "$T/w.mk" --cache "$T/cache" --out "$T/out"
-make -f "$T/w.mk" -j2 warmup > "$T/run.out" 2>&1 || { cat "$T/run.out"; fail "the warm-up failed"; }
+must "$T/run.out" "the warm-up failed" make -f "$T/w.mk" -j2 warmup
 python3 - "$T/out/.kwarm/trace.json" <<'PY' || fail "A was not packed before B's last unit started"
 import json, sys
 text = open(sys.argv[1]).read().rstrip()

@@ -14,7 +14,7 @@ cd "$T"
 "$KWARM" gen q/spec.yaml -o w.mk --cache "$T/cache" --out "$T/out"
 
 # One class first: the total counts that class's missing units only (38).
-make -f w.mk -j3 warmup-TestQwen3Decode > one.out 2>&1 || { cat one.out; fail "warm-up failed"; }
+must one.out "warm-up failed" make -f w.mk -j3 warmup-TestQwen3Decode
 [ "$(grep -c '^\[' one.out)" = 38 ] || { cat one.out; fail "not one progress line per unit"; }
 grep -Ev '^\[[0-9]+/38\] built .* \(TestQwen3Decode( \+1)?\) [0-9]+\.[0-9]{2} s$|^kwarm: packed ' one.out &&
 	fail "lines other than progress and pack lines (above)"
@@ -58,7 +58,7 @@ pass "trace.json: one slice per unit and pack, slots < 3 never overlap"
 
 # The rest at -j4: the one missing unit, counted 1/1; the old trace is kept.
 cp out/.kwarm/trace.json first.json
-make -f w.mk -j4 warmup > rest.out 2>&1 || { cat rest.out; fail "warm-up failed"; }
+must rest.out "warm-up failed" make -f w.mk -j4 warmup
 grep -q "^\[1/1\] built orchestration '.*graph_orch.cpp' (TestQwen3DecodeGraph) " rest.out ||
 	{ cat rest.out; fail "no [1/1] line for the one missing unit"; }
 cmp out/.kwarm/trace.prev.json first.json || fail "trace.prev.json is not the previous run's"
@@ -73,7 +73,7 @@ pass "a new run starts a new trace; the last one is trace.prev.json; total 1 for
 
 # A cold run at -j4 from scratch, all 39 units in one trace.
 rm -rf cache out
-make -f w.mk -j4 warmup > cold.out 2>&1 || { cat cold.out; fail "cold warm-up failed"; }
+must cold.out "cold warm-up failed" make -f w.mk -j4 warmup
 [ "$(grep -c '^\[[0-9]*/39\] built' cold.out)" = 39 ] || fail "not 39 progress lines of 39"
 check_trace out/.kwarm/trace.json 4 39 2 || fail "the cold trace is wrong"
 pass "cold -j4: 39 progress lines, 39 + 2 slices on slots < 4"

@@ -25,7 +25,7 @@ standin_spec . TestA=a.c,b.c TestB=d.c,slow.c TestC=b.c,c.c
 cd "$T"
 "$KWARM" gen s/spec.yaml -o w.mk --cache "$T/cache" --out "$T/out" || fail "gen failed"
 touch blk.go
-make -f w.mk -j2 warmup > first.out 2>&1 || { cat first.out; fail "the first warm-up failed"; }
+must first.out "the first warm-up failed" make -f w.mk -j2 warmup
 mkdir ref
 cp out/*.callable ref/
 entries() { find "$T/cache/units" -name '*.m' | wc -l; }
@@ -63,7 +63,7 @@ start_held_run race.out
 ( while kill -0 "$mk" 2>/dev/null; do "$KWARM" cache --cache "$T/cache" prune --max-size 1 > /dev/null 2>&1; done ) &
 loop=$!
 for i in 1 2 3; do
-	"$KWARM" cache --cache "$T/cache" prune --max-size 1 > prune.$i.out 2>&1 || { cat prune.$i.out; fail "prune failed"; }
+	must prune.$i.out "prune failed" "$KWARM" cache --cache "$T/cache" prune --max-size 1
 done
 [ "$(entries)" = 5 ] || { cat prune.*.out; fail "prune removed entries a running warm-up needs ($(entries) of 5 left)"; }
 touch blk.go
@@ -92,7 +92,7 @@ import json, sys
 st = {c["name"]: c["status"] for c in json.load(open(sys.argv[1]))["classes"]}
 assert st == {"TestA": "built", "TestB": "failed", "TestC": "built"}, st
 PY
-	make -f w.mk -j3 warmup > repair.out 2>&1 || { cat repair.out; fail "the next run did not repair it"; }
+	must repair.out "the next run did not repair it" make -f w.mk -j3 warmup
 	check_callables "repaired by the next run"
 	pass "an entry removed after make checked it: a clean failure naming it, and the next run repairs it"
 fi
@@ -100,8 +100,8 @@ fi
 # The same prune with no run going does remove those entries: the first part
 # could not pass without the claim.
 find "$T/cache/units" -name '*.m' -exec touch -d '3 hours ago' {} +
-"$KWARM" cache --cache "$T/cache" prune --max-size 1 > idle.out 2>&1 || { cat idle.out; fail "prune failed"; }
+must idle.out "prune failed" "$KWARM" cache --cache "$T/cache" prune --max-size 1
 [ "$(entries)" = 0 ] || { cat idle.out; fail "prune with no run going kept entries"; }
-make -f w.mk -j3 warmup > again.out 2>&1 || { cat again.out; fail "the warm-up after prune failed"; }
+must again.out "the warm-up after prune failed" make -f w.mk -j3 warmup
 check_callables "rebuilt after prune"
 pass "with no run going prune removes them, and the next warm-up rebuilds them byte-exact"

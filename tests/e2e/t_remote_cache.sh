@@ -53,7 +53,7 @@ URL=http://127.0.0.1:$PORT/share
 # --- two checkouts, one store ---
 for c in one two; do standin_example qwen3_decode "$c"; done
 "$KWARM" gen one/spec.yaml -o one.mk --cache "$T/cache-one" --out "$T/out-one" --remote "$URL"
-make -f one.mk -j3 warmup > one.log 2>&1 || { cat one.log; fail "the first checkout failed"; }
+must one.log "the first checkout failed" make -f one.mk -j3 warmup
 [ "$(compiles)" = 39 ] || fail "the first checkout ran $(compiles) compiles, want 39"
 n=$(find "$NG/store/share/kwarm-entry-2" -type f | wc -l)
 [ "$n" = 39 ] || fail "the store holds $n objects after the first checkout, want 39"
@@ -61,7 +61,7 @@ n=$(find "$NG/store/share/kwarm-entry-2" -type f | wc -l)
 # The second takes its URL from the spec (flag over environment over spec).
 printf 'remote: %s\n' "$URL" >> two/spec.yaml
 "$KWARM" gen two/spec.yaml -o two.mk --cache "$T/cache-two" --out "$T/out-two"
-make -f two.mk -j3 warmup > two.log 2>&1 || { cat two.log; fail "the second checkout failed"; }
+must two.log "the second checkout failed" make -f two.mk -j3 warmup
 [ "$(compiles)" = 0 ] || fail "the second checkout compiled $(compiles) units, want 0"
 for c in TestQwen3Decode TestQwen3DecodeGraph; do
 	cmp "out-one/$c.callable" "out-two/$c.callable" || fail "$c differs between the checkouts"
@@ -81,7 +81,7 @@ standin_example qwen3_decode three
 KWARM_REMOTE_PREFETCH=0 "$KWARM" gen three/spec.yaml -o three.mk --cache "$T/cache-three" \
 	--out "$T/out-three" --remote "$URL"
 [ -z "$(find "$T/cache-three/units" -name '*.m')" ] || fail "KWARM_REMOTE_PREFETCH=0: gen fetched"
-make -f three.mk -j3 warmup > three.log 2>&1 || { cat three.log; fail "the third checkout failed"; }
+must three.log "the third checkout failed" make -f three.mk -j3 warmup
 [ "$(compiles)" = 0 ] || fail "the third checkout (no prefetch) compiled $(compiles) units, want 0"
 cmp out-one/TestQwen3Decode.callable out-three/TestQwen3Decode.callable
 # summary.json counts what the run's steps asked of the remote.
@@ -127,7 +127,7 @@ run_fresh() {
 	"$KWARM" gen "$name/spec.yaml" -o "$name.mk" --cache "$T/cache-$name" --out "$T/out-$name" \
 		--remote "$base"
 	t0=$(date +%s.%N)
-	make -f "$name.mk" -j2 warmup > "$name.log" 2>&1 || { cat "$name.log"; fail "$name failed"; }
+	must "$name.log" "$name failed" make -f "$name.mk" -j2 warmup
 	secs=$(python3 -c "import sys; print('%.2f' % ($(date +%s.%N) - $t0))")
 	log=$name.log
 	cmp "out-$name/TestMinimal.callable" good.callable || fail "$name: the callable differs"
@@ -191,7 +191,7 @@ t0=$(date +%s.%N)
 "$KWARM" gen stall/spec.yaml -o stall.mk --cache "$T/cache-stall" --out "$T/out-stall" \
 	--remote "http://127.0.0.1:$(cat "$T/stall.port")" 2> stall-gen.log
 one_warning stall-gen.log
-make -f stall.mk -j3 warmup > stall.log 2>&1 || { cat stall.log; fail "stall failed"; }
+must stall.log "stall failed" make -f stall.mk -j3 warmup
 secs=$(python3 -c "print('%.2f' % ($(date +%s.%N) - $t0))")
 [ "$(compiles)" = 39 ] || fail "stalled server: $(compiles) compiles, want 39"
 one_warning stall.log
@@ -206,7 +206,7 @@ pass "a stalled server: gen + make in $secs s (timeout 1 s), one warning each"
 # the server found stalled by gen's pass is not asked again by the steps.
 printf '// edited\n' >> stall/kernels/aiv/argmax.cpp
 : > "$STANDIN_LOG"
-make -f stall.mk -j3 warmup > stall2.log 2>&1 || { cat stall2.log; fail "stall, remade: failed"; }
+must stall2.log "stall, remade: failed" make -f stall.mk -j3 warmup
 [ "$(compiles)" = 1 ] || fail "stall, remade: $(compiles) compiles, want 1"
 one_warning stall2.log
 pass "a Makefile remade inside make: its gen and its steps share the run's one warning and timeout"

@@ -22,7 +22,7 @@ for c in A B C D E F; do
 done
 standin_spec . "${classes[@]}"
 "$KWARM" gen spec.yaml -o "$T/w.mk" --cache "$T/cache" --out "$T/out"
-make -f "$T/w.mk" -j2 warmup > "$T/run.out" 2>&1 || { cat "$T/run.out"; fail "the warm-up failed"; }
+must "$T/run.out" "the warm-up failed" make -f "$T/w.mk" -j2 warmup
 strace -f -o /dev/null true 2> /dev/null || skip "strace cannot trace here (ptrace not permitted)"
 
 # repack WHAT JOBS: make -jJOBS warmup under strace; summary.json written twice.

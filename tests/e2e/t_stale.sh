@@ -74,7 +74,7 @@ cp out/TestMinimal.callable old.callable
 old_mk=$(cat a.mk)
 printf 'int kw_race(int x) { return x * 7 + 3; }\n' >> minimal/kernels/aiv/vec_add.cpp
 touch -r a.mk minimal/kernels/aiv/vec_add.cpp
-make -f a.mk warmup > race.out 2>&1 || { cat race.out; fail "the warm-up after the edit failed"; }
+must race.out "the warm-up after the edit failed" make -f a.mk warmup
 [ "$(cat a.mk)" != "$old_mk" ] || fail "the Makefile was not remade for a source edited while gen ran"
 cmp -s old.callable out/TestMinimal.callable && fail "the callable still holds the old code"
 pass "a source edited while gen ran: the Makefile is remade, the new code compiled and packed"
