@@ -189,6 +189,18 @@ static void test_aliases(void)
 	(check_capture_begin(2), ret_ = (call), *(msg) = check_capture_end(2), ret_)
 static int ret_;
 
+/* msg (freed) is exactly "PATH:REST\n", one error at path's LINE:COL; a
+ * failure names the caller's line. */
+#define CHECK_SAID(msg, path, rest) check_said((msg), (path), (rest), __LINE__)
+static void check_said(char *msg, const char *path, const char *rest, int line)
+{
+	char *want = xstrfmt("%s:%s\n", path, rest);
+
+	check_str_at(msg, want, __FILE__, line, "msg");
+	free(want);
+	free(msg);
+}
+
 /* The document of the scalar cases: one key per kind of value. */
 static const char scalars_yaml[] =
 	"s: hello\n"
@@ -238,7 +250,7 @@ static void test_strings(void)
 	yaml_node_t *root = load_scalars(&t, &path);
 	const char *s;
 	char *dup = NULL;
-	char *msg, *want;
+	char *msg;
 
 	CHECK_INT(CAPTURED(&msg, yamltree_string(&t, lookup(&t, root, "s"), "s", 1, &s)), 0);
 	CHECK_STR(s, "hello");
@@ -253,16 +265,10 @@ static void test_strings(void)
 	CHECK_STR(s, "");
 	free(msg);
 	CHECK_INT(CAPTURED(&msg, yamltree_string(&t, lookup(&t, root, "empty"), "empty", 1, &s)), -1);
-	want = xstrfmt("%s:2:8: 'empty' must be a non-empty string\n", path);
-	CHECK_STR(msg, want);
-	free(want);
-	free(msg);
+	CHECK_SAID(msg, path, "2:8: 'empty' must be a non-empty string");
 	/* Null is not a string; a quoted 'null' is. */
 	CHECK_INT(CAPTURED(&msg, yamltree_string(&t, lookup(&t, root, "nul"), "nul", 0, &s)), -1);
-	want = xstrfmt("%s:3:6: 'nul' must be a string\n", path);
-	CHECK_STR(msg, want);
-	free(want);
-	free(msg);
+	CHECK_SAID(msg, path, "3:6: 'nul' must be a string");
 	CHECK(!yamltree_is_string(lookup(&t, root, "nul2")));
 	CHECK(yamltree_is_string(lookup(&t, root, "quoted_null")));
 	CHECK(!yamltree_is_string(lookup(&t, root, "map")));
@@ -280,7 +286,7 @@ static void test_integers(void)
 	char *path;
 	yaml_node_t *root = load_scalars(&t, &path);
 	long long n;
-	char *msg, *want;
+	char *msg;
 
 	CHECK_INT(CAPTURED(&msg, yamltree_integer(&t, lookup(&t, root, "n"), "n", &n)), 0);
 	CHECK_INT(n, 42);
@@ -301,10 +307,7 @@ static void test_integers(void)
 	CHECK_INT(n, 43);
 	free(msg);
 	CHECK_INT(CAPTURED(&msg, yamltree_integer(&t, lookup(&t, root, "qint"), "qint", &n)), -1);
-	want = xstrfmt("%s:11:7: 'qint' must be an integer\n", path);
-	CHECK_STR(msg, want);
-	free(want);
-	free(msg);
+	CHECK_SAID(msg, path, "11:7: 'qint' must be an integer");
 	for (size_t i = 0; i < 3; i++) {
 		const char *k = (const char *[]){ "frac", "hex", "list" }[i];
 
@@ -324,7 +327,7 @@ static void test_string_lists(void)
 	char *path;
 	yaml_node_t *root = load_scalars(&t, &path);
 	struct strvec sv;
-	char *msg, *want;
+	char *msg;
 
 	strvec_init(&sv);
 	CHECK_INT(CAPTURED(&msg, yamltree_strings(&t, lookup(&t, root, "list"), "list", 1, &sv)), 0);
@@ -339,23 +342,14 @@ static void test_string_lists(void)
 	CHECK_INT(sv.nr, 3);
 	free(msg);
 	CHECK_INT(CAPTURED(&msg, yamltree_strings(&t, lookup(&t, root, "elist"), "elist", 1, &sv)), -1);
-	want = xstrfmt("%s:16:8: 'elist' must be a non-empty list of strings\n", path);
-	CHECK_STR(msg, want);
-	free(want);
-	free(msg);
+	CHECK_SAID(msg, path, "16:8: 'elist' must be a non-empty list of strings");
 	/* The bad item is pointed at. */
 	CHECK_INT(CAPTURED(&msg, yamltree_strings(&t, lookup(&t, root, "badlist"), "badlist", 0, &sv)), -1);
-	want = xstrfmt("%s:17:14: 'badlist' must be a list of strings\n", path);
-	CHECK_STR(msg, want);
-	free(want);
-	free(msg);
+	CHECK_SAID(msg, path, "17:14: 'badlist' must be a list of strings");
 	CHECK_INT(CAPTURED(&msg, yamltree_strings(&t, lookup(&t, root, "nulllist"), "nulllist", 0, &sv)), -1);
 	free(msg);
 	CHECK_INT(CAPTURED(&msg, yamltree_strings(&t, lookup(&t, root, "s"), "s", 0, &sv)), -1);
-	want = xstrfmt("%s:1:4: 's' must be a list of strings\n", path);
-	CHECK_STR(msg, want);
-	free(want);
-	free(msg);
+	CHECK_SAID(msg, path, "1:4: 's' must be a list of strings");
 	strvec_release(&sv);
 
 	yamltree_release(&t);
@@ -372,35 +366,23 @@ static void test_control_chars(void)
 	const char *s;
 	char *dup = NULL;
 	struct strvec sv;
-	char *msg, *want;
+	char *msg;
 
 	CHECK_INT(CAPTURED(&msg, yamltree_string(&t, lookup(&t, root, "tab"), "tab", 0, &s)), -1);
-	want = xstrfmt("%s:20:6: 'tab' must not contain control characters: \"a\\tb\"\n", path);
-	CHECK_STR(msg, want);
-	free(want);
-	free(msg);
+	CHECK_SAID(msg, path, "20:6: 'tab' must not contain control characters: \"a\\tb\"");
 	CHECK_INT(CAPTURED(&msg, yamltree_strdup(&t, lookup(&t, root, "nl"), "nl", 0, &dup)), -1);
-	want = xstrfmt("%s:21:5: 'nl' must not contain control characters: "
-		       "\"line1\\nline2\\r\\x01\\x7f\"\n", path);
-	CHECK_STR(msg, want);
-	free(want);
-	free(msg);
+	CHECK_SAID(msg, path, "21:5: 'nl' must not contain control characters: "
+		   "\"line1\\nline2\\r\\x01\\x7f\"");
 	strvec_init(&sv);
 	CHECK_INT(CAPTURED(&msg, yamltree_strings(&t, lookup(&t, root, "ctl_list"), "ctl_list", 0, &sv)), -1);
-	want = xstrfmt("%s:22:16: 'ctl_list' must not contain control characters: \"x\\ty\"\n", path);
-	CHECK_STR(msg, want);
-	free(want);
-	free(msg);
+	CHECK_SAID(msg, path, "22:16: 'ctl_list' must not contain control characters: \"x\\ty\"");
 	strvec_release(&sv);
 	/* Keys too. */
 	v = key_node(&t, root, "bad\nkey");
 	CHECK(v != NULL);
 	if (v) {
 		CHECK_INT(CAPTURED(&msg, yamltree_key_text(&t, v, &s)), -1);
-		want = xstrfmt("%s:23:1: keys must not contain control characters: \"bad\\nkey\"\n", path);
-		CHECK_STR(msg, want);
-		free(want);
-		free(msg);
+		CHECK_SAID(msg, path, "23:1: keys must not contain control characters: \"bad\\nkey\"");
 	}
 	CHECK_INT(CAPTURED(&msg, yamltree_key_text(&t, key_node(&t, root, "s"), &s)), 0);
 	CHECK_STR(s, "s");
@@ -417,13 +399,10 @@ static void test_error(void)
 	struct yamltree t;
 	char *path;
 	yaml_node_t *root = load_scalars(&t, &path);
-	char *msg, *want;
+	char *msg;
 
 	CHECK_INT(CAPTURED(&msg, yamltree_error(&t, lookup(&t, root, "n"), "odd %d", 7)), -1);
-	want = xstrfmt("%s:6:4: odd 7\n", path);
-	CHECK_STR(msg, want);
-	free(want);
-	free(msg);
+	CHECK_SAID(msg, path, "6:4: odd 7");
 
 	yamltree_release(&t);
 	free(path);
@@ -478,17 +457,11 @@ static void test_mappings(void)
 	free(msg);
 
 	CHECK_INT(CAPTURED(&msg, yamltree_fields(&t, lookup(&t, root, "unknown"), "in thing", f, 3)), -1);
-	want = xstrfmt("%s:6:20: unknown key 'colour' in thing\n", path);
-	CHECK_STR(msg, want);
-	free(want);
-	free(msg);
+	CHECK_SAID(msg, path, "6:20: unknown key 'colour' in thing");
 
 	/* Missing: at the mapping; values from an earlier call do not linger. */
 	CHECK_INT(CAPTURED(&msg, yamltree_fields(&t, lookup(&t, root, "missing"), "in thing", f, 3)), -1);
-	want = xstrfmt("%s:8:3: missing required key 'name' in thing\n", path);
-	CHECK_STR(msg, want);
-	free(want);
-	free(msg);
+	CHECK_SAID(msg, path, "8:3: missing required key 'name' in thing");
 	CHECK(f[0].value == NULL);
 	/* Not required: the same mapping is fine. */
 	CHECK_INT(CAPTURED(&msg, yamltree_fields(&t, lookup(&t, root, "missing"), "in thing", f + 1, 2)), 0);
@@ -509,10 +482,7 @@ static void test_mappings(void)
 	CHECK_INT(CAPTURED(&msg, yamltree_fields(&t, lookup(&t, root, "ctlkey"), "in thing", f, 3)), -1);
 	/* BUG: yamltree_fields prints an unknown key raw ("unknown key 'x
 	 * y' in thing"): the message spans two lines. */
-	want = xstrfmt("%s:13:19: unknown key 'x\\ny' in thing\n", path);
-	CHECK_STR(msg, want);
-	free(want);
-	free(msg);
+	CHECK_SAID(msg, path, "13:19: unknown key 'x\\ny' in thing");
 
 	yamltree_release(&t);
 	free(path);
