@@ -308,29 +308,25 @@ static void test_errors(const struct fixture *f)
 	struct unit_command uc;
 	char hex[DIGEST_HEX_SIZE], *msg;
 
-	/* A compiler that is not there. */
-	set_command(&uc, f, "a5sim");
-	free(uc.argv.v[0]);
-	uc.argv.v[0] = xstrdup("kwarm-test-no-such-compiler");
-	check_capture_begin(2);
-	CHECK_INT(key_of(&uc, hex), -1);
-	msg = check_capture_end(2);
-	CHECK(starts_with(msg, "kwarm: error: "));
-	CHECK_HAS(msg, "kwarm-test-no-such-compiler");
-	free(msg);
-	unit_command_release(&uc);
+	/* A compiler (the first word), then a source (the last), that is not there. */
+	for (int i = 0; i < 2; i++) {
+		const char *missing = i ? "src/missing.cpp" : "kwarm-test-no-such-compiler";
+		size_t at;
+		int ok;
 
-	/* A source that is not there. */
-	set_command(&uc, f, "a5sim");
-	free(uc.argv.v[uc.argv.nr - 1]);
-	uc.argv.v[uc.argv.nr - 1] = xstrdup("src/missing.cpp");
-	check_capture_begin(2);
-	CHECK_INT(key_of(&uc, hex), -1);
-	msg = check_capture_end(2);
-	CHECK(starts_with(msg, "kwarm: error: "));
-	CHECK_HAS(msg, "src/missing.cpp");
-	free(msg);
-	unit_command_release(&uc);
+		set_command(&uc, f, "a5sim");
+		at = i ? uc.argv.nr - 1 : 0;
+		free(uc.argv.v[at]);
+		uc.argv.v[at] = xstrdup(missing);
+		check_capture_begin(2);
+		ok = CHECK_INT(key_of(&uc, hex), -1);
+		msg = check_capture_end(2);
+		if (!(ok & CHECK(starts_with(msg, "kwarm: error: "))))
+			fprintf(stderr, "  (for '%s')\n", missing);
+		CHECK_HAS(msg, missing);
+		free(msg);
+		unit_command_release(&uc);
+	}
 }
 
 static void make_fixture(struct fixture *f, const char *tmp, const char *name, const char *tools)
