@@ -31,6 +31,14 @@ must() {
 	"$@" > "$log" 2>&1 || { cat "$log"; fail "$what"; }
 }
 
+# holds [-x] FILE PATTERN WHAT: a line of FILE matches the grep pattern
+# PATTERN (with -x, the whole line); if none does, show FILE and fail saying WHAT.
+holds() {
+	local opt=-q
+	[ "$1" != -x ] || { opt=-qx; shift; }
+	grep "$opt" -- "$2" "$1" || { cat "$1"; fail "$3"; }
+}
+
 # Wait until file exists (polling it), failing if process pid ends first or
 # after 60 s: a wait on a file, not a guess.
 wait_file() {

@@ -17,7 +17,7 @@ for spec in *.yaml; do
 	[ "$rc" = 2 ] || fail "$spec: exit status $rc, want 2"
 	[ -z "$(ls -A "$T/run")" ] || fail "$spec: wrote $(ls -A "$T/run")"
 	[ "$(wc -l < "$T/err.txt")" = 1 ] || { cat "$T/err.txt"; fail "$spec: not exactly one error line"; }
-	grep -q "^$spec:[0-9]*:[0-9]*: " "$T/err.txt" || { cat "$T/err.txt"; fail "$spec: no FILE:LINE:COL"; }
+	holds "$T/err.txt" "^$spec:[0-9]*:[0-9]*: " "$spec: no FILE:LINE:COL"
 	n=$((n + 1))
 done
 [ "$n" -ge 30 ] || fail "only $n bad specs"
@@ -36,7 +36,7 @@ for cache in "$T/p/new/cache" "$T/p/in-the-way/cache"; do
 	rc=$?
 	set -e
 	[ "$rc" = 2 ] || { cat "$T/err.txt"; fail "refused after planning: exit status $rc, want 2"; }
-	grep -q "a;b.cpp' has a character" "$T/err.txt" || { cat "$T/err.txt"; fail "refused after planning: no reason"; }
+	holds "$T/err.txt" "a;b.cpp' has a character" "refused after planning: no reason"
 	[ ! -e "$T/p/new" ] && [ ! -e "$T/p/out" ] || fail "refused after planning, yet wrote $(cd "$T/p" && find new out 2>/dev/null)"
 done
 pass "refused after planning: exit 2, the store's folders removed"

@@ -43,12 +43,12 @@ pass "usage, exit statuses and cache resolution"
 
 # ---- stats
 "$KWARM" cache --cache "$C" stats > stats.txt
-grep -q '^units  *4 (' stats.txt || { cat stats.txt; fail "stats: not 4 units"; }
+holds stats.txt '^units  *4 (' "stats: not 4 units"
 grep -q '^pack' stats.txt && { cat stats.txt; fail "stats: still reports packs"; }
 bytes=0
 for k in "${keys[@]}"; do bytes=$((bytes + $(stat -c %s "$(man "$k")"))); done
-grep -q "^units  *4 ($bytes bytes" stats.txt || { cat stats.txt; fail "stats: wrong bytes (want $bytes)"; }
-grep -q "^total bytes  *$bytes\$" stats.txt || { cat stats.txt; fail "stats: wrong total (want $bytes)"; }
+holds stats.txt "^units  *4 ($bytes bytes" "stats: wrong bytes (want $bytes)"
+holds stats.txt "^total bytes  *$bytes\$" "stats: wrong total (want $bytes)"
 "$KWARM" cache --cache "$C" stats --json > stats.json
 python3 - stats.json "$bytes" <<'PY'
 import json, sys
@@ -56,8 +56,7 @@ d = json.load(open(sys.argv[1]))
 assert d["units"] == 4 and d["unit_bytes"] == int(sys.argv[2]), d
 assert "packs" not in d and "pack_bytes" not in d, d
 PY
-grep -q '^last run  *hits 0, wait-hits 0, misses 4,' stats.txt ||
-	{ cat stats.txt; fail "stats: the warm-up's 4 misses are not counted"; }
+holds stats.txt '^last run  *hits 0, wait-hits 0, misses 4,' "stats: the warm-up's 4 misses are not counted"
 # Figures from a known log (appended: runs are make runs, by their tag).
 k0=${keys[0]} k1=${keys[1]}
 cp "$C/events.log" events.saved 2> /dev/null || : > events.saved
@@ -70,16 +69,16 @@ cp "$C/events.log" events.saved 2> /dev/null || : > events.saved
 	echo "2003 corrupt $k1 12@2000.00"
 } > "$C/events.log"
 "$KWARM" cache --cache "$C" stats > stats.txt
-grep -q '^last run  *hits 1, wait-hits 1, misses 0, corrupt 1, compiling 0.0 s, hit rate 100.0%' stats.txt ||
-	{ cat stats.txt; fail "stats: wrong last run"; }
-grep -q '^all runs (2)  *hits 1, wait-hits 1, misses 2, corrupt 1, compiling 3.5 s, hit rate 50.0%' stats.txt ||
-	{ cat stats.txt; fail "stats: wrong totals"; }
+holds stats.txt '^last run  *hits 1, wait-hits 1, misses 0, corrupt 1, compiling 0.0 s, hit rate 100.0%' \
+	"stats: wrong last run"
+holds stats.txt '^all runs (2)  *hits 1, wait-hits 1, misses 2, corrupt 1, compiling 3.5 s, hit rate 50.0%' \
+	"stats: wrong totals"
 cp events.saved "$C/events.log"
 pass "stats: entries, bytes, runs from the event log"
 
 # ---- verify
 "$KWARM" cache --cache "$C" verify > v.out 2> v.err || { cat v.err; fail "verify failed on a good cache"; }
-grep -q '^4 entries checked, 0 bad$' v.out || { cat v.out; fail "verify: wrong summary"; }
+holds v.out '^4 entries checked, 0 bad$' "verify: wrong summary"
 [ ! -s v.err ] || { cat v.err; fail "verify: messages on a good cache"; }
 # The first three ways of ENTRY_DAMAGE (flipped byte, cut byte, truncated),
 # one entry each: verify names each entry with its reason.
@@ -91,32 +90,32 @@ for i in 0 1 2; do
 done
 [ "$(wc -l < v.err)" = 3 ] || { cat v.err; fail "verify: not exactly 3 messages"; }
 grep -q "${keys[3]}" v.err && fail "verify named a good entry"
-grep -q '^4 entries checked, 3 bad$' v.out || { cat v.out; fail "verify: wrong summary"; }
+holds v.out '^4 entries checked, 3 bad$' "verify: wrong summary"
 "$KWARM" cache --cache "$C" verify --repair > v.out 2> v.err || { cat v.err; fail "verify --repair failed"; }
-grep -q '^4 entries checked, 3 bad (3 removed)$' v.out || { cat v.out; fail "verify --repair: wrong summary"; }
+holds v.out '^4 entries checked, 3 bad (3 removed)$' "verify --repair: wrong summary"
 for i in 0 1 2; do [ ! -e "$(man "${keys[$i]}")" ] || fail "bad entry $i not removed"; done
 [ -e "$(man "${keys[3]}")" ] || fail "repair removed a good entry"
 "$KWARM" cache --cache "$C" verify > v.out 2> v.err || { cat v.err; fail "not clean after repair"; }
-grep -q '^1 entries checked, 0 bad$' v.out || { cat v.out; fail "after repair: wrong summary"; }
+holds v.out '^1 entries checked, 0 bad$' "after repair: wrong summary"
 rm -rf out
 : > "$STANDIN_LOG"
 make -f m.mk -j2 warmup > /dev/null 2> make.err || { cat make.err; fail "make after repair failed"; }
 [ "$(compiles)" = 3 ] || fail "make after repair compiled $(compiles) units, want 3"
 cmp out/TestMinimal.callable good.callable || fail "rebuilt callable differs"
 "$KWARM" cache --cache "$C" stats > stats.txt
-grep -q '^last run  *hits 1, wait-hits 0, misses 3,' stats.txt ||
-	{ cat stats.txt; fail "stats: the rebuild's 3 misses and 1 hit are not counted"; }
+holds stats.txt '^last run  *hits 1, wait-hits 0, misses 3,' \
+	"stats: the rebuild's 3 misses and 1 hit are not counted"
 pass "verify names each bad entry; --repair removes them; make rebuilds them"
 
 # ---- prune by age: two manifests last used 20 days ago.
 touch -d '20 days ago' "$(man "${keys[0]}")" "$(man "${keys[1]}")"
 "$KWARM" cache --cache "$C" prune > p.out || fail "prune failed"
-grep -q '^removed 2 entries (' p.out || { cat p.out; fail "prune by age: $(cat p.out)"; }
+holds p.out '^removed 2 entries (' "prune by age: $(cat p.out)"
 for i in 0 1; do [ ! -e "$(man "${keys[$i]}")" ] || fail "old entry $i not pruned"; done
 for i in 2 3; do [ -e "$(man "${keys[$i]}")" ] || fail "recent entry $i pruned"; done
 # --max-age 0 keeps what was used within the grace hour.
 "$KWARM" cache --cache "$C" prune --max-age 0 > p.out
-grep -q '^removed 0 entries' p.out || { cat p.out; fail "--max-age 0 removed recent entries"; }
+holds p.out '^removed 0 entries' "--max-age 0 removed recent entries"
 # A use (atime) refreshes: an old mtime with a fresh atime stays.
 touch -m -d '20 days ago' "$(man "${keys[2]}")"
 "$KWARM" cache --cache "$C" prune > p.out
@@ -138,7 +137,7 @@ total=0
 for k in "${keys[@]}"; do total=$((total + $(size "$k"))); done
 limit=$((total - $(size "${keys[0]}") - 1))	# forces out the oldest two
 "$KWARM" cache --cache "$C" prune --max-size "$limit" > p.out
-grep -q '^removed 2 entries' p.out || { cat p.out; fail "prune by size: $(cat p.out)"; }
+holds p.out '^removed 2 entries' "prune by size: $(cat p.out)"
 [ ! -e "$(man "${keys[0]}")" ] && [ ! -e "$(man "${keys[1]}")" ] || fail "not the least recently used"
 [ -e "$(man "${keys[2]}")" ] && [ -e "$(man "${keys[3]}")" ] || fail "pruned more than needed"
 "$KWARM" cache --cache "$C" prune --max-size 1 > p.out
@@ -164,10 +163,10 @@ PY
 holder=$!
 wait_file locked "$holder"
 "$KWARM" cache --cache "$C" prune > p.out
-grep -q '1 being compiled (kept)' p.out || { cat p.out; fail "prune did not report the busy entry"; }
+holds p.out '1 being compiled (kept)' "prune did not report the busy entry"
 [ -e "$(man "$k")" ] || fail "prune removed a locked entry"
 "$KWARM" cache --cache "$C" verify > v.out || fail "verify failed with a busy entry"
-grep -q 'being compiled (skipped)' v.out || { cat v.out; fail "verify did not skip the busy entry"; }
+holds v.out 'being compiled (skipped)' "verify did not skip the busy entry"
 echo > release
 wait "$holder"
 "$KWARM" cache --cache "$C" prune > p.out
@@ -188,12 +187,12 @@ touch -d '2 days ago' "$d/$k.m.tmp.$live.0000da1d"	# live pid, but a day old
 : > "$C/tmp/probe.$dead"
 : > "$C/tmp/probe.$live"
 if "$KWARM" cache --cache "$C" verify > v.out 2> v.err; then fail "verify passed orphaned temps"; fi
-grep -q "orphaned temp '$d/$k.m.tmp.$dead.deadbeef'" v.err || { cat v.err; fail "dead temp not named"; }
-grep -q "orphaned temp '$d/$k.m.tmp.$live.0000da1d'" v.err || { cat v.err; fail "day-old temp not named"; }
-grep -q "orphaned temp '$C/tmp/probe.$dead'" v.err || { cat v.err; fail "dead probe not named"; }
+holds v.err "orphaned temp '$d/$k.m.tmp.$dead.deadbeef'" "dead temp not named"
+holds v.err "orphaned temp '$d/$k.m.tmp.$live.0000da1d'" "day-old temp not named"
+holds v.err "orphaned temp '$C/tmp/probe.$dead'" "dead probe not named"
 grep -q -e "probe\.$live'" -e "\.$live\.0badf00d'" v.err && { cat v.err; fail "verify named a live temp"; }
 "$KWARM" cache --cache "$C" prune > p.out
-grep -q ', 3 orphaned temps' p.out || { cat p.out; fail "prune: wrong counts"; }
+holds p.out ', 3 orphaned temps' "prune: wrong counts"
 for f in "$d/$k.m.tmp.$dead.deadbeef" "$d/$k.m.tmp.$live.0000da1d" "$C/tmp/probe.$dead"; do
 	[ ! -e "$f" ] || fail "not cleaned: $f"
 done

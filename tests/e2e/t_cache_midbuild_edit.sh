@@ -19,8 +19,8 @@ wait_file "$T/started" "$pid"
 echo '/* edited mid-build */' >> "$R/k.c"
 touch "$T/started.go"
 if wait "$pid"; then fail "the warm-up succeeded although its input changed mid-compile"; fi
-grep -q "incore 'k' (aiv): an input changed while it compiled; the result is not cached" run.err ||
-	{ cat run.err; fail "no message about the mid-build edit"; }
+holds run.err "incore 'k' (aiv): an input changed while it compiled; the result is not cached" \
+	"no message about the mid-build edit"
 [ ! -e "cache/units/${old_key:0:1}/$old_key.m" ] || fail "published under the stale key"
 [ -z "$(find cache/units -name "$old_key*")" ] || fail "a file left under the stale key"
 pass "edited mid-compile: not published under the old key, and said so"

@@ -71,6 +71,6 @@ if make -f gone.mk -j2 warmup > gone.log 2>&1; then
 	cat gone.log
 	fail "the warm-up succeeded with no distccd and DISTCC_FALLBACK=0"
 fi
-grep -q "kwarm: .*incore\|kwarm: .*orchestration" gone.log || { cat gone.log; fail "the failure names no unit"; }
+holds gone.log "kwarm: .*incore\|kwarm: .*orchestration" "the failure names no unit"
 [ ! -e out-gone/TestFarm.callable ] || fail "a callable was packed from a failed warm-up"
 pass "no daemon: the warm-up fails, naming the unit"

@@ -11,7 +11,7 @@ cd "$T"
 expect_fallback() {
 	[ -e ran ] || fail "$1: the command did not run"
 	[ "$(grep -c 'warning: jobserver unavailable' exec.err)" = 1 ] || { cat exec.err; fail "$1: want one warning"; }
-	grep -q "missing a '+' prefix" exec.err || { cat exec.err; fail "$1: the warning does not name '+'"; }
+	holds exec.err "missing a '+' prefix" "$1: the warning does not name '+'"
 	echo "ok: $1: one warning, command ran"
 	rm -f ran
 }

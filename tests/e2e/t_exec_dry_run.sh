@@ -33,7 +33,7 @@ rm -f "ran it"
 printf 'all:\n\t+%s exec -- touch ran\n' "$KWARM" > Makefile
 must make.out "make -n failed" make -n -j3
 [ ! -e ran ] || fail "make -n: the command ran"
-grep -qx 'touch ran' make.out || { cat make.out; fail "make -n: the command was not printed"; }
+holds -x make.out 'touch ran' "make -n: the command was not printed"
 must make.out "make failed" make -j3
 [ -e ran ] || fail "make without -n: the command did not run"
 echo "ok: make -n prints, make runs"

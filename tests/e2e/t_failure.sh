@@ -24,10 +24,9 @@ failure_block err.txt "incore 'bad' (aiv)" "at the compile step (exit status 1);
 	1 "bad.c:1:1: error: standin failure requested"
 pass "failing unit: one block naming the unit and both classes"
 
-grep -q "incore 'crash' (aiv) failed at the compile step (killed by signal 11" err.txt ||
-	{ cat err.txt; fail "crash not reported"; }
-grep -q "incore 'empty' (aiv): the compile step exited 0 but wrote no output; classes: TestEmpty" err.txt ||
-	{ cat err.txt; fail "empty output not reported"; }
+holds err.txt "incore 'crash' (aiv) failed at the compile step (killed by signal 11" "crash not reported"
+holds err.txt "incore 'empty' (aiv): the compile step exited 0 but wrote no output; classes: TestEmpty" \
+	"empty output not reported"
 pass "crash and empty output are failures that say what happened"
 
 [ -s out/TestGood.callable ] || fail "make -k did not finish the good class"

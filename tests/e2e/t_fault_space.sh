@@ -51,8 +51,8 @@ rc=$?
 set -e
 [ "$rc" != 0 ] || fail "make succeeded with a callable over the limit"
 [ "$(manifests cache)" = 4 ] || { cat limit2.err; fail "the units did not all compile under the limit"; }
-grep -q "cannot write '$T/out/TestBig.callable.tmp.*': File too large" limit2.err ||
-	{ cat limit2.err; fail "the pack failure does not say what happened"; }
+holds limit2.err "cannot write '$T/out/TestBig.callable.tmp.*': File too large" \
+	"the pack failure does not say what happened"
 [ ! -e out/TestBig.callable ] || fail "a callable was published over the limit"
 tree_check cache out refs --no-temps || fail "ulimit -f while packing: temps or torn files"
 pass "ulimit -f between unit and callable size: units cached, the pack fails, saying so; nothing torn"
@@ -75,7 +75,7 @@ make -f small.mk -j2 warmup > full.out 2> full.err
 rc=$?
 set -e
 [ "$rc" != 0 ] || fail "make succeeded with a full OUT"
-grep -q "No space left on device" full.err || { cat full.err; fail "the full disk is not told"; }
+holds full.err "No space left on device" "the full disk is not told"
 [ ! -e small/out/TestBig.callable ] || fail "a callable was published on a full disk"
 tree_check cache small/out refs --no-temps || fail "full OUT: temps or torn files"
 [ "$(df --output=used -k small | tail -1)" -lt 64 ] || fail "the failed pack left space used: $(du -a small)"
@@ -98,7 +98,7 @@ must fullc.txt "a full cache failed the warm-up" make -f fullc.mk -j2 warmup
 ! grep -i error fullc.txt || fail "an error line in a warm-up that succeeded"
 ! grep -i "no space left" fullc.txt || fail "the compiler's output of an attempt made good is shown"
 [ "$(grep -c warning fullc.txt)" -le 2 ] || { cat fullc.txt; fail "more than two warning lines"; }
-grep -q "warning: the cache is not used" fullc.txt || { cat fullc.txt; fail "the full cache is not told"; }
+holds fullc.txt "warning: the cache is not used" "the full cache is not told"
 cmp refs/0/TestBig.callable outc/TestBig.callable || fail "the callable from a full cache is wrong"
 uncached=$(( 4 - $(manifests smallc/cache) ))
 [ "$uncached" -gt 0 ] || fail "every unit fit in the small cache: the test proves nothing"

@@ -32,7 +32,7 @@ grep -q "kwarm: error: incore 'bad' (aiv) failed at the compile step" compile_te
 	{ cat compile_text.out compile_text.err; fail "compile: no plain error block"; }
 grep -q '^::' compile_text.out && { cat compile_text.out; fail "compile --format text printed annotations under GITHUB_ACTIONS=true"; }
 run compile_auto "${compile_bad/ --format text/}"
-grep -q '^::error file=.*bad\.c' compile_auto.out || { cat compile_auto.out; fail "compile without --format: no annotation"; }
+holds compile_auto.out '^::error file=.*bad\.c' "compile without --format: no annotation"
 pass "compile: --format text over GITHUB_ACTIONS=true (without it: annotations)"
 
 # A pack whose unit left the cache, with no compile records to redo it.
@@ -50,7 +50,7 @@ pass "pack: --format text over GITHUB_ACTIONS=true (without it: annotations)"
 
 # kwarm summary, the third step that speaks in either form.
 GITHUB_ACTIONS=true "$KWARM" summary --state out/.kwarm --plan w.mk.plan --format text > sum_text.out
-grep -q '^kwarm: warm-up: ' sum_text.out || { cat sum_text.out; fail "summary --format text: not the plain line"; }
+holds sum_text.out '^kwarm: warm-up: ' "summary --format text: not the plain line"
 GITHUB_ACTIONS=true "$KWARM" summary --state out/.kwarm --plan w.mk.plan > sum_auto.out
-grep -q '^::notice title=kwarm::warm-up: ' sum_auto.out || { cat sum_auto.out; fail "summary without --format: no notice"; }
+holds sum_auto.out '^::notice title=kwarm::warm-up: ' "summary without --format: no notice"
 pass "summary: --format text over GITHUB_ACTIONS=true (without it: a notice)"

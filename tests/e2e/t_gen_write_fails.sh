@@ -22,7 +22,7 @@ set +e
 rc=$?
 set -e
 [ "$rc" != 0 ] || fail "gen succeeded with the Makefile over the limit"
-grep -q "cannot write '$T/mk/w.mk.tmp.*': File too large" err.txt || { cat err.txt; fail "the failure does not say what happened"; }
+holds err.txt "cannot write '$T/mk/w.mk.tmp.*': File too large" "the failure does not say what happened"
 for f in w.mk w.mk.inputs w.mk.plan; do
 	cmp -s before/$f mk/$f || fail "$f was replaced by a gen that failed"
 done

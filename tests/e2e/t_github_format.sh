@@ -22,8 +22,8 @@ if GITHUB_WORKSPACE=$T/ws make -k -f gh.mk -j2 warmup > gh.out 2> gh.err; then f
 grep -qx '::error file=k/sub/bad.c,line=1,col=1::standin failure requested' gh.out ||
 	{ cat gh.out gh.err; fail "no annotation on k/sub/bad.c:1:1"; }
 [ "$(grep -c '^::error file=k/sub/bad.c' gh.out)" = 1 ] || fail "the failed unit was annotated more than once"
-grep -qx "::error file=k/crash.c::incore 'crash' (aiv) failed (classes: TestCrash)" gh.out ||
-	{ cat gh.out; fail "no fallback annotation for the crash"; }
+holds -x gh.out "::error file=k/crash.c::incore 'crash' (aiv) failed (classes: TestCrash)" \
+	"no fallback annotation for the crash"
 for c in TestA TestB; do
 	[ "$(grep -c "^::error title=kwarm::class $c failed: incore 'bad' (aiv) did not compile\$" gh.out)" = 1 ] ||
 		{ cat gh.out; fail "class $c: not exactly one class line"; }
@@ -56,7 +56,7 @@ c = {x["name"]: x["status"] for x in s["classes"]}
 assert c == {"TestA": "built", "TestB": "built", "TestGood": "cached", "TestCrash": "built"}, c
 PY
 "$KWARM" summary --state out/.kwarm --plan gh.mk.plan > sum.out
-grep -qx 'kwarm: warm-up: 3 classes built, 1 cached, 0 failed, 0 pending' sum.out || { cat sum.out; fail "kwarm summary counts"; }
+holds -x sum.out 'kwarm: warm-up: 3 classes built, 1 cached, 0 failed, 0 pending' "kwarm summary counts"
 pass "after the fix: built, and cached for the class with nothing to do"
 
 # GITHUB_ACTIONS=true without --format: the same annotations.
@@ -66,13 +66,14 @@ grep -q -- '--format' plain.mk && fail "--format in a Makefile generated without
 make -k -f plain.mk -j2 warmup > plain.out 2>&1 && fail "the warm-up passed"
 grep -q '^::' plain.out && fail "annotations without GITHUB_ACTIONS"
 GITHUB_ACTIONS=true make -k -f plain.mk -j2 warmup > auto.out 2>/dev/null && fail "the warm-up passed"
-grep -q "^::error file=.*sub/bad.c,line=1,col=1::standin failure requested" auto.out || { cat auto.out; fail "GITHUB_ACTIONS=true: no annotation"; }
+holds auto.out "^::error file=.*sub/bad.c,line=1,col=1::standin failure requested" \
+	"GITHUB_ACTIONS=true: no annotation"
 pass "GITHUB_ACTIONS=true picks the github format; without it, none"
 
 # --format text wins over GITHUB_ACTIONS=true, in every step (compile and pack).
 "$KWARM" gen "$R/spec.yaml" -o text.mk --cache "$T/cache" --out "$T/out" --format text
 grep -q -- '--format text' text.mk || fail "--format text is not in the Makefile"
 GITHUB_ACTIONS=true make -k -f text.mk -j2 warmup > text.out 2>&1 && fail "the warm-up passed"
-grep -q "kwarm: error: incore 'bad' (aiv) failed at the compile step" text.out || { cat text.out; fail "no plain error block"; }
+holds text.out "kwarm: error: incore 'bad' (aiv) failed at the compile step" "no plain error block"
 grep -q '^::' text.out && { cat text.out; fail "--format text printed annotations under GITHUB_ACTIONS=true"; }
 pass "--format text wins over GITHUB_ACTIONS=true"

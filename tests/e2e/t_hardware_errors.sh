@@ -47,8 +47,8 @@ failure_block err.txt "incore 'undef' (aiv)" "at the link step (exit status 1); 
 	3 "undefined reference to .missing_helper"
 pass "undefined symbol: fails at the link step, naming the unit and its classes"
 
-grep -q "^kwarm: error: incore 'notext' (plain): the linked image has no .text section$" err.txt ||
-	{ cat err.txt; fail "an image without .text is not a clear error"; }
+holds err.txt "^kwarm: error: incore 'notext' (plain): the linked image has no .text section$" \
+	"an image without .text is not a clear error"
 pass "an image without .text is an error naming the unit"
 
 # The precondition, checked apart from kwarm: ld put the helper first.
@@ -58,8 +58,8 @@ entry=$(readelf -h "$T/late.elf" | awk '/Entry point/ { print $4 }')
 text=$(objdump -h "$T/late.elf" | awk '$2 == ".text" { print $4 }')
 text=$(printf '0x%x' "$((16#$text))")
 [ "$((entry))" != "$((text))" ] || fail "precondition: the entry is at the start of .text"
-grep -q "^kwarm: error: incore 'late' (plain): the entry point $entry is not the start of .text ($text)$" err.txt ||
-	{ cat err.txt; fail "an entry point off the start of .text is not an error"; }
+holds err.txt "^kwarm: error: incore 'late' (plain): the entry point $entry is not the start of .text ($text)$" \
+	"an entry point off the start of .text is not an error"
 pass "an entry point that is not the start of .text is an error"
 
 [ -s out/TestLateLaidOut.callable ] || fail "the same kernel with the layout script was not packed"

@@ -349,7 +349,7 @@ for cn in '"c$(shell touch CANARY53)"' '"c d"' '"c;touch CANARY54"' '"c/d"'; do
         incores: []" > "names/c$n.yaml"
 	set +e; "$KWARM" gen "names/c$n.yaml" -o names/c.mk --cache names/cache --out names/out 2> names/err; rc=$?; set -e
 	[ "$rc" = 2 ] || fail "callable name $cn: exit $rc, expected 2"
-	grep -q "names/c$n.yaml:10:15: .*callable name" names/err || { cat names/err; fail "callable name $cn: message"; }
+	holds names/err "names/c$n.yaml:10:15: .*callable name" "callable name $cn: message"
 	[ ! -e names/c.mk ] || fail "callable name $cn: wrote a Makefile"
 done
 no_canary "hostile class and callable names"

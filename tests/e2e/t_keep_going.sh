@@ -100,7 +100,7 @@ rm -rf cache out
 if make -f w.mk -j1 KWARM_STOP=1 warmup > stop.txt 2>&1; then cat stop.txt; fail "KWARM_STOP=1 succeeded"; fi
 [ -z "$(find out -name '*.callable')" ] || { cat stop.txt; fail "KWARM_STOP=1 packed a class after the error"; }
 grep '^\[' stop.txt | tail -n 1 | grep -q "failed incore 'bad' (aiv)" || { cat stop.txt; fail "a unit compiled after the error"; }
-grep -q "^kwarm: class TestBad failed: incore 'bad' (aiv)" stop.txt || { cat stop.txt; fail "KWARM_STOP=1: no closing lines"; }
+holds stop.txt "^kwarm: class TestBad failed: incore 'bad' (aiv)" "KWARM_STOP=1: no closing lines"
 grep -q "Target 'warmup' not remade" stop.txt && fail "KWARM_STOP=1 kept going"
 pass "KWARM_STOP=1: stops at the first error and names the class"
 
@@ -112,9 +112,9 @@ printf '  - name: [\n' >> root/spec.yaml
 touch -d '1 hour ago' w.mk
 for run in 1 2; do
 	if make -f w.mk -j2 warmup > gen$run.txt 2>&1; then fail "run $run with a broken spec succeeded"; fi
-	grep -q 'spec.yaml:[0-9]*:[0-9]*: ' gen$run.txt || { cat gen$run.txt; fail "run $run: gen did not run"; }
-	grep -q '\*\*\* kwarm gen failed (see above); fix that, then run make again.  Stop.' gen$run.txt ||
-		{ cat gen$run.txt; fail "run $run: the failed gen did not stop make"; }
+	holds gen$run.txt 'spec.yaml:[0-9]*:[0-9]*: ' "run $run: gen did not run"
+	holds gen$run.txt '\*\*\* kwarm gen failed (see above); fix that, then run make again.  Stop.' \
+		"run $run: the failed gen did not stop make"
 	[ -z "$(find cache out -name '*.m' -o -name '*.callable' 2>/dev/null)" ] || fail "run $run: the stale plan ran"
 	grep -q '^\$(error kwarm gen failed' w.mk || fail "run $run: no failure lines in the Makefile"
 done

@@ -51,12 +51,10 @@ grep -q -- "--key [0-9a-f]\{64\} -- g++" dry.txt || fail "make -n shows no unit 
 pass "make -n V=1 prints all 39 compiler commands as they run"
 
 make -f w.mk help > help.txt
-grep -qx '  warmup-TestQwen3Decode  1 callable, units 0 / 38' help.txt &&
-	grep -qx '  warmup-TestQwen3DecodeGraph  1 callable, units 0 / 38' help.txt ||
-	{ cat help.txt; fail "make help does not count the units"; }
+holds -x help.txt '  warmup-TestQwen3Decode  1 callable, units 0 / 38' "make help does not count the units"
+holds -x help.txt '  warmup-TestQwen3DecodeGraph  1 callable, units 0 / 38' "make help does not count the units"
 must build.txt "warm-up failed" make -f w.mk -j2 warmup-TestQwen3Decode
 make -f w.mk help > help.txt
-grep -qx '  warmup-TestQwen3Decode  1 callable, units 38 / 38' help.txt &&
-	grep -qx '  warmup-TestQwen3DecodeGraph  1 callable, units 37 / 38' help.txt ||
-	{ cat help.txt; fail "make help does not count the cached units"; }
+holds -x help.txt '  warmup-TestQwen3Decode  1 callable, units 38 / 38' "make help does not count the cached units"
+holds -x help.txt '  warmup-TestQwen3DecodeGraph  1 callable, units 37 / 38' "make help does not count the cached units"
 pass "make help: each class, its callables, units cached / in all"

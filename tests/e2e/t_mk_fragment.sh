@@ -27,7 +27,8 @@ include $P/share/kwarm/kwarm.mk
 MK
 cd "$T/app"
 make show > show.txt
-grep -q '^CFLAGS=-O1 -DPARENT OUT=parent-out MAKEFLAGS= GOAL=all$' show.txt || { cat show.txt; fail "the parent's variables or goal changed: $(cat show.txt)"; }
+holds show.txt '^CFLAGS=-O1 -DPARENT OUT=parent-out MAKEFLAGS= GOAL=all$' \
+	"the parent's variables or goal changed: $(cat show.txt)"
 must default.out "the default goal failed" make
 [ -s app.txt ] && [ ! -e .kwarm ] && [ "$(compiles)" = 0 ] || fail "the default goal did not stay the parent's"
 pass "the parent's default goal and variables are untouched"

@@ -59,8 +59,8 @@ pass "trace.json: one slice per unit and pack, slots < 3 never overlap"
 # The rest at -j4: the one missing unit, counted 1/1; the old trace is kept.
 cp out/.kwarm/trace.json first.json
 must rest.out "warm-up failed" make -f w.mk -j4 warmup
-grep -q "^\[1/1\] built orchestration '.*graph_orch.cpp' (TestQwen3DecodeGraph) " rest.out ||
-	{ cat rest.out; fail "no [1/1] line for the one missing unit"; }
+holds rest.out "^\[1/1\] built orchestration '.*graph_orch.cpp' (TestQwen3DecodeGraph) " \
+	"no [1/1] line for the one missing unit"
 cmp out/.kwarm/trace.prev.json first.json || fail "trace.prev.json is not the previous run's"
 check_trace out/.kwarm/trace.json 4 1 1 > /dev/null 2>&1 && fail "one slot only yet the check passed"
 python3 - out/.kwarm/trace.json <<'PY' || fail "the second run's trace is wrong"

@@ -84,9 +84,9 @@ if wait "$mk"; then
 	check_callables "an entry gone mid-run, recovered"
 	pass "an entry removed after make checked it: recovered in the same run"
 else
-	grep -q "cannot pack class TestB: incore 'd' is no longer in the cache (removed after make checked it); run make again" window.out ||
-		{ cat window.out; fail "the pack did not say which entry was gone and what to do"; }
-	grep -q "^kwarm: class TestB failed: its pack step" window.out || { cat window.out; fail "no closing line for TestB"; }
+	holds window.out "cannot pack class TestB: incore 'd' is no longer in the cache (removed after make checked it); run make again" \
+		"the pack did not say which entry was gone and what to do"
+	holds window.out "^kwarm: class TestB failed: its pack step" "no closing line for TestB"
 	python3 - out/.kwarm/summary.json <<'PY' || fail "summary.json is wrong after the failed pack"
 import json, sys
 st = {c["name"]: c["status"] for c in json.load(open(sys.argv[1]))["classes"]}
