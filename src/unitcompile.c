@@ -12,6 +12,7 @@
 #include "key/toolid.h"
 #include "cache/remote.h"
 #include "run.h"
+#include "os.h"
 #include "parseopt.h"
 #include "cache/store.h"
 #include "util.h"
@@ -336,6 +337,7 @@ struct attempt {
 	char *obj, *linked, *text, *deps;
 	int slots[4];
 	int linking, extracting;	/* the steps that write linked, text ran */
+	struct timespec started;	/* the file system's time before the compile */
 	const char *published;		/* the one renamed into the entry */
 };
 
@@ -447,6 +449,9 @@ static int run_steps(struct compile_job *o, struct attempt *a, struct buf *outpu
 	int ret = -1;
 
 	strvec_init(&link);
+	/* Best effort: a failure gives the coarse clock, which errs on the side of a
+	 * file changed while it compiled. */
+	(void)os_file_stamp_now(a->deps, &a->started);
 	if (run_compile(o, a, output, listed, why) || check_output(a->obj, "compile", o, output))
 		goto out;
 	*final = a->obj;
@@ -516,7 +521,7 @@ static int read_lines(struct compile_job *o, struct closure_cache *cc, const str
 		listed = 0;	/* it wrote none: the scanner's closure is all we know */
 	}
 	ret = reads_manifest_lines(cc, o->root, listed ? deps_family_name(o->family) : "none",
-				   &files, closure, lines);
+				   &files, closure, &a->started, lines);
 	if (ret)
 		error("%s: cannot record what the compiler read", o->label);
 	strvec_release(&files);

@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 
 #define READS_MAGIC "kwarm-reads 1\n"
 
@@ -187,9 +189,53 @@ void reads_point(const char *cache_dir, const char *base, const char *key)
 	free(path);
 }
 
+static int before(const struct timespec *a, const struct timespec *b)
+{
+	return a->tv_sec < b->tv_sec || (a->tv_sec == b->tv_sec && a->tv_nsec < b->tv_nsec);
+}
+
+/* Did the file at root/path change between span[0] and span[1]? Its ctime
+ * says: every change of content or link sets it to the time of the change, and
+ * nothing sets it back (an mtime may lie in the future). */
+static int changed_within(const char *root, const char *path, const struct timespec span[2])
+{
+	char *abs = path_join(root, path);
+	struct stat st;
+	int changed = lstat(abs, &st) || (!before(&st.st_ctim, &span[0]) &&
+					   !before(&span[1], &st.st_ctim));
+
+	if (!changed && S_ISLNK(st.st_mode))
+		changed = stat(abs, &st) || (!before(&st.st_ctim, &span[0]) &&
+					     !before(&span[1], &st.st_ctim));
+	free(abs);
+	return changed;
+}
+
+/* A file changed while the compile ran may have been read as it was before:
+ * neither the key (recomputed after it) nor a digest taken now says what the
+ * compiler saw. */
+static int check_unchanged(const char *root, const struct strvec *vis,
+			   const struct closure *closure, const struct timespec *since)
+{
+	struct timespec span[2] = { *since };
+	const char *changed = NULL;
+
+	clock_gettime(CLOCK_REALTIME, &span[1]);
+	for (size_t i = 0; !changed && i < closure->nr; i++)
+		if (changed_within(root, closure->files[i].path, span))
+			changed = closure->files[i].path;
+	for (size_t i = 0; !changed && i < vis->nr; i++)
+		if (changed_within(root, vis->v[i], span))
+			changed = vis->v[i];
+	if (changed)
+		return error("'%s' changed while it compiled; the result is not cached: "
+			     "run make again", changed);
+	return 0;
+}
+
 int reads_manifest_lines(struct closure_cache *cc, const char *root, const char *family,
 			 const struct strvec *listed, const struct closure *closure,
-			 struct buf *out)
+			 const struct timespec *since, struct buf *out)
 {
 	struct hashmap held;
 	struct strvec vis;
@@ -223,6 +269,8 @@ int reads_manifest_lines(struct closure_cache *cc, const char *root, const char 
 			buf_addf(out, "read %s %s\n", hex, vis.v[i]);
 		free(abs);
 	}
+	if (!ret && since)
+		ret = check_unchanged(root, &vis, closure, since);
 	hashmap_release(&held);
 	strvec_release(&vis);
 	return ret;

@@ -27,6 +27,8 @@
 #include "key/digest.h"
 #include "strvec.h"
 
+#include <time.h>
+
 /* Choose the key of base (see above). inputs (may be NULL) gets the absolute
  * paths of the recorded reads the choice relied on; appear (may be NULL) the
  * entry whose appearance would change the choice (a unit never built). 0, or
@@ -39,10 +41,12 @@ void reads_point(const char *cache_dir, const char *base, const char *key);
 /* The manifest lines of a compile's reads: "deps FAMILY" and one "read HEX PATH"
  * per file of listed (paths as the compiler named them, relative to root) that
  * the closure does not hold, in path order. 0, or -1 after reporting (a file
- * that cannot be read, a path with a newline). */
+ * that cannot be read, a path with a newline, or, with since (a file system
+ * stamp taken before the compile, os_file_stamp_now), a file of the closure or
+ * of listed changed after it). */
 int reads_manifest_lines(struct closure_cache *cc, const char *root, const char *family,
 			 const struct strvec *listed, const struct closure *closure,
-			 struct buf *out);
+			 const struct timespec *since, struct buf *out);
 /* Compare recorded reads ("HEX PATH") with the files now: 1 when all match;
  * 0 otherwise, with the first difference described in why (may be NULL). */
 int reads_match(struct closure_cache *cc, const char *root, const struct strvec *reads,

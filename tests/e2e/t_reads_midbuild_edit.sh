@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# labels: e2e
+# A file the compiler read that changes while it compiles is never cached as
+# what it read: not a header outside the scanner's closure (a macro-named
+# include, known only from the dependency output and hashed after the
+# compile), nor a header edited and put back during the compile (the key,
+# recomputed after it, is the old one again). The compiler is a wrapper of
+# g++ that does the edit; the unit fails saying so, and the next run builds
+# what an empty cache builds.
+. "$(dirname "$0")/lib.sh"
+need g++ g++
+
+P=$T/p
+mkdir -p "$P/k" "$P/include"
+cd "$P"
+cat > cc.sh <<'SH'
+#!/bin/sh
+# EDIT=once: g++, then the edit (after g++ read the header). EDIT=aba: the
+# edit, g++, then the header as it was.
+edit=$(cat "$0.edit" 2>/dev/null); rm -f "$0.edit"
+case $edit in
+aba) cp include/plain.h plain.h.was; echo '#define PLAIN 2' > include/plain.h ;;
+esac
+g++ "$@" || exit
+case $edit in
+once) echo '#define SCALE 30' > include/scale.h ;;
+aba) cp plain.h.was include/plain.h ;;
+esac
+SH
+chmod +x cc.sh
+printf 'extern "C" int orch(void) { return 1; }\n' > k/orch.cpp
+printf '#define CFG "scale.h"\n#include CFG\nextern "C" int f(void) { return SCALE; }\n' > k/macro.cpp
+printf '#include "plain.h"\nextern "C" int g(void) { return PLAIN; }\n' > k/plain.cpp
+echo '#define SCALE 3' > include/scale.h
+echo '#define PLAIN 1' > include/plain.h
+cat > spec.yaml <<SPEC
+version: 1
+platform: a5sim
+toolchains:
+  orchestration: {compiler: g++, flags: [-O2, -fPIC, -shared]}
+  incore:
+    w: {compiler: $P/cc.sh, deps: gcc, flags: [-O2, -fPIC, -shared], include_dirs: [include]}
+classes:
+  - name: TestMacro
+    callable:
+      orchestration: {source: k/orch.cpp, function_name: e}
+      incores: [{func_id: 0, source: k/macro.cpp, core_type: w}]
+  - name: TestPlain
+    callable:
+      orchestration: {source: k/orch.cpp, function_name: e}
+      incores: [{func_id: 0, source: k/plain.cpp, core_type: w}]
+SPEC
+
+# check CLASS WHAT: an edit during the compile of CLASS's unit; then a run
+# with nothing edited must give what an empty cache gives.
+n=0
+check() {
+	local class=$1 what=$2
+	n=$((n + 1))
+	"$KWARM" gen spec.yaml -o "$T/w$n.mk" --cache "$T/cache$n" --out "$T/out$n" 2> /dev/null
+	! make -f "$T/w$n.mk" "warmup-$class" > "$T/run$n.out" 2>&1 ||
+		{ cat "$T/run$n.out"; fail "$what: the run succeeded"; }
+	grep -q "changed while it compiled; the result is not cached" "$T/run$n.out" ||
+		{ cat "$T/run$n.out"; fail "$what: the run failed without saying an input changed"; }
+	make -f "$T/w$n.mk" "warmup-$class" > "$T/again$n.out" 2>&1 ||
+		{ cat "$T/again$n.out"; fail "$what: the next run failed"; }
+	"$KWARM" gen spec.yaml -o "$T/f$n.mk" --cache "$T/fresh$n" --out "$T/fresh$n-out" 2> /dev/null
+	make -f "$T/f$n.mk" "warmup-$class" > /dev/null 2>&1 || fail "$what: the empty-cache build failed"
+	cmp "$T/out$n/$class.callable" "$T/fresh$n-out/$class.callable" ||
+		fail "$what: the callable differs from an empty-cache build (a stale entry was used)"
+	pass "$what: not cached as what the compiler read; the next run equals an empty-cache build"
+}
+echo once > cc.sh.edit
+check TestMacro "a macro-named header edited after the compiler read it"
+echo aba > cc.sh.edit
+check TestPlain "a header edited and put back while it compiled"
