@@ -92,6 +92,46 @@ char *path_normalize(const char *path)
 	return buf_detach(&out);
 }
 
+/* The end of path's last ".." component, or NULL when it has none. */
+static const char *last_dotdot_end(const char *path)
+{
+	const char *end = NULL;
+
+	for (const char *p = path; (p = strstr(p, "..")); p += 2)
+		if ((p == path || p[-1] == '/') && (!p[2] || p[2] == '/'))
+			end = p + 2;
+	return end;
+}
+
+char *path_join_physical(const char *base, const char *rel)
+{
+	char *path = path_join(base, rel), *norm, *upto, *lexical, *real, *same = NULL;
+	const char *end = last_dotdot_end(path);
+
+	if (!end && path_is_normal(path))
+		return path;
+	norm = path_normalize(path);
+	if (!end) {
+		free(path);
+		return norm;
+	}
+	upto = xstrndup(path, (size_t)(end - path));
+	lexical = path_normalize(upto);
+	real = realpath(upto, NULL);
+	/* Only a symlink before the ".." makes the two differ; else the lexical
+	 * form stays (the root may itself sit behind a link). */
+	if (real && !((same = realpath(lexical, NULL)) && !strcmp(same, real))) {
+		free(norm);
+		norm = *end ? path_join_normal(real, end + 1) : xstrdup(real);
+	}
+	free(same);
+	free(real);
+	free(lexical);
+	free(upto);
+	free(path);
+	return norm;
+}
+
 char *path_join_normal(const char *base, const char *rel)
 {
 	char *joined = path_join(base, rel), *norm;

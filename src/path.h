@@ -6,6 +6,10 @@
 char *path_join(const char *base, const char *rel);
 /* Remove ".", empty components and "x/.." lexically; keeps a leading "/". Caller frees. */
 char *path_normalize(const char *path);
+/* path_join_normal for an absolute base, except that a ".." after a symlinked
+ * folder goes up from where the link points, as the kernel resolves it (the
+ * file a compiler opens by that name). Caller frees. */
+char *path_join_physical(const char *base, const char *rel);
 /* path_normalize(path_join(base, rel)), in one allocation when that is normal. */
 char *path_join_normal(const char *base, const char *rel);
 /* Is path in normal form already (path_normalize would return it as it is)? */

@@ -378,7 +378,7 @@ static int follow(struct walk *w, const char *from, const char *folder, const st
 		return 0;
 	}
 	if (d->text[0] == '/') {
-		char *cand = path_normalize(d->text);
+		char *cand = path_join_physical("/", d->text);
 		int ret = try_candidate(w, cand, from, d, &found);
 
 		free(cand);
@@ -387,7 +387,7 @@ static int follow(struct walk *w, const char *from, const char *folder, const st
 	} else {
 		/* The including file's folder comes first for "name" only. */
 		for (size_t i = quoted ? 0 : 1; i <= w->dirs.nr; i++) {
-			char *cand = path_join_normal(i ? w->dirs.v[i - 1] : folder, d->text);
+			char *cand = path_join_physical(i ? w->dirs.v[i - 1] : folder, d->text);
 			int ret = try_candidate(w, cand, from, d, &found);
 
 			free(cand);
@@ -456,10 +456,10 @@ int closure_compute(struct closure_cache *cc, const char *root, const struct str
 	hashmap_init(&w.visited);
 	hashmap_init(&w.searched);
 	for (size_t i = 0; i < include_dirs->nr; i++) {
-		strvec_push_nodup(&w.dirs, path_join_normal(abs_root, include_dirs->v[i]));
+		strvec_push_nodup(&w.dirs, path_join_physical(abs_root, include_dirs->v[i]));
 	}
 	for (size_t i = 0; i < sources->nr && !ret; i++) {
-		char *abs = path_join_normal(abs_root, sources->v[i]);
+		char *abs = path_join_physical(abs_root, sources->v[i]);
 
 		ret = visit(&w, abs, sources->v[i]);
 		free(abs);

@@ -246,10 +246,8 @@ int reads_manifest_lines(struct closure_cache *cc, const char *root, const char 
 	for (size_t i = 0; i < closure->nr; i++)
 		hashmap_put(&held, closure->files[i].path, (void *)1);
 	for (size_t i = 0; i < listed->nr; i++) {
-		char *joined = path_join(root, listed->v[i]), *abs = path_normalize(joined);
-		char *v = path_visible(root, abs);
+		char *abs = path_join_physical(root, listed->v[i]), *v = path_visible(root, abs);
 
-		free(joined);
 		free(abs);
 		if (hashmap_get(&held, v) || strvec_find(&vis, v) >= 0)
 			free(v);

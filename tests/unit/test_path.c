@@ -100,6 +100,24 @@ static void test_absolute(const char *tmp)
 	free(cwd);
 }
 
+/* ".." after a symlinked folder goes up from where the link points. */
+static void test_join_physical(const char *tmp)
+{
+	char *link = xstrfmt("%s/phys/inc/sub", tmp), *other = xstrfmt("%s/phys/other/sub", tmp);
+
+	if (mkdir_p(other) || mkdir_p(link) || rmdir(link) || symlink("../other/sub", link))
+		die("cannot set up '%s'", link);
+	CHECK_OWNED2(path_join_physical(tmp, "phys/inc/sub/../x.h"), xstrfmt("%s/phys/other/x.h", tmp));
+	CHECK_OWNED2(path_join_physical(link, "../x.h"), xstrfmt("%s/phys/other/x.h", tmp));
+	CHECK_OWNED2(path_join_physical(link, ".."), xstrfmt("%s/phys/other", tmp));
+	/* No link before the "..", or a path that does not exist: lexical. */
+	CHECK_OWNED2(path_join_physical(tmp, "phys/other/sub/../x.h"), xstrfmt("%s/phys/other/x.h", tmp));
+	CHECK_OWNED2(path_join_physical(tmp, "phys/none/../x.h"), xstrfmt("%s/phys/x.h", tmp));
+	CHECK_OWNED2(path_join_physical(tmp, "phys/./inc//a..b"), xstrfmt("%s/phys/inc/a..b", tmp));
+	free(link);
+	free(other);
+}
+
 static void test_visible(void)
 {
 	CHECK_OWNED(path_visible("/src/proj", "/src/proj/a/b.h"), "a/b.h");
@@ -232,6 +250,7 @@ int main(int argc, char **argv)
 	TEST(test_normalize(), "normalize");
 	TEST(test_join_normal(), "join_normal");
 	TEST(test_absolute(abs), "absolute");
+	TEST(test_join_physical(abs), "join_physical");
 	TEST(test_visible(), "visible");
 	TEST(test_dirname_stem(), "dirname_stem");
 	TEST(test_mkdir_p(abs), "mkdir_p");

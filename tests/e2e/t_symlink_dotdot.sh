@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# labels: e2e
+# ".." after a folder that is a symlink goes up from where the link points,
+# as the kernel resolves it, not back to the folder the link sits in: a header
+# reached as "../x.h" from a linked folder (the scanner's closure), or named
+# so by a macro (the recorded reads), is the file the compiler opened. An
+# edit of it recompiles, and the callable equals an empty-cache build.
+. "$(dirname "$0")/lib.sh"
+need g++ g++
+
+P=$T/p
+mkdir -p "$P/k" "$P/include" "$P/other/sub"
+cd "$P"
+ln -s ../other/sub include/sub
+printf '#include "../x.h"\n' > other/sub/a.h
+echo '#define X 1' > include/x.h
+echo '#define X 2' > other/x.h
+echo '#define Y 1' > include/y.h
+echo '#define Y 2' > other/y.h
+printf 'extern "C" int orch(void) { return 1; }\n' > k/orch.cpp
+printf '#include "sub/a.h"\nextern "C" int f(void) { return X; }\n' > k/quoted.cpp
+printf '#define CFG "sub/../y.h"\n#include CFG\nextern "C" int f(void) { return Y; }\n' > k/macro.cpp
+cat > spec.yaml <<SPEC
+version: 1
+platform: a5sim
+toolchains:
+  orchestration: {compiler: g++, flags: [-O2, -fPIC, -shared]}
+  incore:
+    plain: {compiler: g++, flags: [-O2, -fPIC, -shared], include_dirs: [include]}
+classes:
+  - name: TestLink
+    callable:
+      orchestration: {source: k/orch.cpp, function_name: e}
+      incores:
+        - {func_id: 0, source: k/quoted.cpp, core_type: plain}
+        - {func_id: 1, source: k/macro.cpp, core_type: plain}
+SPEC
+run() {
+	"$KWARM" gen spec.yaml -o "$T/w.mk" --cache "$T/cache" --out "$T/out" 2> /dev/null
+	make -f "$T/w.mk" -j2 warmup > "$T/run.out" 2>&1 || { cat "$T/run.out"; fail "make failed: $1"; }
+}
+n=0
+same_as_fresh() {
+	n=$((n + 1))
+	"$KWARM" gen spec.yaml -o "$T/f$n.mk" --cache "$T/fresh$n" --out "$T/fresh$n-out" 2> /dev/null
+	make -f "$T/f$n.mk" -j2 warmup > /dev/null 2>&1 || fail "$1: the empty-cache build failed"
+	cmp "$T/out/TestLink.callable" "$T/fresh$n-out/TestLink.callable" ||
+		fail "$1: the callable differs from an empty-cache build (a stale entry was used)"
+}
+run cold
+same_as_fresh cold
+echo '#define X 3' > other/x.h
+run "other/x.h edited"
+grep -q "built incore 'quoted'" "$T/run.out" || { cat "$T/run.out"; fail "editing other/x.h did not recompile 'quoted'"; }
+same_as_fresh "other/x.h edited"
+pass "a header reached as ../x.h through a linked folder is the one the compiler read"
+echo '#define Y 3' > other/y.h
+run "other/y.h edited"
+grep -q "built incore 'macro'" "$T/run.out" || { cat "$T/run.out"; fail "editing other/y.h did not recompile 'macro'"; }
+same_as_fresh "other/y.h edited"
+pass "a macro-named header reached through a linked folder and .. is recorded as the file read"
