@@ -116,6 +116,33 @@ standin_spec() {
 	} > "$dir/spec.yaml"
 }
 
+# gxx_spec COMPILER CLASS=SRC,SRC..: in the current folder, write k/orch.cpp
+# and spec.yaml, whose classes pack it (g++) with their SRCs, incores of role
+# w: COMPILER (gcc dependency output) with -O2 -fPIC -shared and -Iinclude.
+gxx_spec() {
+	local compiler=$1 class src i
+	local -a srcs
+	shift
+	mkdir -p k
+	printf 'extern "C" int orch(void) { return 1; }\n' > k/orch.cpp
+	{
+		printf 'version: 1\nplatform: a5sim\ntoolchains:\n'
+		printf '  orchestration: {compiler: g++, flags: [-O2, -fPIC, -shared]}\n'
+		printf '  incore:\n    w: {compiler: %s, deps: gcc, flags: [-O2, -fPIC, -shared], include_dirs: [include]}\n' "$compiler"
+		printf 'classes:\n'
+		for class in "$@"; do
+			printf '  - name: %s\n    callable:\n' "${class%%=*}"
+			printf '      orchestration: {source: k/orch.cpp, function_name: e}\n      incores:\n'
+			IFS=, read -ra srcs <<< "${class#*=}"
+			i=0
+			for src in "${srcs[@]}"; do
+				printf '        - {func_id: %d, source: %s, core_type: w}\n' "$i" "$src"
+				i=$((i + 1))
+			done
+		done
+	} > spec.yaml
+}
+
 # Expected ChipCallable bytes, built independently of kwarm's pack code from
 # a JSON description: {"sig":[..],"func":"..","config":"..","orch":"path",
 # "children":[{"id":N,"sig":[..],"bin":"path"},..]}.

@@ -28,28 +28,11 @@ aba) cp plain.h.was include/plain.h ;;
 esac
 SH
 chmod +x cc.sh
-printf 'extern "C" int orch(void) { return 1; }\n' > k/orch.cpp
 printf '#define CFG "scale.h"\n#include CFG\nextern "C" int f(void) { return SCALE; }\n' > k/macro.cpp
 printf '#include "plain.h"\nextern "C" int g(void) { return PLAIN; }\n' > k/plain.cpp
 echo '#define SCALE 3' > include/scale.h
 echo '#define PLAIN 1' > include/plain.h
-cat > spec.yaml <<SPEC
-version: 1
-platform: a5sim
-toolchains:
-  orchestration: {compiler: g++, flags: [-O2, -fPIC, -shared]}
-  incore:
-    w: {compiler: $P/cc.sh, deps: gcc, flags: [-O2, -fPIC, -shared], include_dirs: [include]}
-classes:
-  - name: TestMacro
-    callable:
-      orchestration: {source: k/orch.cpp, function_name: e}
-      incores: [{func_id: 0, source: k/macro.cpp, core_type: w}]
-  - name: TestPlain
-    callable:
-      orchestration: {source: k/orch.cpp, function_name: e}
-      incores: [{func_id: 0, source: k/plain.cpp, core_type: w}]
-SPEC
+gxx_spec "$P/cc.sh" TestMacro=k/macro.cpp TestPlain=k/plain.cpp
 
 # check CLASS WHAT: an edit during the compile of CLASS's unit; then a run
 # with nothing edited must give what an empty cache gives.

@@ -17,24 +17,9 @@ echo '#define X 1' > include/x.h
 echo '#define X 2' > other/x.h
 echo '#define Y 1' > include/y.h
 echo '#define Y 2' > other/y.h
-printf 'extern "C" int orch(void) { return 1; }\n' > k/orch.cpp
 printf '#include "sub/a.h"\nextern "C" int f(void) { return X; }\n' > k/quoted.cpp
 printf '#define CFG "sub/../y.h"\n#include CFG\nextern "C" int f(void) { return Y; }\n' > k/macro.cpp
-cat > spec.yaml <<SPEC
-version: 1
-platform: a5sim
-toolchains:
-  orchestration: {compiler: g++, flags: [-O2, -fPIC, -shared]}
-  incore:
-    plain: {compiler: g++, flags: [-O2, -fPIC, -shared], include_dirs: [include]}
-classes:
-  - name: TestLink
-    callable:
-      orchestration: {source: k/orch.cpp, function_name: e}
-      incores:
-        - {func_id: 0, source: k/quoted.cpp, core_type: plain}
-        - {func_id: 1, source: k/macro.cpp, core_type: plain}
-SPEC
+gxx_spec g++ TestLink=k/quoted.cpp,k/macro.cpp
 run() {
 	"$KWARM" gen spec.yaml -o "$T/w.mk" --cache "$T/cache" --out "$T/out" 2> /dev/null
 	make -f "$T/w.mk" -j2 warmup > "$T/run.out" 2>&1 || { cat "$T/run.out"; fail "make failed: $1"; }
