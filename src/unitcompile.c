@@ -418,6 +418,12 @@ static int run_compile(struct compile_job *o, struct attempt *a, struct buf *out
 	*listed = !deps_request(o->family, sources.nr, a->deps, &extra, &env);
 	strvec_pushv(&argv, &o->launcher);
 	for (size_t i = 0; i < o->uc.argv.nr; i++) {
+		size_t drop = *listed && i ? deps_user_option(&o->uc.argv, i) : 0;
+
+		if (drop) {
+			i += drop - 1;
+			continue;
+		}
 		strvec_push(&argv, strcmp(o->uc.argv.v[i], UNITKEY_OUT) ? o->uc.argv.v[i] : a->obj);
 		if (!i)
 			strvec_pushv(&argv, &extra);

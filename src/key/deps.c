@@ -81,6 +81,25 @@ int deps_request(enum deps_family f, size_t nsources, const char *dfile,
 	return 0;
 }
 
+size_t deps_user_option(const struct strvec *argv, size_t i)
+{
+	const char *w = argv->v[i], *file;
+
+	if (!strcmp(w, "-MD") || !strcmp(w, "-MMD"))
+		return 1;
+	/* Not the "-o {out}" after it: that compile fails as the words say. */
+	if (!strcmp(w, "-MF"))
+		return i + 1 < argv->nr && strcmp(argv->v[i + 1], "-o") ? 2 : 1;
+	if (starts_with(w, "-MF"))
+		return 1;
+	/* -Wp,-MD,FILE and -Wp,-MMD,FILE alone: other words in the list stay. */
+	if (starts_with(w, "-Wp,-MD,") || starts_with(w, "-Wp,-MMD,")) {
+		file = strchr(w + 4, ',') + 1;
+		return *file && !strchr(file, ',');
+	}
+	return 0;
+}
+
 /* End the word in w: a prerequisite once the rule's ':' was seen. */
 static void end_word(struct buf *w, int in_prereqs, struct strvec *out)
 {

@@ -28,6 +28,12 @@ enum deps_family deps_family_named(const char *real);
 int deps_request(enum deps_family f, size_t nsources, const char *dfile,
 		 struct strvec *argv_extra, struct strvec *env_extra);
 
+/* The number of words at argv->v[i] that ask for a dependency file of the
+ * user's own (-MD, -MMD, -MF FILE, -Wp,-MMD,FILE), or 0: a compile that asks
+ * for kwarm's drops them, as -MMD would leave system headers out of its list
+ * and another -MF would send the list elsewhere. */
+size_t deps_user_option(const struct strvec *argv, size_t i);
+
 /* Parse a make-style dependency file (one or more "target: prereq..." rules,
  * backslash-newline continued, '\ ' for a space, '$$' for '$'); appends every
  * prerequisite once, in first-seen order. 0, or -1 with errno set when the file

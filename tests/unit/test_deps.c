@@ -27,6 +27,24 @@ static void check_parse(const char *text, const char *want)
 	free(got);
 }
 
+/* The words deps_user_option drops at each place of a command. */
+static void test_user_option(void)
+{
+	static const char *words[] = {
+		"g++", "-MD", "-MMD", "-MF", "user.d", "-MFjoined.d", "-Wp,-MMD,x.d", "-Wp,-MD,x.d",
+		"-Wp,-MMD,x.d,-DA", "-Wp,-DA", "-MP", "-MT", "t", "-M", "-MF", "-o", "{out}", "a.c",
+	};
+	static const size_t want[] = { 0, 1, 1, 2, 0, 1, 1, 1, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0 };
+	struct strvec argv;
+
+	strvec_init(&argv);
+	for (size_t i = 0; i < ARRAY_SIZE(words); i++)
+		strvec_push(&argv, words[i]);
+	for (size_t i = 1; i < argv.nr; i++)
+		CHECK_INT(deps_user_option(&argv, i), want[i]);
+	strvec_release(&argv);
+}
+
 static void test_parse(void)
 {
 	/* gcc -MD -MF: one rule, continued lines, the target left out. */
@@ -84,6 +102,7 @@ static void test_request(void)
 int main(int argc, char **argv)
 {
 	check_init(argc, argv);
+	TEST(test_user_option(), "user_option");
 	TEST(test_parse(), "parse");
 	TEST(test_family(), "family");
 	TEST(test_request(), "request");
