@@ -103,6 +103,55 @@ static void add_named_files(const char *root, const char *word, struct digest *d
 	}
 }
 
+/* Options whose value is a file the step writes (a link map, say): no input,
+ * and the step rewrites it, so its digest would never match the key again. */
+static const char *const output_options[] = {
+	"-Map", "--Map", "--out-implib", "--dependency-file", "-MF", "-aux-info"
+};
+
+/* Is word an output option: 1 alone (its file is the next word), 2 with its
+ * file joined by '=', else 0. */
+static int output_option(const char *word)
+{
+	for (size_t k = 0; k < ARRAY_SIZE(output_options); k++) {
+		size_t len = strlen(output_options[k]);
+
+		if (!strncmp(word, output_options[k], len) && (!word[len] || word[len] == '='))
+			return word[len] ? 2 : 1;
+	}
+	return 0;
+}
+
+/* add_named_files over words, but for the files that output options name;
+ * a "-Wl,A,B" list counts as its items (-Xlinker words pass one on). */
+static void add_named_words(const char *root, const struct strvec *words,
+			    const struct strvec *sources, struct digest *d,
+			    struct strvec *inputs, struct strvec *why)
+{
+	int output_next = 0;
+
+	for (size_t i = 1; i < words->nr; i++) {
+		const char *w = words->v[i];
+		struct strvec items;
+
+		if (!strcmp(w, "-Xlinker") || !strcmp(w, UNITKEY_OUT) ||
+		    (sources && strvec_find(sources, w) >= 0))
+			continue;
+		strvec_init(&items);
+		if (w[0] == '-' && w[1] == 'W' && w[2] && w[3] == ',')
+			strvec_split_at(&items, w + 4, ',');
+		else
+			strvec_push(&items, w);
+		for (size_t k = 0; k < items.nr; k++) {
+			int out = output_option(items.v[k]);
+
+			if (!output_next && !out)
+				add_named_files(root, items.v[k], d, inputs, why);
+			output_next = out == 1;
+		}
+		strvec_release(&items);
+	}
+}
 
 /* Variables that change what a compiler reads or emits. */
 const char *const unitkey_steering_env[] = {
@@ -281,9 +330,7 @@ static int base_key(struct closure_cache *cc, const struct unit_command *uc,
 	strvec_release(&resolution);
 	/* Files that flags name (a -include header, a response file, a profile):
 	 * their content matters as much as a source's. */
-	for (size_t i = 1; i < uc->argv.nr; i++)
-		if (strvec_find(&sources, uc->argv.v[i]) < 0 && strcmp(uc->argv.v[i], UNITKEY_OUT))
-			add_named_files(uc->root, uc->argv.v[i], &d, tools_out, why);
+	add_named_words(uc->root, &uc->argv, &sources, &d, tools_out, why);
 	closure_digest(&closure, &d);
 	for (size_t i = 0; why && i < closure.nr; i++)
 		strvec_pushf(why, "file %s %s", closure.files[i].hex, closure.files[i].path);
@@ -294,8 +341,7 @@ static int base_key(struct closure_cache *cc, const struct unit_command *uc,
 		for (size_t i = 0; i < uc->link.nr; i++)
 			add(&d, why, "linkarg", uc->link.v[i]);
 		/* A linker script's content, say. */
-		for (size_t i = 1; i < uc->link.nr; i++)
-			add_named_files(uc->root, uc->link.v[i], &d, tools_out, why);
+		add_named_words(uc->root, &uc->link, NULL, &d, tools_out, why);
 	}
 	add(&d, why, "extract", uc->extract_text ? "text" : "none");
 	/* The same for every unit of a process: digested once. */

@@ -143,6 +143,42 @@ gxx_spec() {
 	} > spec.yaml
 }
 
+# gxx_roles NAME=FLAGS..: give unit k/NAME.cpp of gxx_spec's spec.yaml a role
+# NAME of its own, role w's with FLAGS (YAML list items) added.
+gxx_roles() {
+	python3 - "$@" <<'PY'
+import sys
+s = open("spec.yaml").read()
+at = s.index("    w: {")
+role = s[at:s.index("\n", at) + 1]
+roles = ""
+for arg in sys.argv[1:]:
+    name, flags = arg.split("=", 1)
+    roles += role.replace("    w:", "    %s:" % name).replace("-shared]", "-shared, %s]" % flags)
+    s = s.replace("source: k/%s.cpp, core_type: w" % name, "source: k/%s.cpp, core_type: %s" % (name, name))
+open("spec.yaml", "w").write(s.replace(role, roles))
+PY
+}
+
+# gxx_run WHAT: gen and make -j2 warmup of the current folder's spec.yaml,
+# caching in $T/cache, out in $T/out, make's output in $T/run.out.
+gxx_run() {
+	"$KWARM" gen spec.yaml -o "$T/w.mk" --cache "$T/cache" --out "$T/out" 2> "$T/gen.err" ||
+		{ cat "$T/gen.err"; fail "gen failed: $1"; }
+	make -f "$T/w.mk" -j2 warmup > "$T/run.out" 2>&1 || { cat "$T/run.out"; fail "make failed: $1"; }
+}
+
+# gxx_same_as_fresh CLASS WHAT: CLASS's callable in $T/out equals the one an
+# empty cache builds.
+gxx_same_as_fresh() {
+	local fresh
+	fresh=$(mktemp -d "$T/fresh.XXXX")
+	"$KWARM" gen spec.yaml -o "$fresh/w.mk" --cache "$fresh/cache" --out "$fresh/out" 2> /dev/null
+	make -f "$fresh/w.mk" -j2 warmup > /dev/null 2>&1 || fail "$2: the empty-cache build failed"
+	cmp "$T/out/$1.callable" "$fresh/out/$1.callable" ||
+		fail "$2: the callable differs from an empty-cache build (a stale entry was used)"
+}
+
 # Expected ChipCallable bytes, built independently of kwarm's pack code from
 # a JSON description: {"sig":[..],"func":"..","config":"..","orch":"path",
 # "children":[{"id":N,"sig":[..],"bin":"path"},..]}.
