@@ -20,27 +20,15 @@ echo '#define Y 2' > other/y.h
 printf '#include "sub/a.h"\nextern "C" int f(void) { return X; }\n' > k/quoted.cpp
 printf '#define CFG "sub/../y.h"\n#include CFG\nextern "C" int f(void) { return Y; }\n' > k/macro.cpp
 gxx_spec g++ TestLink=k/quoted.cpp,k/macro.cpp
-run() {
-	"$KWARM" gen spec.yaml -o "$T/w.mk" --cache "$T/cache" --out "$T/out" 2> /dev/null
-	make -f "$T/w.mk" -j2 warmup > "$T/run.out" 2>&1 || { cat "$T/run.out"; fail "make failed: $1"; }
-}
-n=0
-same_as_fresh() {
-	n=$((n + 1))
-	"$KWARM" gen spec.yaml -o "$T/f$n.mk" --cache "$T/fresh$n" --out "$T/fresh$n-out" 2> /dev/null
-	make -f "$T/f$n.mk" -j2 warmup > /dev/null 2>&1 || fail "$1: the empty-cache build failed"
-	cmp "$T/out/TestLink.callable" "$T/fresh$n-out/TestLink.callable" ||
-		fail "$1: the callable differs from an empty-cache build (a stale entry was used)"
-}
-run cold
-same_as_fresh cold
+gxx_run cold
+gxx_same_as_fresh TestLink cold
 echo '#define X 3' > other/x.h
-run "other/x.h edited"
+gxx_run "other/x.h edited"
 grep -q "built incore 'quoted'" "$T/run.out" || { cat "$T/run.out"; fail "editing other/x.h did not recompile 'quoted'"; }
-same_as_fresh "other/x.h edited"
+gxx_same_as_fresh TestLink "other/x.h edited"
 pass "a header reached as ../x.h through a linked folder is the one the compiler read"
 echo '#define Y 3' > other/y.h
-run "other/y.h edited"
+gxx_run "other/y.h edited"
 grep -q "built incore 'macro'" "$T/run.out" || { cat "$T/run.out"; fail "editing other/y.h did not recompile 'macro'"; }
-same_as_fresh "other/y.h edited"
+gxx_same_as_fresh TestLink "other/y.h edited"
 pass "a macro-named header reached through a linked folder and .. is recorded as the file read"
