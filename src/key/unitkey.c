@@ -72,17 +72,20 @@ void unit_command_inputs(const struct unit_command *uc, struct strvec *sources,
 }
 
 /* The file a command word may name: the word itself, the value of
- * "--opt=FILE", or the rest of a joined "-TFILE". */
+ * "--opt=FILE", the rest of a joined "-TFILE", or the response file of
+ * "@FILE" (more words, read by the compiler). */
 static void add_named_files(const char *root, const char *word, struct digest *d,
 			    struct strvec *inputs, struct strvec *why)
 {
-	const char *cands[3] = { word, NULL, NULL };
+	const char *cands[4] = { word, NULL, NULL, NULL };
 	const char *eq = word[0] == '-' ? strchr(word, '=') : NULL;
 
 	if (eq)
 		cands[1] = eq + 1;
 	if (word[0] == '-' && word[1] == 'T' && word[2])
 		cands[2] = word + 2;
+	if (word[0] == '@')
+		cands[3] = word + 1;
 	for (size_t i = 0; i < ARRAY_SIZE(cands); i++) {
 		char hex[DIGEST_HEX_SIZE], *path;
 		uint64_t size;
