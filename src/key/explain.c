@@ -151,6 +151,7 @@ static void compare(const struct strvec *was, const struct strvec *now, struct b
 	compare_values(was, now, "compiler", "the compiler's identity", out, said);
 	compare_values(was, now, "linker", "the linker's identity", out, said);
 	compare_values(was, now, "extract", "the extract step", out, said);
+	compare_values(was, now, "folder", "the folder (debug information names it)", out, said);
 	compare_values(was, now, "env", "the environment", out, said);
 	for (size_t i = 0; i < ARRAY_SIZE(lists); i++) {
 		char *a = words_of(was, lists[i]), *b = words_of(now, lists[i]);

@@ -194,6 +194,25 @@ static size_t include_option(const struct strvec *argv, size_t i)
 	return w[2] ? 1 : i + 1 < argv->nr ? 2 : 1;
 }
 
+/* Does word ask for debug information (which records the folder the compile
+ * runs in, and its -I folders)? */
+static int debug_info(const char *w)
+{
+	return starts_with(w, "-g") && strcmp(w, "-g0");
+}
+
+/* Does the command ask for debug information, before its "-o {out}"? */
+static int records_folder(const struct unit_command *uc)
+{
+	for (size_t i = 1; i + 1 < uc->argv.nr; i++) {
+		if (!strcmp(uc->argv.v[i], "-o") && !strcmp(uc->argv.v[i + 1], UNITKEY_OUT))
+			break;
+		if (debug_info(uc->argv.v[i]))
+			return 1;
+	}
+	return 0;
+}
+
 /*
  * May the key cover what the -I list resolves to instead of its words? Not
  * when the output can record the command or its folders: debug information
@@ -208,7 +227,7 @@ static int keys_by_resolution(const struct unit_command *uc, struct strvec *dirs
 
 		if (!strcmp(w, UNITKEY_OUT) && i > 0 && !strcmp(uc->argv.v[i - 1], "-o"))
 			break;
-		if ((starts_with(w, "-g") && strcmp(w, "-g0")) || !strcmp(w, "-I-") ||
+		if (debug_info(w) || !strcmp(w, "-I-") ||
 		    !strcmp(w, "-frecord-gcc-switches"))
 			return 0;
 		if (n)
@@ -326,6 +345,10 @@ static int base_key(struct closure_cache *cc, const struct unit_command *uc,
 		}
 		digest_add_str(&d, "arg", uc->argv.v[i]);
 	}
+	/* Checkouts at two places share entries, but for output that names the
+	 * place (DW_AT_comp_dir). */
+	if (records_folder(uc))
+		add(&d, why, "folder", uc->root);
 	digest_add_u64(&d, "resolved-names", resolution.nr);
 	for (size_t i = 0; i < resolution.nr; i++)
 		digest_add_str(&d, "resolves", resolution.v[i]);

@@ -144,7 +144,7 @@ gxx_spec() {
 }
 
 # gxx_roles NAME=FLAGS..: give unit k/NAME.cpp of gxx_spec's spec.yaml a role
-# NAME of its own, role w's with FLAGS (YAML list items) added.
+# NAME of its own: role w's with FLAGS (YAML list items) added.
 gxx_roles() {
 	python3 - "$@" <<'PY'
 import sys
@@ -156,7 +156,7 @@ for arg in sys.argv[1:]:
     name, flags = arg.split("=", 1)
     roles += role.replace("    w:", "    %s:" % name).replace("-shared]", "-shared, %s]" % flags)
     s = s.replace("source: k/%s.cpp, core_type: w" % name, "source: k/%s.cpp, core_type: %s" % (name, name))
-open("spec.yaml", "w").write(s.replace(role, roles))
+open("spec.yaml", "w").write(s.replace(role, role + roles))
 PY
 }
 
