@@ -156,6 +156,29 @@ static void add_named_words(const char *root, const struct strvec *words,
 	}
 }
 
+/* The folders the variables of the include path add after the command's
+ * (an empty item is the folder the compile runs in): the scanner searches
+ * them too, so a new header in an earlier one changes the key. */
+static void env_include_dirs(struct strvec *dirs)
+{
+	static const char *const names[] = {
+		"CPATH", "C_INCLUDE_PATH", "CPLUS_INCLUDE_PATH", "OBJC_INCLUDE_PATH"
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
+		const char *value = getenv(names[i]);
+		struct strvec items;
+
+		if (!value || !*value)
+			continue;
+		strvec_init(&items);
+		strvec_split_at(&items, value, ':');
+		for (size_t k = 0; k < items.nr; k++)
+			strvec_push(dirs, *items.v[k] ? items.v[k] : ".");
+		strvec_release(&items);
+	}
+}
+
 /* Variables that change what a compiler reads or emits. */
 const char *const unitkey_steering_env[] = {
 	"CPATH", "C_INCLUDE_PATH", "CPLUS_INCLUDE_PATH", "OBJC_INCLUDE_PATH", "GCC_EXEC_PREFIX",
@@ -317,6 +340,7 @@ static int base_key(struct closure_cache *cc, const struct unit_command *uc,
 	strvec_init(&sources);
 	strvec_init(&dirs);
 	unit_command_inputs(uc, &sources, &dirs);
+	env_include_dirs(&dirs);
 	if (!sources.nr)
 		BUG("unit command has no source after '-o %s'", UNITKEY_OUT);
 	if (closure_compute(cc, uc->root, &sources, &dirs, &closure))
