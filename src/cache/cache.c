@@ -136,11 +136,29 @@ struct manifest {
 
 /* Parse a manifest's lines (without its length line); 0, or -1 with *why set
  * to a static reason. */
-static int parse_manifest(const char *text, struct manifest *m, const char **why)
+/* A line of the reads (reads.h): "read <64 hex> <path>" or "deps <family>";
+ * the explain lines "id ..." and "covers ...". */
+static int reads_line(const char *p, size_t len)
+{
+	if (starts_with(p, "read "))
+		return len > 70 && strspn(p + 5, "0123456789abcdef") == 64 && p[69] == ' ';
+	if (starts_with(p, "deps "))
+		return len > 5 && len - 5 < 16;
+	return starts_with(p, "id ") || starts_with(p, "covers ");
+}
+
+/* Every line before the label is one cache.h lists: a damaged one (a flipped
+ * bit, a NUL byte) must not hide a read line and leave the entry in use
+ * whatever that file holds now. */
+static int parse_manifest(const char *text, size_t tlen, struct manifest *m, const char **why)
 {
 	const char *p = text;
 	int have = 0;
 
+	if (strlen(text) != tlen) {
+		*why = "a NUL byte in the manifest";
+		return -1;
+	}
 	if (!starts_with(p, CACHE_ENTRY_MAGIC "\n")) {
 		*why = "unknown entry schema";
 		return -1;
@@ -170,6 +188,9 @@ static int parse_manifest(const char *text, struct manifest *m, const char **why
 				return -1;
 			}
 			have |= 4;
+		} else if (!reads_line(p, len)) {
+			*why = "unknown line in manifest";
+			return -1;
 		}
 		p += len;
 		if (*p == '\n')
@@ -217,7 +238,7 @@ static long long split_entry(const char *data, size_t len, const char *key, cons
 	}
 	start = len - tlen;
 	text = xstrndup(data + start, tlen - LENGTH_LINE);
-	bad = parse_manifest(text, &m, why);
+	bad = parse_manifest(text, tlen - LENGTH_LINE, &m, why);
 	free(text);
 	if (bad)
 		return -1;
@@ -473,7 +494,7 @@ int cache_unit_manifest(const char *dir, const char *key, struct buf *text)
 		goto out;
 	text->len += tlen - LENGTH_LINE;
 	text->s[text->len] = '\0';
-	if (parse_manifest(text->s, &m, &why) || strcmp(m.key, key))
+	if (parse_manifest(text->s, text->len, &m, &why) || strcmp(m.key, key))
 		goto out;
 	ret = 1;
 out:

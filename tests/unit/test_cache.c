@@ -900,6 +900,59 @@ static void test_corruption(const struct cache *c, const struct corruption *row)
 }
 
 /* No entry file: absent (0). remove: the entry goes; removing again is fine. */
+/* Every bit of a manifest that records reads, flipped alone: the entry is
+ * refused, or its reads name the same files (a digest that changed does not
+ * match the file: a miss); a read line must never drop out unseen, or the
+ * entry would be used whatever that file holds now. */
+static void test_manifest_bits(const struct cache *c)
+{
+	static const char key[] = "9e0000000000000000000000000000000000000000000000000000000000000f";
+	static const char extra[] =
+		"deps gcc\n"
+		"read 1111111111111111111111111111111111111111111111111111111111111111 /usr/include/a.h\n"
+		"read 2222222222222222222222222222222222222222222222222222222222222222 inc/b.h\n";
+	char *tmp = xstrfmt("%s/tmp/artifact.bits", c->dir), *mpath = cache_unit_path(c, key, ".m");
+	char *bytes, deps[16];
+	size_t len, start, bad = 0;
+	struct buf text = BUF_INIT, copy = BUF_INIT;
+
+	check_write_file(tmp, "0123456789", 10, 0644);
+	CHECK_INT(cache_unit_store(c, key, tmp, "bits", extra, NULL), 0);
+	unlink(tmp);
+	read_bytes(mpath, &bytes, &len);
+	start = 10;
+	for (size_t at = start; at < len; at++) {
+		for (int bit = 0; bit < 8; bit++) {
+			struct strvec reads;
+			int got;
+
+			buf_reset(&copy);
+			buf_add(&copy, bytes, len);
+			copy.s[at] ^= (char)(1 << bit);
+			check_write_file(mpath, copy.s, copy.len, 0644);
+			buf_reset(&text);
+			strvec_init(&reads);
+			got = cache_unit_manifest(c->dir, key, &text);
+			if (got == 1)
+				cache_manifest_reads(text.s, &reads, deps);
+			/* Both read lines still there (a flipped newline joins them:
+			 * one line whose path names no file). */
+			for (size_t i = 0; got == 1 && i < reads.nr; i++)
+				if (strstr(reads.v[i] + 1, "read "))
+					got = 2;
+			if (got == 1 && reads.nr < 2 && !bad++)
+				fprintf(stderr, "byte %zu bit %d: %zu reads accepted\n", at, bit, reads.nr);
+			strvec_release(&reads);
+		}
+	}
+	CHECK_INT(bad, 0);
+	buf_release(&text);
+	buf_release(&copy);
+	free(bytes);
+	free(mpath);
+	free(tmp);
+}
+
 static void test_remove(const struct cache *c)
 {
 	char key[DIGEST_HEX_SIZE];
@@ -1377,6 +1430,7 @@ int main(int argc, char **argv)
 	TEST(test_adopt_append_fails(&c), "adopt_append_fails");
 	for (size_t i = 0; i < ARRAY_SIZE(corruptions); i++)
 		TEST(test_corruption(&c, &corruptions[i]), corruptions[i].name);
+	TEST(test_manifest_bits(&c), "manifest_bits");
 	TEST(test_remove(&c), "remove");
 	TEST(test_store_repairs(&c), "store_repairs");
 	TEST(test_label_lines(&c), "label_lines");
