@@ -8,6 +8,7 @@
 #include "report/progress.h"
 #include "cache/publish.h"
 #include "cache/store.h"
+#include "key/reads.h"
 #include "unitcompile.h"
 #include "util.h"
 
@@ -40,28 +41,58 @@ struct recompiler {
 	struct runstate *rs;		/* or NULL */
 	const char *goals;
 	int github;
+	struct closure_cache cc;	/* the files' digests, for check */
 };
+
+/* The compile job of unit key, from its record, whose words (job points into
+ * them) go to words; 0, or -1 after reporting. job and words are initialised
+ * either way (the caller releases them). */
+static int load_job(const struct planfile_ref *d, const char *key, struct compile_job *job,
+		    struct strvec *words)
+{
+	char *text = NULL, *bad = NULL;
+	int ret = 0;
+
+	strvec_init(words);
+	compile_job_init(job);
+	if (planfile_read(d->file, d->offset + d->len, d->cmds_len, "the compile records", &text))
+		ret = -1;
+	else if (planfile_find_record(text, key, words) ||
+		 compile_job_parse(job, (int)words->nr, words->v, &bad) || strcmp(job->key, key))
+		ret = error("'%s' has no good compile record of unit %.12s%s%s; run make again",
+			    d->file, key, bad ? ": " : "", bad ? bad : "");
+	free(bad);
+	free(text);
+	return ret;
+}
+
+/* An entry found, not compiled by this run: its reads as this run sees them
+ * (its base key is this run's: the key names it). */
+static int check(struct pack_recompile *rc, const char *key)
+{
+	struct recompiler *r = (struct recompiler *)rc;
+	struct compile_job job;
+	struct strvec words;
+	int ret = load_job(r->desc, key, &job, &words);
+
+	if (!ret && !reads_entry_matches(&r->cc, job.cache, job.root, key))
+		ret = error("%s: another process compiled it from other inputs than this run "
+			    "sees; run make again", job.label);
+	compile_job_release(&job);
+	strvec_release(&words);
+	return ret;
+}
 
 static int recompile(struct pack_recompile *rc, const char *key)
 {
 	struct recompiler *r = (struct recompiler *)rc;
-	const struct planfile_ref *d = r->desc;
 	struct compile_job job;
 	struct strvec words;
-	char *text = NULL, *bad = NULL;
 	int ret = -1, cached = 0;
 	double t0;
 
-	strvec_init(&words);
-	compile_job_init(&job);
-	if (planfile_read(d->file, d->offset + d->len, d->cmds_len, "the compile records", &text))
+	if (load_job(r->desc, key, &job, &words))
 		goto out;
-	if (planfile_find_record(text, key, &words) ||
-	    compile_job_parse(&job, (int)words.nr, words.v, &bad) || strcmp(job.key, key)) {
-		error("'%s' has no good compile record of unit %.12s%s%s; run make again", d->file,
-		      key, bad ? ": " : "", bad ? bad : "");
-		goto out;
-	}
 	job.github = r->github;
 	job.rs = r->rs;
 	job.state = r->rs ? r->rs->kw_dir : NULL;	/* its progress line says it was built */
@@ -81,8 +112,6 @@ static int recompile(struct pack_recompile *rc, const char *key)
 out:
 	compile_job_release(&job);
 	strvec_release(&words);
-	free(bad);
-	free(text);
 	return ret;
 }
 
@@ -144,10 +173,12 @@ int cmd_pack(int argc, char **argv)
 		priv = NULL;
 		break;
 	}
-	r = (struct recompiler){ .rc.compile = recompile, .desc = &desc, .rs = state ? &rs : NULL,
-				 .goals = goals, .github = github };
+	r = (struct recompiler){ .rc.compile = recompile, .rc.check = check, .desc = &desc,
+				 .rs = state ? &rs : NULL, .goals = goals, .github = github };
+	closure_cache_init(&r.cc);
 	if (!pack_run(&cache, priv, ckey, &desc, out, stamp, desc.cmds_len ? &r.rc : NULL))
 		ret = 0;
+	closure_cache_release(&r.cc);
 out:
 	if (state) {
 		struct progress_step step = {

@@ -86,6 +86,18 @@ static int try_entry(struct closure_cache *cc, const char *cache_dir, const char
 	return got;
 }
 
+int reads_entry_matches(struct closure_cache *cc, const char *cache_dir, const char *root,
+			const char *key)
+{
+	struct strvec reads;
+	int got;
+
+	strvec_init(&reads);
+	got = try_entry(cc, cache_dir, root, key, &reads);
+	strvec_release(&reads);
+	return got == 1;
+}
+
 static void read_pointer(const char *cache_dir, const char *base, char key[DIGEST_HEX_SIZE])
 {
 	char *path = pointer_path(cache_dir, base), *text = NULL;

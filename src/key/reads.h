@@ -36,6 +36,10 @@
 int reads_pick_key(struct closure_cache *cc, const char *cache_dir, const char *root,
 		   const char *base, char key[DIGEST_HEX_SIZE], struct strvec *inputs,
 		   struct strvec *appear);
+/* Does entry key exist, with recorded reads that match the files under root
+ * now? 1 or 0. */
+int reads_entry_matches(struct closure_cache *cc, const char *cache_dir, const char *root,
+			const char *key);
 /* Remember that entry key holds the last compile of base (best effort). */
 void reads_point(const char *cache_dir, const char *base, const char *key);
 /* The manifest lines of a compile's reads: "deps FAMILY" and one "read HEX PATH"

@@ -63,7 +63,8 @@ struct hits {
 };
 
 /* Read a unit's verified bytes, from the cache or else the private store
- * (priv, when open). 1 when read, 0 when neither holds it valid. */
+ * (priv, when open). 1 when read, 2 when read from a cache entry made since
+ * the run began, 0 when neither holds it valid. */
 static int find_unit(const struct cache *cache, const struct cache *priv,
 		     const struct packdesc_item *it, struct buf *bin, struct hits *hits)
 {
@@ -77,8 +78,9 @@ static int find_unit(const struct cache *cache, const struct cache *priv,
 		return 1;
 	buf_reset(bin);
 	if (cache_unit_get(cache, it->key, bin, &why, &mtime) == 1) {
-		if (mtime < hits->run_start)
-			strvec_push(&hits->keys, it->key);
+		if (mtime >= hits->run_start)
+			return 2;
+		strvec_push(&hits->keys, it->key);
 		return 1;
 	}
 	buf_reset(bin);
@@ -92,7 +94,13 @@ static int read_unit(const struct cache *cache, struct cache *priv, const char *
 		     const char *what, const char *kind, const struct packdesc_item *it,
 		     struct buf *bin, struct hits *hits, struct pack_recompile *rc)
 {
-	if (find_unit(cache, priv, it, bin, hits))
+	int got = find_unit(cache, priv, it, bin, hits);
+
+	/* Made during the run: make found it, not this run's compile step. */
+	if (got == 2 && rc && rc->check(rc, it->key))
+		return error("cannot pack %s: %s '%s' in the cache is not what this run would "
+			     "compile", what, kind, it->label);
+	if (got)
 		return 0;
 	if (rc) {
 		if (rc->compile(rc, it->key))

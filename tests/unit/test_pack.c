@@ -81,9 +81,20 @@ static const struct planfile_ref *ref(const char *ckey)
 static struct fake_recompile {
 	struct pack_recompile rc;
 	const struct cache *c;
-	int calls, fail;
+	int calls, fail, checks, check_fails;
 	char key[DIGEST_HEX_SIZE];
 } recompiled;
+
+/* A stand-in for the check of an entry made during the run (outside make,
+ * every entry is). */
+static int fake_check(struct pack_recompile *rc, const char *key)
+{
+	struct fake_recompile *f = (struct fake_recompile *)rc;
+
+	(void)key;
+	f->checks++;
+	return f->check_fails ? error("the fake check fails") : 0;
+}
 
 static int fake_compile(struct pack_recompile *rc, const char *key)
 {
@@ -376,6 +387,7 @@ static void test_recompile(void)
 	worked_desc("cfg", kbad, cbad);
 	out_paths("rec", cbad, &out, &stamp);
 	recompiled.rc.compile = fake_compile;
+	recompiled.rc.check = fake_check;
 	recompiled.c = &c;
 	recompiled.calls = 0;
 	recompiled.fail = 1;
@@ -393,6 +405,14 @@ static void test_recompile(void)
 	CHECK_INT(pack_quiet(cbad, out, stamp, &recompiled.rc, NULL), 0);
 	CHECK_INT(recompiled.calls, 2);
 	CHECK(exists(out));
+	/* An entry made since the run began is checked; one that fails it is
+	 * not packed. */
+	CHECK(recompiled.checks > 0);
+	recompiled.check_fails = 1;
+	CHECK_INT(pack_quiet(cbad, out, stamp, &recompiled.rc, &msg), -1);
+	CHECK(strstr(msg, "is not what this run would compile") != NULL);
+	free(msg);
+	recompiled.check_fails = 0;
 	free(out);
 	free(stamp);
 }
