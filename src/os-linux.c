@@ -200,6 +200,15 @@ int os_reopen_fd(int fd, int flags)
 int os_file_stamp_now(const char *near, struct timespec *now)
 {
 	char *path = xstrfmt("%s.stamp.%ld", near, (long)getpid());
+	int ret = os_file_stamp_at(path, now);
+
+	unlink(path);
+	free(path);
+	return ret;
+}
+
+int os_file_stamp_at(const char *path, struct timespec *now)
+{
 	struct stat st;
 	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600), ret = -1;
 
@@ -212,11 +221,8 @@ int os_file_stamp_now(const char *near, struct timespec *now)
 		*now = st.st_mtim;
 		ret = 0;
 	}
-	if (fd >= 0) {
+	if (fd >= 0)
 		close(fd);
-		unlink(path);
-	}
-	free(path);
 	if (ret)
 		clock_gettime(CLOCK_REALTIME_COARSE, now);
 	return ret;

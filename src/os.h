@@ -43,6 +43,8 @@ int os_socketpair_cloexec(int sv[2]);
  * older than now, one changed after is not. 0; or -1 when that file cannot
  * be written, and now is the coarse clock. */
 int os_file_stamp_now(const char *near, struct timespec *now);
+/* The same, written to the file at path (created or emptied), which stays. */
+int os_file_stamp_at(const char *path, struct timespec *now);
 /* The absolute path of this program (caller frees), or NULL with errno set. */
 char *os_self_path(void);
 

@@ -455,9 +455,11 @@ static int run_steps(struct compile_job *o, struct attempt *a, struct buf *outpu
 	int ret = -1;
 
 	strvec_init(&link);
-	/* Best effort: a failure gives the coarse clock, which errs on the side of a
-	 * file changed while it compiled. */
-	(void)os_file_stamp_now(a->deps, &a->started);
+	/* Written to a temp of the attempt, which a kill leaves for prune to find.
+	 * Best effort: a failure gives the coarse clock, which errs on the side of
+	 * a file changed while it compiled. */
+	(void)os_file_stamp_at(a->deps, &a->started);
+	unlink(a->deps);
 	if (run_compile(o, a, output, listed, why) || check_output(a->obj, "compile", o, output))
 		goto out;
 	*final = a->obj;

@@ -228,6 +228,9 @@ static void test_file_stamp_now(const char *dir)
 		CHECK(!stat(after, &st) && stamp_cmp(&st.st_mtim, &now) >= 0);
 	}
 	CHECK(access(left, F_OK) && errno == ENOENT);
+	/* At a path of the caller's: the file stays there, with that stamp. */
+	CHECK(!os_file_stamp_at(near, &now));
+	CHECK(!stat(near, &st) && !stamp_cmp(&st.st_mtim, &now));
 	free(before);
 	free(after);
 	free(near);
