@@ -57,6 +57,8 @@ void closure_cache_init(struct closure_cache *cc)
 	cc->why = NULL;
 	cc->snapshot = 0;
 	cc->entry_missed = 0;
+	cc->entries_listed = 0;
+	hashmap_init(&cc->entries);
 	buf_init(&cc->data);
 }
 
@@ -82,6 +84,7 @@ void closure_cache_release(struct closure_cache *cc)
 		free(cc->tools.entries[i].value);
 	hashmap_release(&cc->tools);
 	incdirs_release(cc);
+	hashmap_release(&cc->entries);
 	buf_release(&cc->data);
 	cc->reads = 0;
 }

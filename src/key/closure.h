@@ -32,7 +32,11 @@ struct closure_cache {
 	 * life: gen plans from one view of the tree, and no unit pays a stat
 	 * for the header that every unit includes. */
 	int snapshot;
-	int entry_missed;	/* a cache entry was found absent (reads.c) */
+	/* The cache's entry names under units/, listed once an entry was
+	 * found absent (private to reads.c). */
+	int entry_missed;	/* a cache entry was found absent */
+	int entries_listed;	/* 0 not yet, 1 listed, -1 cannot be listed whole */
+	struct hashmap entries;	/* "<k0>/<name>" -> (void *)1 */
 	struct buf data;	/* the file being read (its room is reused) */
 };
 

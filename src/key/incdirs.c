@@ -98,28 +98,6 @@ static struct listing *get_listing(struct closure_cache *cc, const char *abs)
 	return l;
 }
 
-int incdirs_absent(struct closure_cache *cc, const char *folder, const char *name)
-{
-	struct listing *l;
-	size_t n = strlen(folder);
-	int slash = n && folder[n - 1] == '/';
-
-	if (!cc->snapshot)
-		return 0;
-	l = get_listing(cc, folder);
-	if (l->status < 0 || bsearch(&name, l->files.v, l->files.nr, sizeof(char *), strvec_cmp))
-		return 0;
-	/* Not a folder either (folder/name, as list_into joins them): an open
-	 * of that name would fail. */
-	for (size_t i = 0; i < l->folders.nr; i++) {
-		const char *f = l->folders.v[i];
-
-		if (!strncmp(f, folder, n) && (slash || f[n] == '/') && !strcmp(f + n + !slash, name))
-			return 0;
-	}
-	return 1;
-}
-
 static int resolve(struct closure_cache *cc, const char *root, const struct strvec *dirs,
 		   struct strvec *lines, struct strvec *folders);
 

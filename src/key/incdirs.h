@@ -21,9 +21,6 @@
  * spelling of the list can key the unit. */
 int incdirs_resolution(struct closure_cache *cc, const char *root, const struct strvec *dirs,
 		       struct strvec *lines, struct strvec *folders);
-/* 1 when cc is a snapshot and name (relative) is nowhere in folder, listed
- * whole once for the snapshot's life; 0 when it may be there. */
-int incdirs_absent(struct closure_cache *cc, const char *folder, const char *name);
 /* Release what incdirs keeps in cc (called by closure_cache_release). */
 void incdirs_release(struct closure_cache *cc);
 

@@ -2,11 +2,11 @@
 #include "buf.h"
 #include "cache/cache.h"
 #include "cache/cacheentry.h"
-#include "key/incdirs.h"
 #include "path.h"
 #include "cache/publish.h"
 #include "util.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,22 +47,58 @@ static void push_inputs(const char *root, const struct strvec *reads, struct str
 		strvec_push_nodup(inputs, path_join(root, reads->v[i] + 65));
 }
 
-/* In gen's snapshot one listing of the cache's units tells an entry never
+/* Every name under the cache's units/<k0>/ folders into cc->entries, whatever
+ * it is: a name listed is never called absent. */
+static void list_entries(struct closure_cache *cc, const char *cache_dir)
+{
+	char *units = path_join(cache_dir, CACHE_UNITS_DIR);
+	DIR *top = opendir(units), *sub;
+	struct dirent *de, *e;
+
+	cc->entries_listed = top ? 1 : -1;
+	while (top && (de = readdir(top))) {
+		char *folder;
+
+		if (de->d_name[0] == '.')
+			continue;
+		folder = path_join(units, de->d_name);
+		sub = opendir(folder);
+		free(folder);
+		if (!sub) {
+			if (errno != ENOTDIR)
+				cc->entries_listed = -1;
+			continue;
+		}
+		while ((e = readdir(sub))) {
+			char *name = xstrfmt("%s/%s", de->d_name, e->d_name);
+
+			hashmap_put(&cc->entries, name, (void *)1);
+			free(name);
+		}
+		closedir(sub);
+	}
+	if (top)
+		closedir(top);
+	free(units);
+}
+
+/* In gen's snapshot one listing of the cache's entries tells an entry never
  * built, instead of an open per unit that fails; listed only after a first
  * miss, so that a gen whose every entry exists lists nothing. */
 static int listed_absent(struct closure_cache *cc, const char *cache_dir, const char *key)
 {
-	struct buf folder = BUF_INIT, name = BUF_INIT;
+	struct buf name = BUF_INIT;
 	int absent;
 
 	if (!cc->snapshot || !cc->entry_missed)
 		return 0;
-	buf_adds(&folder, cache_dir);
-	buf_adds(&folder, "/" CACHE_UNITS_DIR);
+	if (!cc->entries_listed)
+		list_entries(cc, cache_dir);
+	if (cc->entries_listed < 0)
+		return 0;
 	cache_add_unit_name(&name, key);
-	buf_adds(&name, ".m");
-	absent = incdirs_absent(cc, folder.s, name.s);
-	buf_release(&folder);
+	buf_adds(&name, CACHE_ENTRY_SUFFIX);
+	absent = !hashmap_get(&cc->entries, name.s);
 	buf_release(&name);
 	return absent;
 }
