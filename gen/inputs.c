@@ -2,9 +2,11 @@
  * the Makefile, the environment it was made in, and the watch list kwarm
  * stale reads (its format below). */
 #include "inputs.h"
+#include "hashmap.h"
 #include "util.h"
 #include "version.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -42,16 +44,45 @@ static void write_watch_list(struct sink *out, const struct plan *plan)
 	buf_adds(b, WATCH_END);
 }
 
-/* Whether the watched path changed since the Makefile's time mk: the time
+/* Whether the file at path is no older than the Makefile's time mk: the time
  * gen started (output.h), so one as new may have changed after gen read it. */
-static int watch_changed(char kind, const char *path, const struct timespec *mk)
+static int newer(const char *path, const struct timespec *mk, int *missing)
 {
 	struct stat st;
 
-	if (stat(path, &st))
-		return kind == 'i';
+	if (stat(path, &st)) {
+		*missing = 1;
+		return 0;
+	}
+	*missing = 0;
 	return st.st_mtim.tv_sec > mk->tv_sec ||
 	       (st.st_mtim.tv_sec == mk->tv_sec && st.st_mtim.tv_nsec >= mk->tv_nsec);
+}
+
+/* Whether the watched path changed since mk. An entry appears by a rename
+ * into its folder, which stamps the folder: one folder older than mk (or
+ * missing) tells that none of its names appeared, with one stat for all
+ * (folders: folder -> 1 checked old, 2 checked new). */
+static int watch_changed(char kind, const char *path, const struct timespec *mk,
+			 struct hashmap *folders)
+{
+	const char *slash = strrchr(path, '/');
+	int missing, changed;
+
+	if (kind == 'a' && slash) {
+		char *folder = xstrndup(path, slash - path);
+		uintptr_t state = (uintptr_t)hashmap_get(folders, folder);
+
+		if (!state) {
+			state = newer(folder, mk, &missing) ? 2 : 1;
+			hashmap_put(folders, folder, (void *)state);
+		}
+		free(folder);
+		if (state == 1)
+			return 0;
+	}
+	changed = newer(path, mk, &missing);
+	return kind == 'i' ? changed || missing : changed;
 }
 
 int inputs_changed(const char *makefile, struct buf *changed)
@@ -60,7 +91,10 @@ int inputs_changed(const char *makefile, struct buf *changed)
 	struct stat st;
 	size_t len;
 	const char *p, *end;
+	struct hashmap folders;
 	int ret = 0;
+
+	hashmap_init(&folders);
 
 	if (stat(makefile, &st) || read_file_all(path, &text, &len) ||
 	    !(p = strstr(text, "\n" WATCH_BEGIN))) {
@@ -78,7 +112,7 @@ int inputs_changed(const char *makefile, struct buf *changed)
 			break;
 		}
 		name = xstrndup(p + 2, end - p - 2);
-		if (watch_changed(p[0], name, &st.st_mtim)) {
+		if (watch_changed(p[0], name, &st.st_mtim, &folders)) {
 			buf_adds(changed, name);
 			free(name);
 			break;
@@ -86,6 +120,7 @@ int inputs_changed(const char *makefile, struct buf *changed)
 		free(name);
 	}
 out:
+	hashmap_release(&folders);
 	free(text);
 	free(path);
 	return ret;
