@@ -1,5 +1,5 @@
 /* kwarm stale: the remake check of a generated Makefile, run by the Makefile
- * itself ($(shell) in MAKEFILE.inputs) in place of naming every input to make. */
+ * itself ($(shell) at its end) in place of naming every input to make. */
 #include "commands.h"
 #include "inputs.h"
 #include "parseopt.h"

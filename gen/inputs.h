@@ -1,5 +1,5 @@
-/* inputs: MAKEFILE.inputs, what remakes the Makefile (written and read in
- * inputs.c). */
+/* inputs: what remakes the Makefile: its rule, and MAKEFILE.inputs, the list
+ * kwarm stale reads (written and read in inputs.c). */
 #ifndef KWARM_INPUTS_H
 #define KWARM_INPUTS_H
 
@@ -8,8 +8,10 @@
 #include "plan/plan.h"
 #include "sink.h"
 
-/* Write MAKEFILE.inputs of plan into out (opts as makefile_write takes them). */
-void inputs_write(struct sink *out, const struct plan *plan, const struct makefile_options *opts);
+/* Write the rule that remakes the Makefile of plan into b, at the Makefile's
+ * end, and MAKEFILE.inputs into list (opts as makefile_write takes them). */
+void inputs_write(struct buf *b, struct sink *list, const struct plan *plan,
+		  const struct makefile_options *opts);
 /* The first input of makefile (from its watch list in MAKEFILE.inputs) that
  * changed since makefile was written, into changed: a missing or newer input,
  * a new entry; makefile itself when it or the list cannot be read. 0, or -1

@@ -431,7 +431,7 @@ static void write_header(struct buf *b, const struct plan *plan, const struct ma
 		 "# Inside another make, nest it on a '+' line and without -j, so that the\n"
 		 "# parent's -jN stays the one bound:  +$(MAKE) -f THIS warmup\n"
 		 "#\n"
-		 "# Beside it: THIS.inputs (what remakes this file when an input changes)\n"
+		 "# Beside it: THIS.inputs (the inputs that remake this file: see its end)\n"
 		 "# and THIS.plan (each unit's label and classes by key, the callables'\n"
 		 "# descriptions, the unit list: what the steps report and pack).\n#\n");
 	buf_addf(b, "# platform %s: %zu classes, %zu callables, %zu distinct units\n# cache ",
@@ -585,6 +585,6 @@ void makefile_write(const struct plan *plan, const struct makefile_options *opts
 		sink_flush(out);
 	}
 	write_help(out, plan);
-	buf_adds(b, "\nkw-force:\n\n# What remakes this file when an input changes.\ninclude $(KW_MAKEFILE).inputs\n");
-	inputs_write(inputs, plan, opts);
+	buf_adds(b, "\nkw-force:\n\n");
+	inputs_write(b, inputs, plan, opts);
 }

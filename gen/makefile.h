@@ -23,12 +23,12 @@ struct makefile_options {
 /* 0, or -1 after reporting a path that cannot be written safely into a
  * Makefile (naming it and its unit): call before makefile_write. */
 int makefile_check(const struct plan *plan, const struct makefile_options *opts);
-/* Write the Makefile into out and the file it includes, MAKEFILE.inputs (what
- * remakes it), into inputs (sink.h). */
+/* Write the Makefile into out and MAKEFILE.inputs (its inputs, for kwarm
+ * stale) into inputs (sink.h). */
 void makefile_write(const struct plan *plan, const struct makefile_options *opts,
 		    struct sink *out, struct sink *inputs);
 
-/* Appended to the Makefile's path: the file it includes. */
+/* Appended to the Makefile's path: its watch list (inputs.h). */
 #define MAKEFILE_INPUTS_SUFFIX ".inputs"
 
 /* Quote word for /bin/sh inside a make recipe (shell quoting, then $ -> $$). */

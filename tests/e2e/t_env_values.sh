@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # labels: e2e
-# The environment gen saw, written into MAKEFILE.inputs so that make remakes
+# The environment gen saw, written into the Makefile so that make remakes
 # the Makefile when it changes: any value (a newline, a CR, '#', '$', a
 # backslash at the end, blanks at the start) reads back exactly, so it
 # neither adds make text of its own nor makes the Makefile look stale.

@@ -21,12 +21,12 @@ sed "s#$T/a2.mk#$T/a.mk#" a2.mk | cmp - a.mk || fail "relative and absolute spel
 pass "deterministic: generating twice gives the same bytes"
 
 kwarm_real=$(readlink -f "$KWARM")
-# The Makefile (the plan a person reads) and the file it includes (what
-# remakes it), each against its golden copy.
+# The Makefile (the plan a person reads) and its watch list (the inputs
+# that remake it), each against its golden copy.
 for f in mk mk.inputs; do
 	python3 "$KWARM_TEST_SRC/tests/e2e/normalize_mk.py" "a.$f" "$kwarm_real" @KWARM@ "$T" @TMP@ > "normalized.$f"
 	golden=$KWARM_TEST_SRC/tests/golden/minimal.$f
 	if [ "${KWARM_UPDATE_GOLDEN:-}" = 1 ]; then cp "normalized.$f" "$golden"; fi
 	diff -u "$golden" "normalized.$f" || fail "a.$f differs from $golden"
 done
-pass "golden Makefile and its inputs file match"
+pass "golden Makefile and its watch list match"

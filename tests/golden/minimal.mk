@@ -16,7 +16,7 @@
 # Inside another make, nest it on a '+' line and without -j, so that the
 # parent's -jN stays the one bound:  +$(MAKE) -f THIS warmup
 #
-# Beside it: THIS.inputs (what remakes this file when an input changes)
+# Beside it: THIS.inputs (the inputs that remake this file: see its end)
 # and THIS.plan (each unit's label and classes by key, the callables'
 # descriptions, the unit list: what the steps report and pack).
 #
@@ -101,5 +101,32 @@ help:
 
 kw-force:
 
-# What remakes this file when an input changes.
-include $(KW_MAKEFILE).inputs
+# This file remakes itself when an input changes; a deleted input
+# counts as changed, never as an error. When gen fails, its recipe
+# appends lines that stop this run (make -k would go on with this
+# stale plan) and make the next run try gen again. kwarm stale
+# compares the inputs (THIS.inputs) with this file and names the
+# first that changed.
+.PRECIOUS: $(KW_SELF)
+ifneq ($(shell $(KW_KWARM) stale $(KW_MAKEFILE)),)
+$(KW_SELF): kw-force
+endif
+$(KW_SELF): @KWARM@ $(KW_PLANFILE)
+	$(KW_Q)$(KW_KWARM) gen @TMP@/minimal/spec.yaml -o @TMP@/a.mk --cache @TMP@/cache --out @TMP@/out || { printf '\n$$(KW_SELF): kw-force\nifneq ($$(MAKE_RESTARTS),)\n$$(error kwarm gen failed (see above); fix that, then run make again)\nendif\n' >> "$@"; exit 1; }
+KW_EMPTY :=
+define KW_NL
+
+
+endef
+KW_CR := $(KW_EMPTY)
+$(KW_EMPTY)
+KW_HASH := \#
+KW_BS := \$(KW_EMPTY)
+KW_ENV_VARS := CPATH C_INCLUDE_PATH CPLUS_INCLUDE_PATH OBJC_INCLUDE_PATH GCC_EXEC_PREFIX COMPILER_PATH LIBRARY_PATH SOURCE_DATE_EPOCH GCC_COMPARE_DEBUG
+KW_ENV_GEN := CPATH- C_INCLUDE_PATH- CPLUS_INCLUDE_PATH- OBJC_INCLUDE_PATH- GCC_EXEC_PREFIX- COMPILER_PATH- LIBRARY_PATH- SOURCE_DATE_EPOCH- GCC_COMPARE_DEBUG-
+ifneq ($(foreach v,$(KW_ENV_VARS),$v$(if $(filter undefined,$(origin $v)),-,=$(value $v))),$(KW_ENV_GEN))
+$(KW_SELF): kw-force
+endif
+
+@KWARM@ :
+$(KW_PLANFILE):
