@@ -440,7 +440,7 @@ class Bench:
             self.run(["make", "-f", mk, "-j8", "warmup"], log_name=mk + ".warm.log")
             times.append(time.monotonic() - t0)
         with open(mk + ".inputs") as f:
-            inputs = sum(1 for line in f if line.startswith("    /usr/"))
+            inputs = sum(1 for line in f if line.startswith("i /usr/"))
         return {"gen_cold": cold, "gen_warm": warm, "cached": min(times), "reps": reps,
                 "system_inputs": inputs}
 

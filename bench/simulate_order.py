@@ -36,7 +36,7 @@ SHAPES = (("qwen", lambda: wl.qwen()), ("qwen-late", lambda: wl.qwen(late=True))
 NS = (2, 3, 8)
 CMD_LINE = re.compile(r"^KW_CMD_([0-9a-f]{64}) = (.*)$")
 UNITS_VAR = re.compile(r"^(KW_UNITS_\S+) :=")
-PACK_RULE = re.compile(r"^(\S+\.callable\.[0-9a-f]{64}): \$\((KW_UNITS_\S+)\)")
+PACK_RULE = re.compile(r"^(\S+\.callable/[0-9a-f]{64}): \$\((KW_UNITS_\S+)\)")
 
 
 def continued(lines, i):
