@@ -23,6 +23,27 @@ done
 standin_spec . "${classes[@]}"
 "$KWARM" gen spec.yaml -o "$T/w.mk" --cache "$T/cache" --out "$T/out"
 must "$T/run.out" "the warm-up failed" make -f "$T/w.mk" -j2 warmup
+
+# Under -k (a failed class), entries removed: at -j1 make runs every compile
+# before the packs, and the closing lines come after the last of them, once.
+mkdir -p "$T/k"
+for c in A B C; do printf 'int %s;\n' "$c" > "$T/k/$c.c"; done
+printf 'kwarm-standin: fail\n' > "$T/k/bad.c"
+cp orch.c "$T/k/"
+standin_spec "$T/k" A=A.c Bad=bad.c B=B.c C=C.c
+"$KWARM" gen "$T/k/spec.yaml" -o "$T/k.mk" --cache "$T/cache.k" --out "$T/out.k"
+make -f "$T/k.mk" -j2 warmup > "$T/k.out" 2>&1 && { cat "$T/k.out"; fail "a warm-up with a failed class succeeded"; }
+find "$T/cache.k/units" -name '*.m' -delete
+make -f "$T/k.mk" -j1 warmup > "$T/k.out" 2>&1 && { cat "$T/k.out"; fail "the repack with a failed class succeeded"; }
+[ "$(grep -c '^kwarm: packed class' "$T/k.out")" = 3 ] || { cat "$T/k.out"; fail "-k, entries removed: not 3 classes packed again"; }
+grep -v '^make' "$T/k.out" | tail -n 2 > "$T/k.closing"
+diff - "$T/k.closing" <<EOF || { cat "$T/k.out"; fail "-k, entries removed: the closing lines are not the last"; }
+kwarm: warm-up failed: 1 of 4 classes failed (3 built, 0 cached, 0 pending); see '$T/out.k/.kwarm/summary.json'
+kwarm: class Bad failed: incore 'bad' (aiv)
+EOF
+[ "$(grep -c '^kwarm: warm-up failed' "$T/k.out")" = 1 ] || { cat "$T/k.out"; fail "-k, entries removed: closing lines printed more than once"; }
+pass "-k, entries removed: the closing lines come after the last pack, once"
+
 strace -f -o /dev/null true 2> /dev/null || skip "strace cannot trace here (ptrace not permitted)"
 
 # repack WHAT JOBS: make -jJOBS warmup under strace; summary.json written twice.
