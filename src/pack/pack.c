@@ -13,11 +13,29 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
+
+/* Remove the file in the place of dir or of a folder above it up to
+ * OUT/.kwarm (kwarm makes only folders there: a hand or a crash left it), so
+ * that mkdir_p can make dir. OUT itself is a folder: pack_run made it. */
+static void remove_file_in_way(const char *dir)
+{
+	const char *top = strstr(dir, "/.kwarm/");
+	char *p = xstrdup(dir), *slash;
+	struct stat st;
+
+	while (top && lstat(p, &st) && (slash = strrchr(p, '/')) && slash > p + (top - dir))
+		*slash = '\0';
+	if (top && !lstat(p, &st) && !S_ISDIR(st.st_mode))
+		(void)unlink(p);
+	free(p);
+}
 
 /* Remove the stamps of this output, of any key: OUT holds only one. They are
  * the keys in the stamp's folder, which holds this output's only (plan.h), so
- * listing it costs the same at any number of classes. */
+ * listing it costs the same at any number of classes. An empty folder in a
+ * stamp's place goes too. */
 static int remove_stamps(const char *stamp_path)
 {
 	char *dir = path_dirname(stamp_path);
@@ -25,6 +43,10 @@ static int remove_stamps(const char *stamp_path)
 	DIR *d = opendir(dir);
 	int ret = 0;
 
+	if (!d && errno == ENOTDIR) {
+		remove_file_in_way(dir);
+		errno = ENOENT;
+	}
 	/* No folder yet: the output's first pack, nothing to remove. */
 	if (!d && errno != ENOENT)
 		ret = error_errno("cannot read '%s'", dir);
@@ -34,7 +56,7 @@ static int remove_stamps(const char *stamp_path)
 		if (strlen(de->d_name) == DIGEST_HEX_SIZE - 1) {
 			char *p = path_join(dir, de->d_name);
 
-			if (unlink(p) && errno != ENOENT)
+			if (unlink(p) && errno != ENOENT && (errno != EISDIR || rmdir(p)))
 				ret = error_errno("cannot remove '%s'", p);
 			free(p);
 		}

@@ -24,6 +24,23 @@ standin_spec . "${classes[@]}"
 "$KWARM" gen spec.yaml -o "$T/w.mk" --cache "$T/cache" --out "$T/out"
 must "$T/run.out" "the warm-up failed" make -f "$T/w.mk" -j2 warmup
 
+# What a hand or a crash may leave where kwarm keeps its stamps: a folder in
+# a stamp's place, a file in an output's stamp folder's place, then in the
+# stamps folder's place. The packs that run again (outputs removed) heal them:
+# no error, and the run after it has nothing to pack.
+sa=$(echo "$T"/out/.kwarm/stamps/A.callable/*)
+rm "$sa" && mkdir "$sa"
+rm -r "$T/out/.kwarm/stamps/B.callable" && : > "$T/out/.kwarm/stamps/B.callable"
+rm "$T"/out/A.callable "$T"/out/B.callable
+must "$T/run.out" "a stamp's or a stamp folder's place taken: the repack failed" make -f "$T/w.mk" -j2 warmup
+[ -f "$sa" ] && [ -s "$T/out/A.callable" ] && [ -s "$T/out/B.callable" ] || fail "A and B not packed again with their stamps"
+rm -r "$T/out/.kwarm/stamps" && : > "$T/out/.kwarm/stamps"
+rm "$T"/out/C.callable
+must "$T/run.out" "the stamps folder's place taken: the repack failed" make -f "$T/w.mk" -j2 warmup
+must "$T/run.out" "the run after the heal failed" make -f "$T/w.mk" -j2 warmup
+! grep -q 'packed class' "$T/run.out" || { cat "$T/run.out"; fail "the run after the heal packed again"; }
+pass "a folder in a stamp's place, a file in a stamp folder's place: the repack heals them"
+
 # Under -k (a failed class), entries removed: at -j1 make runs every compile
 # before the packs, and the closing lines come after the last of them, once.
 mkdir -p "$T/k"
