@@ -337,6 +337,8 @@ int summary_write(const struct runstate *rs, int counts[4])
 	}
 	buf_adds(&b, "\n ]}\n");
 	path = path_join(rs->kw_dir, SUMMARY_FILE);
+	/* An empty folder in its place (a hand left it) would refuse every write. */
+	(void)rmdir(path);
 	/* Not reported: the caller says it in its own words. */
 	ret = publish_bytes_gently(path, b.s, b.len, &unsaid);
 	buf_release(&unsaid);

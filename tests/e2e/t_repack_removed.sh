@@ -41,6 +41,14 @@ must "$T/run.out" "the run after the heal failed" make -f "$T/w.mk" -j2 warmup
 ! grep -q 'packed class' "$T/run.out" || { cat "$T/run.out"; fail "the run after the heal packed again"; }
 pass "a folder in a stamp's place, a file in a stamp folder's place: the repack heals them"
 
+# An empty folder in summary.json's place: the next run that packs writes it.
+rm "$T/out/.kwarm/summary.json" && mkdir "$T/out/.kwarm/summary.json"
+rm "$T"/out/A.callable
+must "$T/run.out" "summary.json's place taken: the repack failed" make -f "$T/w.mk" -j2 warmup
+python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$T/out/.kwarm/summary.json" 2> /dev/null ||
+	fail "a folder in summary.json's place: the run that packed did not write it"
+pass "an empty folder in summary.json's place: the next run that packs writes it"
+
 # Under -k (a failed class), entries removed: at -j1 make runs every compile
 # before the packs, and the closing lines come after the last of them, once.
 mkdir -p "$T/k"

@@ -251,21 +251,26 @@ static void test_other_run(void)
 	fixture_close(&f);
 }
 
-/* summary.json cannot be replaced (a folder holds its name): -1, and nothing
- * printed: the caller words the warning. */
+/* summary.json cannot be replaced (a folder that holds a file has its name;
+ * an empty one is removed): -1, and nothing printed: the caller words the
+ * warning. */
 static void test_cannot_publish(void)
 {
 	struct fixture f;
-	char *text;
+	char *text, *keep;
 
 	fixture_open(&f, "cannot-publish");
 	base_events(&f.rs);
 	CHECK_INT(mkdir(f.json, 0777), 0);
+	check_write_text(f.json, "keep", "", 0644);
 	check_capture_begin(2);
 	CHECK_INT(summary_write(&f.rs, NULL), -1);
 	text = check_capture_end(2);
 	CHECK_STR(text, "");
 	free(text);
+	keep = path_join(f.json, "keep");
+	unlink(keep);
+	free(keep);
 	rmdir(f.json);
 	fixture_close(&f);
 }
