@@ -317,13 +317,16 @@ static void write_callable(struct buf *b, const struct plan *plan, const struct 
 	add_out_path(b, plan, pc->stamp_path, 1);
 	buf_adds(b, ": $(");
 	add_units_var(b, pc);
-	/* A missing output forces a repack even when the stamp says it is
-	 * current (in the rule's own line: make reads one line less a class). */
+	/* A missing output, or a folder in its place, forces a repack even when
+	 * the stamp says it is current (in the rule's own line: make reads one
+	 * line less a class). */
 	buf_adds(b, ") $(if $(wildcard ");
+	add_out_path(b, plan, pc->out_path, 0);
+	buf_adds(b, "/.),kw-force,$(if $(wildcard ");
 	add_out_path(b, plan, pc->out_path, 0);
 	/* Order-only: the side file is rewritten by every generation, and the
 	 * stamp's name already carries the description's digest. */
-	buf_addf(b, "),,kw-force) | $(KW_PLANFILE)\n\t$(KW_Q)$(KW_PACK) --class %s --at %llu --len %llu "
+	buf_addf(b, "),,kw-force)) | $(KW_PLANFILE)\n\t$(KW_Q)$(KW_PACK) --class %s --at %llu --len %llu "
 		 "--cmds %llu --out ", pc->cls->name, (unsigned long long)ref->offset,
 		 (unsigned long long)ref->len, (unsigned long long)ref->cmds_len);
 	if (!strncmp(pc->out_path, plan->out_dir, strlen(plan->out_dir)))

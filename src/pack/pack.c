@@ -200,7 +200,10 @@ int pack_run(const struct cache *cache, const char *private_dir, const char *cke
 		error_errno("cannot create '%s'", out_dir);
 		goto out;
 	}
-	/* Old stamps go first: a crash before the new stamp only costs a repack. */
+	/* Old stamps go first: a crash before the new stamp only costs a repack.
+	 * An empty folder in the output's place goes (one that holds files is
+	 * reported by the publish). */
+	(void)rmdir(out_path);
 	if (remove_stamps(stamp_path) || publish_bytes_gently(out_path, image.s, image.len, NULL) ||
 	    publish_bytes_gently(stamp_path, "", 0, NULL))
 		goto out;

@@ -49,6 +49,21 @@ python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$T/out/.kwarm/summa
 	fail "a folder in summary.json's place: the run that packed did not write it"
 pass "an empty folder in summary.json's place: the next run that packs writes it"
 
+# A folder in an output's place is no output: an empty one is packed over;
+# over one that holds a file the class fails, saying so, and summary.json
+# says failed, not built or cached.
+rm "$T"/out/A.callable && mkdir "$T"/out/A.callable
+must "$T/run.out" "an empty folder in A.callable's place: the repack failed" make -f "$T/w.mk" -j2 warmup
+[ -f "$T"/out/A.callable ] || { cat "$T/run.out"; fail "an empty folder in A.callable's place: not packed over"; }
+rm "$T"/out/B.callable && mkdir "$T"/out/B.callable && : > "$T"/out/B.callable/keep
+make -f "$T/w.mk" -j2 warmup > "$T/run.out" 2>&1 && { cat "$T/run.out"; fail "a folder in B.callable's place: the run succeeded"; }
+holds "$T/run.out" "error: .*B.callable" "a folder in B.callable's place: no error names it"
+python3 -c 'import json, sys; s = json.load(open(sys.argv[1])); assert {c["name"]: c["status"] for c in s["classes"]}["B"] == "failed", s' \
+	"$T/out/.kwarm/summary.json" || fail "a folder in B.callable's place: summary.json does not say B failed"
+rm -r "$T"/out/B.callable
+must "$T/run.out" "B.callable's folder removed: the repack failed" make -f "$T/w.mk" -j2 warmup
+pass "a folder in an output's place: packed over when empty, else the class fails and says so"
+
 # Under -k (a failed class), entries removed: at -j1 make runs every compile
 # before the packs, and the closing lines come after the last of them, once.
 mkdir -p "$T/k"
@@ -68,6 +83,14 @@ kwarm: class Bad failed: incore 'bad' (aiv)
 EOF
 [ "$(grep -c '^kwarm: warm-up failed' "$T/k.out")" = 1 ] || { cat "$T/k.out"; fail "-k, entries removed: closing lines printed more than once"; }
 pass "-k, entries removed: the closing lines come after the last pack, once"
+rm "$T/out.k/A.callable" && mkdir "$T/out.k/A.callable"
+make -f "$T/k.mk" -j1 warmup > "$T/k.out" 2>&1 && { cat "$T/k.out"; fail "the repack with a failed class succeeded"; }
+grep -v '^make' "$T/k.out" | tail -n 2 > "$T/k.closing"
+diff - "$T/k.closing" <<EOF || { cat "$T/k.out"; fail "-k, a folder in an output's place: the closing lines are not the last"; }
+kwarm: warm-up failed: 1 of 4 classes failed (1 built, 2 cached, 0 pending); see '$T/out.k/.kwarm/summary.json'
+kwarm: class Bad failed: incore 'bad' (aiv)
+EOF
+pass "-k, a folder in an output's place: the closing lines come after its pack"
 
 strace -f -o /dev/null true 2> /dev/null || skip "strace cannot trace here (ptrace not permitted)"
 

@@ -74,7 +74,7 @@ KW_UNITS_TestMinimal := \
     @TMP@/cache/units/XX/@K2@.m \
     @TMP@/cache/units/XX/@K3@.m \
     @TMP@/cache/units/XX/@K4@.m
-$(KW_OUT)/.kwarm/stamps/TestMinimal.callable/@K5@: $(KW_UNITS_TestMinimal) $(if $(wildcard $(KW_OUT)/TestMinimal.callable),,kw-force) | $(KW_PLANFILE)
+$(KW_OUT)/.kwarm/stamps/TestMinimal.callable/@K5@: $(KW_UNITS_TestMinimal) $(if $(wildcard $(KW_OUT)/TestMinimal.callable/.),kw-force,$(if $(wildcard $(KW_OUT)/TestMinimal.callable),,kw-force)) | $(KW_PLANFILE)
 	$(KW_Q)$(KW_PACK) --class TestMinimal --at 67 --len 499 --cmds @N@ --out $(KW_OUT)/TestMinimal.callable @K5@
 
 # ---- compile units (one per distinct command and inputs): each unit's
