@@ -40,8 +40,15 @@ static void write_watch_list(struct sink *out, const struct plan *plan)
 	}
 }
 
-/* Whether the file at path is no older than the Makefile's time mk: the time
- * gen started (output.h), so one as new may have changed after gen read it. */
+static int not_older(const struct timespec *t, const struct timespec *mk)
+{
+	return t->tv_sec > mk->tv_sec || (t->tv_sec == mk->tv_sec && t->tv_nsec >= mk->tv_nsec);
+}
+
+/* Whether the file at path changed since the Makefile's time mk: the time gen
+ * started (output.h), so one as new may have changed after gen read it. The
+ * change time too: an edit whose time was set back (touch -d, tar, cp -p, a
+ * clock gone backwards) cannot set it back. */
 static int newer(const char *path, const struct timespec *mk, int *missing)
 {
 	struct stat st;
@@ -51,8 +58,7 @@ static int newer(const char *path, const struct timespec *mk, int *missing)
 		return 0;
 	}
 	*missing = 0;
-	return st.st_mtim.tv_sec > mk->tv_sec ||
-	       (st.st_mtim.tv_sec == mk->tv_sec && st.st_mtim.tv_nsec >= mk->tv_nsec);
+	return not_older(&st.st_mtim, mk) || not_older(&st.st_ctim, mk);
 }
 
 /* Whether the watched path changed since mk. An entry appears by a rename

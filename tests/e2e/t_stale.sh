@@ -9,8 +9,8 @@ need g++ g++
 cp -r "$KWARM_TEST_SRC/examples/minimal" "$T/minimal"
 rm -rf "$T/minimal/.kwarm"
 cd "$T"
-"$KWARM" gen minimal/spec.yaml -o a.mk --cache "$T/cache" --out "$T/out"
 touch -d '1 hour ago' minimal/kernels/aiv/vec_add.cpp minimal/include/kernel.h
+"$KWARM" gen minimal/spec.yaml -o a.mk --cache "$T/cache" --out "$T/out"
 [ -z "$("$KWARM" stale a.mk)" ] || fail "a fresh Makefile is called stale"
 pass "fresh: nothing printed"
 
@@ -30,6 +30,15 @@ done
 rm minimal/kernels/aiv/vec_add.cpp
 [ "$("$KWARM" stale a.mk)" = "$T/minimal/kernels/aiv/vec_add.cpp" ] || fail "a deleted source is not named"
 pass "an edited header and a deleted source are named"
+
+# An input edited, then its time set back before gen's (touch -d, tar, cp -p,
+# a clock gone backwards): named still, by the change time the kernel sets.
+cp "$KWARM_TEST_SRC/examples/minimal/kernels/aiv/vec_add.cpp" minimal/kernels/aiv/
+"$KWARM" gen minimal/spec.yaml -o a.mk --cache "$T/cache" --out "$T/out"
+printf '// edited\n' >> minimal/include/kernel.h
+touch -d '2 hours ago' minimal/include/kernel.h
+[ "$("$KWARM" stale a.mk)" = "$T/minimal/include/kernel.h" ] || fail "an edit with its time set back is not named"
+pass "an edit with its time set back is named"
 
 cp "$KWARM_TEST_SRC/examples/minimal/kernels/aiv/vec_add.cpp" minimal/kernels/aiv/
 "$KWARM" gen minimal/spec.yaml -o a.mk --cache "$T/cache" --out "$T/out"
@@ -53,6 +62,7 @@ touch -r a.mk minimal/include/kernel.h
 [ "$("$KWARM" stale a.mk)" = "$T/minimal/include/kernel.h" ] ||
 	fail "an input as new as the Makefile is not named"
 touch -d '1 hour ago' minimal/include/kernel.h
+"$KWARM" gen minimal/spec.yaml -o a.mk --cache "$T/cache" --out "$T/out"
 touch minimal/include/extra.h
 [ "$("$KWARM" stale a.mk)" = "$T/minimal/include" ] || fail "a folder with a new entry is not named"
 rm minimal/include/extra.h
