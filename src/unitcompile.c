@@ -40,12 +40,18 @@ void compile_job_release(struct compile_job *j)
 	unit_command_release(&j->uc);
 	strvec_release(&j->owners);
 	unitlist_unit_release(&j->found);
+	free(j->classes);
+	buf_release(&j->held);
+	buf_release(&j->held_output);
+	buf_release(&j->held_errors);
 }
 
 /* What the words leave to be worked out: the unit's label, id and owners from
  * the plan, and the output format. 0, or -1 with *bad set. */
 static int compile_job_complete(struct compile_job *o, char **bad)
 {
+	struct buf classes = BUF_INIT;
+
 	if (!o->label) {
 		int found = planfile_lookup(o->plan, o->key, &o->found);
 
@@ -61,6 +67,8 @@ static int compile_job_complete(struct compile_job *o, char **bad)
 		if (!o->owners.nr)
 			strvec_pushv(&o->owners, &o->found.owners);
 	}
+	strvec_join(&classes, &o->owners, ", ");
+	o->classes = buf_detach(&classes);
 	/* One decision: --format over $GITHUB_ACTIONS. */
 	o->github = annotate_pick_format(o->format) == 1;
 	o->uc.platform = o->platform;
@@ -146,30 +154,19 @@ int compile_job_parse(struct compile_job *o, int argc, char **argv, char **bad)
 	return nr < 0 ? nr : compile_job_complete(o, bad);
 }
 
-/* The owners as "A, B" for messages (caller frees). */
-static char *owners_text(const struct strvec *owners)
-{
-	struct buf b = BUF_INIT;
-
-	strvec_join(&b, owners, ", ");
-	return buf_detach(&b);
-}
-
 /* Print the compiler output as one block, so parallel jobs never interleave;
- * while o->held is set, keep it there instead (see release_held). */
+ * while holding, keep it in o->held instead (see show_held). */
 static void print_block(struct compile_job *o, const char *head, const struct buf *output)
 {
-	struct buf b = BUF_INIT;
+	struct buf b = BUF_INIT, *to = o->holding ? &o->held : &b;
 
-	buf_adds(&b, head);
-	buf_addch(&b, '\n');
-	buf_add(&b, output->s ? output->s : "", output->len);
+	buf_adds(to, head);
+	buf_addch(to, '\n');
+	buf_add(to, buf_str(output), output->len);
 	if (output->len && output->s[output->len - 1] != '\n')
-		buf_addch(&b, '\n');
-	if (o->held) {
-		buf_add(o->held, b.s, b.len);
-		buf_add(o->held_output, output->s ? output->s : "", output->len);
-		buf_release(&b);
+		buf_addch(to, '\n');
+	if (o->holding) {
+		buf_add(&o->held_output, buf_str(output), output->len);
 		return;
 	}
 	fflush(stdout);
@@ -193,46 +190,42 @@ static const char *unit_source(const struct compile_job *o)
 static void annotate_failure(struct compile_job *o, const char *output)
 {
 	struct buf b = BUF_INIT;
-	char *owners = owners_text(&o->owners);
-	char *msg = xstrfmt("%s failed (classes: %s)", o->label, owners);
+	char *msg;
 
 	if (!o->github || o->annotated)
-		goto out;
+		return;
 	o->annotated = 1;
+	msg = xstrfmt("%s failed (classes: %s)", o->label, o->classes);
 	annotate_compiler_output(&b, output, o->root, unit_source(o), msg);
 	fflush(stdout);
 	(void)write_all(1, b.s, b.len);
-out:
 	buf_release(&b);
 	free(msg);
-	free(owners);
 }
 
 /* Run one step; 0 on success, -1 after printing the failure block (held
- * while o->held is set) or with the error in why (error_to). */
+ * while holding) or with the error in why (error_to). */
 static int run_step(const char *step, const struct strvec *argv, struct compile_job *o,
 		    struct buf *output, struct buf *why)
 {
 	struct run_result res;
 	struct buf head = BUF_INIT;
-	char *owners = owners_text(&o->owners);
 	int ret = 0;
 
 	if (run_capture((const char *const *)argv->v, o->root, output, &res, why)) {
 		ret = error_to(why, "%s: cannot run the %s step (classes: %s)", o->label, step,
-			       owners);
+			       o->classes);
 	} else if (!res.exited || res.status) {
 		buf_addf(&head, "kwarm: error: %s failed at the %s step (", o->label, step);
 		run_describe(&res, &head);
-		buf_addf(&head, "); classes: %s", owners);
+		buf_addf(&head, "); classes: %s", o->classes);
 		print_block(o, head.s, output);
-		if (!o->held)
+		if (!o->holding)
 			annotate_failure(o, buf_str(output));
 		buf_reset(output);
 		ret = -1;
 	}
 	buf_release(&head);
-	free(owners);
 	return ret;
 }
 
@@ -241,18 +234,15 @@ static int check_output(const char *path, const char *step, struct compile_job *
 			const struct buf *output)
 {
 	struct stat st;
-	struct buf head = BUF_INIT;
-	char *owners;
+	char *head;
 	int missing = stat(path, &st) != 0;
 
 	if (!missing && S_ISREG(st.st_mode) && st.st_size > 0)
 		return 0;
-	owners = owners_text(&o->owners);
-	buf_addf(&head, "kwarm: error: %s: the %s step exited 0 but wrote %s; classes: %s",
-		 o->label, step, missing ? "no output" : "an empty output", owners);
-	print_block(o, head.s, output);
-	buf_release(&head);
-	free(owners);
+	head = xstrfmt("kwarm: error: %s: the %s step exited 0 but wrote %s; classes: %s",
+		       o->label, step, missing ? "no output" : "an empty output", o->classes);
+	print_block(o, head, output);
+	free(head);
 	return -1;
 }
 
@@ -284,43 +274,32 @@ static void warn_uncached_once(void *data, const char *why)
 	free(marker);
 }
 
-/* An attempt in the cache whose failure a private compile may make good: its
- * failure blocks and error lines wait until it is known whether they count. */
-struct held {
-	struct buf blocks, output, errors;
-};
-
-/* Hold o's failure blocks in h; the errors to hold go to the buf returned. */
-static struct buf *hold(struct compile_job *o, struct held *h)
+/* Hold o's failure blocks while on (an attempt in the cache); the errors
+ * to hold go to the buf returned (NULL when off: on stderr). */
+static struct buf *hold(struct compile_job *o, int on)
 {
-	memset(h, 0, sizeof(*h));
-	o->held = &h->blocks;
-	o->held_output = &h->output;
-	return &h->errors;
-}
-
-static void unhold(struct compile_job *o)
-{
-	o->held = o->held_output = NULL;
+	o->holding = on;
+	return on ? &o->held_errors : NULL;
 }
 
 /* The attempt's failure counts after all: show what it held back. */
-static void release_held(struct compile_job *o, struct held *h)
+static void show_held(struct compile_job *o)
 {
-	if (h->errors.len)
-		error("%s", h->errors.s);
-	if (h->blocks.len) {
+	if (o->held_errors.len)
+		error("%s", o->held_errors.s);
+	if (o->held.len) {
 		fflush(stdout);
-		(void)write_all(2, h->blocks.s, h->blocks.len);
-		annotate_failure(o, buf_str(&h->output));
+		(void)write_all(2, o->held.s, o->held.len);
+		annotate_failure(o, buf_str(&o->held_output));
 	}
 }
 
-static void held_release(struct held *h)
+/* It does not count: a private attempt made it good. */
+static void drop_held(struct compile_job *o)
 {
-	buf_release(&h->blocks);
-	buf_release(&h->output);
-	buf_release(&h->errors);
+	buf_reset(&o->held);
+	buf_reset(&o->held_output);
+	buf_reset(&o->held_errors);
 }
 
 /* The cache cannot take this unit (why): its results go to the private store,
@@ -333,13 +312,21 @@ static int go_private(struct compile_job *o, struct cache *priv, const char *why
 /* The temp files of one attempt, beside the entry they become: a rename
  * publishes the last one. Registered once a step may write them, so a signal
  * removes them. */
+enum { OBJ, LINKED, TEXT, DEPS, NR_TEMPS };
 struct attempt {
-	char *obj, *linked, *text, *deps;
-	int slots[4];
-	int linking, extracting;	/* the steps that write linked, text ran */
+	char *file[NR_TEMPS];
+	int slot[NR_TEMPS];
+	int made[NR_TEMPS];		/* a step that writes it ran */
 	struct timespec started;	/* the file system's time before the compile */
 	const char *published;		/* the one renamed into the entry */
 };
+
+/* A step that writes file i is about to run. */
+static void attempt_writes(struct attempt *a, int i)
+{
+	a->made[i] = 1;
+	a->slot[i] = publish_register_temp(a->file[i], NULL);
+}
 
 /* Its names are fresh: a file a killed attempt left under this pid is never
  * taken for what a step (exiting 0 without writing) made. */
@@ -347,38 +334,26 @@ static void attempt_init(struct attempt *a, const struct cache *home, const char
 {
 	char *stem = cache_unit_path(home, key, "");
 	char *dir = path_dirname(stem);
-	char *names[4];
 
 	mkdir_p(dir);
-	a->linking = a->extracting = 0;
-	a->published = NULL;
-	cache_fresh_temp_names(names, ARRAY_SIZE(names), stem, (long)getpid());
-	a->obj = names[0];
-	a->linked = names[1];
-	a->text = names[2];
-	a->deps = names[3];
-	a->slots[0] = publish_register_temp(a->obj, NULL);
-	a->slots[1] = a->slots[2] = -1;	/* by the link and the extract step */
-	a->slots[3] = publish_register_temp(a->deps, NULL);
+	memset(a, 0, sizeof(*a));
+	cache_fresh_temp_names(a->file, NR_TEMPS, stem, (long)getpid());
+	a->slot[LINKED] = a->slot[TEXT] = -1;	/* by the link and the extract step */
+	attempt_writes(a, OBJ);
+	attempt_writes(a, DEPS);
 	free(dir);
 	free(stem);
 }
 
 static void attempt_release(struct attempt *a)
 {
-	char *files[] = { a->obj, a->linked, a->text, a->deps };
-	int made[] = { 1, a->linking, a->extracting, 1 };
-
-	for (size_t i = 0; i < ARRAY_SIZE(files); i++) {
-		if (!files[i])
-			continue;
+	for (int i = 0; i < NR_TEMPS; i++) {
 		/* No failing unlink of a file no step wrote, or that is the entry now. */
-		if (made[i] && files[i] != a->published)
-			unlink(files[i]);
-		publish_unregister_temp(a->slots[i]);
-		free(files[i]);
+		if (a->made[i] && a->file[i] != a->published)
+			unlink(a->file[i]);
+		publish_unregister_temp(a->slot[i]);
+		free(a->file[i]);
 	}
-	memset(a, 0, sizeof(*a));
 }
 
 /* The family whose dependency output this compile asks for, from the file
@@ -401,21 +376,19 @@ static enum deps_family compile_family(const struct compile_job *o, struct closu
 	return f;
 }
 
-/* Run the compile, with its dependency output in a->deps when the family
+/* Run the compile, with its dependency output in a->file[DEPS] when the family
  * can write one (*listed says whether it was asked for). */
 static int run_compile(struct compile_job *o, struct attempt *a, struct buf *output,
 		       int *listed, struct buf *why)
 {
-	struct strvec argv, extra, env, sources, dirs;
+	struct strvec argv, extra, env;
+	size_t nsources = unit_command_nr_sources(&o->uc);
 	int ret;
 
 	strvec_init(&argv);
 	strvec_init(&extra);
 	strvec_init(&env);
-	strvec_init(&sources);
-	strvec_init(&dirs);
-	unit_command_inputs(&o->uc, &sources, &dirs);
-	*listed = !deps_request(o->family, sources.nr, a->deps, &extra, &env);
+	*listed = !deps_request(o->family, nsources, a->file[DEPS], &extra, &env);
 	strvec_pushv(&argv, &o->launcher);
 	for (size_t i = 0; i < o->uc.argv.nr; i++) {
 		size_t drop = *listed && i ? deps_user_option(&o->uc.argv, i) : 0;
@@ -424,7 +397,7 @@ static int run_compile(struct compile_job *o, struct attempt *a, struct buf *out
 			i += drop - 1;
 			continue;
 		}
-		strvec_push(&argv, strcmp(o->uc.argv.v[i], UNITKEY_OUT) ? o->uc.argv.v[i] : a->obj);
+		strvec_push(&argv, strcmp(o->uc.argv.v[i], UNITKEY_OUT) ? o->uc.argv.v[i] : a->file[OBJ]);
 		if (!i)
 			strvec_pushv(&argv, &extra);
 	}
@@ -441,8 +414,6 @@ static int run_compile(struct compile_job *o, struct attempt *a, struct buf *out
 	strvec_release(&argv);
 	strvec_release(&extra);
 	strvec_release(&env);
-	strvec_release(&sources);
-	strvec_release(&dirs);
 	return ret;
 }
 
@@ -458,29 +429,28 @@ static int run_steps(struct compile_job *o, struct attempt *a, struct buf *outpu
 	/* Written to a temp of the attempt, which a kill leaves for prune to find.
 	 * Best effort: a failure gives the coarse clock, which errs on the side of
 	 * a file changed while it compiled. */
-	(void)os_file_stamp_at(a->deps, &a->started);
-	unlink(a->deps);
-	if (run_compile(o, a, output, listed, why) || check_output(a->obj, "compile", o, output))
+	(void)os_file_stamp_at(a->file[DEPS], &a->started);
+	unlink(a->file[DEPS]);
+	if (run_compile(o, a, output, listed, why) ||
+	    check_output(a->file[OBJ], "compile", o, output))
 		goto out;
-	*final = a->obj;
+	*final = a->file[OBJ];
 	if (o->uc.link.nr) {
 		strvec_pushv(&link, &o->uc.link);
 		strvec_push(&link, "-o");
-		strvec_push(&link, a->linked);
-		strvec_push(&link, a->obj);
-		a->linking = 1;
-		a->slots[1] = publish_register_temp(a->linked, NULL);
+		strvec_push(&link, a->file[LINKED]);
+		strvec_push(&link, a->file[OBJ]);
+		attempt_writes(a, LINKED);
 		if (run_step("link", &link, o, output, why) ||
-		    check_output(a->linked, "link", o, output))
+		    check_output(a->file[LINKED], "link", o, output))
 			goto out;
-		*final = a->linked;
+		*final = a->file[LINKED];
 	}
 	if (o->uc.extract_text) {
-		a->extracting = 1;
-		a->slots[2] = publish_register_temp(a->text, NULL);
-		if (extract_text(*final, a->text, o->label, why))
+		attempt_writes(a, TEXT);
+		if (extract_text(*final, a->file[TEXT], o->label, why))
 			goto out;
-		*final = a->text;
+		*final = a->file[TEXT];
 	}
 	ret = 0;
 out:
@@ -520,11 +490,11 @@ static int read_lines(struct compile_job *o, struct closure_cache *cc, const str
 	int ret;
 
 	strvec_init(&files);
-	if (listed && deps_parse_file(a->deps, &files)) {
+	if (listed && deps_parse_file(a->file[DEPS], &files)) {
 		if (errno != ENOENT) {
 			strvec_release(&files);
 			return error_errno("%s: cannot read the compiler's dependency output '%s'",
-					   o->label, a->deps);
+					   o->label, a->file[DEPS]);
 		}
 		listed = 0;	/* it wrote none: the scanner's closure is all we know */
 	}
@@ -536,8 +506,6 @@ static int read_lines(struct compile_job *o, struct closure_cache *cc, const str
 	return ret;
 }
 
-/* Compile into cache (NULL: it cannot be used), else into the private store
- * priv (set up by the caller when cache is NULL, else on need). */
 /* The entry's manifest lines, once the compile is done: the key again from
  * the files as they are now (a file edited mid-build makes the result not
  * what the key names: it is never cached under it), what the compiler read
@@ -575,22 +543,22 @@ out:
 	return ret;
 }
 
+/* Compile into cache (NULL: it cannot be used), else into the private store
+ * priv (set up by the caller when cache is NULL, else on need). */
 static int compile_unit(struct compile_job *o, const struct cache *cache, struct cache *priv)
 {
 	char base[DIGEST_HEX_SIZE];
 	struct closure_cache cc;
 	struct buf output = BUF_INIT, lines = BUF_INIT;
 	const struct cache *home = cache ? cache : priv;
-	struct attempt a = { .slots = { -1, -1, -1, -1 } };
+	struct attempt a;
 	struct cache_adoption ad = { .fd = -1 };
-	struct held h;
-	struct buf *why = NULL;
+	struct buf *why;
 	char *tools = NULL, *cannot = NULL;
 	const char *final = NULL;
 	double start = now_monotonic(), seconds;
 	int ret = -1, failed, stored, renamed, listed = 0;
 
-	memset(&h, 0, sizeof(h));
 	closure_cache_init(&cc);
 	if (cache) {
 		/* Compiler identities outlive this process: no 1 MB hash per compile. */
@@ -600,18 +568,16 @@ static int compile_unit(struct compile_job *o, const struct cache *cache, struct
 	o->family = compile_family(o, &cc);
 	/* The outputs go beside the entry, so that a rename publishes them. */
 	attempt_init(&a, home, o->key);
-	if (home == cache)
-		why = hold(o, &h);
+	why = hold(o, home == cache);
 	failed = run_steps(o, &a, &output, &final, &listed, why);
-	if (home == cache)
-		unhold(o);
+	hold(o, 0);
 	if (failed) {
 		/* A full cache disk fails the compile itself (the compiler cannot
 		 * write its output): once more, privately, and only the private
 		 * attempt's failure is shown. */
 		cannot = home == cache && o->private_dir ? store_unusable(cache) : NULL;
 		if (!cannot || go_private(o, priv, cannot)) {
-			release_held(o, &h);
+			show_held(o);
 			goto out;
 		}
 		attempt_release(&a);
@@ -623,8 +589,8 @@ static int compile_unit(struct compile_job *o, const struct cache *cache, struct
 	}
 	if (manifest_lines(o, &cc, &a, listed, base, &lines))
 		goto out;
-	held_release(&h);
-	why = home == cache ? hold(o, &h) : NULL;
+	drop_held(o);
+	why = hold(o, home == cache);
 	stored = !cache_unit_adopt_begin(home, o->key, final, o->label, lines.s, &ad, why);
 	/* Renamed into the entry by finish, unless begin published a copy. */
 	renamed = stored && ad.fd >= 0;
@@ -636,16 +602,15 @@ static int compile_unit(struct compile_job *o, const struct cache *cache, struct
 	stored = stored && !cache_unit_adopt_finish(&ad);
 	if (stored && renamed)
 		a.published = final;
-	if (home == cache)
-		unhold(o);
+	hold(o, 0);
 	if (!stored) {
 		/* The cache took the compile but not its entry: keep the result
 		 * privately, when the compiled file is still there. */
 		free(cannot);
-		cannot = xstrfmt("it cannot store results: %s", buf_str(&h.errors));
+		cannot = xstrfmt("it cannot store results: %s", buf_str(&o->held_errors));
 		if (home != cache || !o->private_dir || access(final, F_OK) ||
 		    go_private(o, priv, cannot)) {
-			release_held(o, &h);
+			show_held(o);
 			goto out;
 		}
 		if (cache_unit_store(priv, o->key, final, o->label, lines.s, NULL))
@@ -670,7 +635,6 @@ out:
 	closure_cache_release(&cc);
 	buf_release(&output);
 	buf_release(&lines);
-	held_release(&h);
 	free(cannot);
 	free(tools);
 	return ret;

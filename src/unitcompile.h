@@ -36,8 +36,12 @@ struct compile_job {
 	struct strvec launcher;
 	struct unit_command uc;
 	struct runstate *rs;		/* the run's reports, or NULL */
-	struct buf *held;		/* while set, failure blocks wait here */
-	struct buf *held_output;	/* and the compiler output they hold */
+	char *classes;			/* the owners as "A, B", for messages */
+	/* An attempt in the cache whose failure a private compile may make
+	 * good: while holding, its failure blocks, their compiler output and
+	 * its error lines wait until it is known whether they count. */
+	int holding;
+	struct buf held, held_output, held_errors;
 	struct unitlist_unit found;	/* what the plan said, when it was asked */
 };
 
