@@ -49,28 +49,6 @@ static int verror_to(struct buf *why, int err, const char *fmt, va_list ap)
 	return -1;
 }
 
-int error(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	verror_to(NULL, 0, fmt, ap);
-	va_end(ap);
-	return -1;
-}
-
-int error_errno(const char *fmt, ...)
-{
-	int saved = errno;
-	va_list ap;
-
-	va_start(ap, fmt);
-	verror_to(NULL, saved, fmt, ap);
-	va_end(ap);
-	errno = saved;
-	return -1;
-}
-
 int error_to(struct buf *why, const char *fmt, ...)
 {
 	va_list ap;

@@ -10,9 +10,9 @@ struct stat;
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 /* Print "kwarm: error: MSG" to stderr and return -1. */
-int error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+#define error(...) error_to(NULL, __VA_ARGS__)
 /* error() with ": <strerror(errno)>" appended; errno is kept (git's error_errno). */
-int error_errno(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+#define error_errno(...) error_errno_to(NULL, __VA_ARGS__)
 /* error() into why instead of stderr when why is not NULL: appended,
  * "; "-separated, for a caller that decides whether it is shown. -1. */
 struct buf;
