@@ -83,33 +83,19 @@ int os_process_info(int pid, struct os_process *proc)
 		n = sizeof(proc->comm) - 1;
 	memcpy(proc->comm, open_paren + 1, n);
 	proc->comm[n] = '\0';
-	/* Fields from 3 (state) on; ppid is field 4, starttime field 22. */
-	p = close_paren + 1;
-	for (int field = 3; field <= 22; field++) {
-		char *end;
-		unsigned long long v;
-
-		while (*p == ' ')
-			p++;
-		if (!*p)
-			goto out;
-		if (field == 3) {
-			p++;
-			continue;
-		}
-		errno = 0;
-		v = strtoull(p, &end, 10);
-		if (end == p)
-			v = 0;	/* a field we do not use (they are all numbers) */
-		p = end;
-		while (*p && *p != ' ')
-			p++;
+	/* Fields from 3 (state) on, one space apart: ppid is field 4, starttime
+	 * field 22; only those two are read as numbers. */
+	p = close_paren[1] ? close_paren + 2 : NULL;
+	for (int field = 3; field < 22 && p; field++) {
 		if (field == 4)
-			proc->ppid = (int)v;
-		else if (field == 22)
-			proc->start = v;
+			proc->ppid = (int)strtol(p, NULL, 10);
+		p = strchr(p, ' ');
+		p = p ? p + 1 : NULL;
 	}
-	ret = 0;
+	if (p && *p) {
+		proc->start = strtoull(p, NULL, 10);
+		ret = 0;
+	}
 out:
 	free(text);
 	free(path);
