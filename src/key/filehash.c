@@ -40,7 +40,7 @@ void filehash_release(struct filehash *fh)
 	fh->reads = 0;
 }
 
-int filehash_get(struct filehash *fh, const char *path, char hex[DIGEST_HEX_SIZE], uint64_t *size)
+int filehash_get(struct filehash *fh, const char *path, char hex[DIGEST_HEX_SIZE])
 {
 	struct filehash_entry *e = hashmap_get(&fh->map, path);
 	struct filestamp before, after;
@@ -52,15 +52,11 @@ int filehash_get(struct filehash *fh, const char *path, char hex[DIGEST_HEX_SIZE
 	filestamp_from_stat(&before, &st);
 	if (e && filestamp_equal(&e->stamp, &before)) {
 		memcpy(hex, e->hex, DIGEST_HEX_SIZE);
-		if (size)
-			*size = e->stamp.size;
 		return 0;
 	}
 	fh->reads++;
 	if (digest_file_hex(path, hex, &n))
 		return -1;
-	if (size)
-		*size = n;
 	/* A file rewritten while we read it is not remembered: the next call reads it again. */
 	if (stat(path, &st))
 		return -1;

@@ -27,7 +27,7 @@ struct filehash {
 void filehash_init(struct filehash *fh);
 void filehash_release(struct filehash *fh);
 /* SHA-256 of path's content (symlinks followed), read at most once while its
- * stamp holds; size may be NULL. 0 or -1 with errno set (no message). */
-int filehash_get(struct filehash *fh, const char *path, char hex[DIGEST_HEX_SIZE], uint64_t *size);
+ * stamp holds. 0 or -1 with errno set (no message). */
+int filehash_get(struct filehash *fh, const char *path, char hex[DIGEST_HEX_SIZE]);
 
 #endif

@@ -27,7 +27,7 @@ int reads_match(struct closure_cache *cc, const char *root, const struct strvec 
 	for (size_t i = 0; i < reads->nr; i++) {
 		const char *line = reads->v[i], *path = line + 65;
 		char *abs = path_join(root, path), hex[DIGEST_HEX_SIZE] = "";
-		int same = !filehash_get(&cc->files, abs, hex, NULL) && !strncmp(hex, line, 64);
+		int same = !filehash_get(&cc->files, abs, hex) && !strncmp(hex, line, 64);
 
 		free(abs);
 		if (!same) {
@@ -189,7 +189,7 @@ int reads_pick_key(struct closure_cache *cc, const char *cache_dir, const char *
 		for (size_t i = 0; i < last.nr; i++) {
 			char *abs = path_join(root, last.v[i] + 65), hex[DIGEST_HEX_SIZE];
 
-			if (filehash_get(&cc->files, abs, hex, NULL))
+			if (filehash_get(&cc->files, abs, hex))
 				snprintf(hex, sizeof(hex), "missing");
 			digest_add_str(&d, "path", last.v[i] + 65);
 			digest_add_str(&d, "sha256", hex);
@@ -309,7 +309,7 @@ int reads_manifest_lines(struct closure_cache *cc, const char *root, const char 
 
 		if (strchr(vis.v[i], '\n'))
 			ret = error("cannot record the read of a file whose name has a newline");
-		else if (filehash_get(&cc->files, abs, hex, NULL))
+		else if (filehash_get(&cc->files, abs, hex))
 			ret = error_errno("cannot read '%s', which the compiler read", abs);
 		else
 			buf_addf(out, "read %s %s\n", hex, vis.v[i]);

@@ -170,7 +170,7 @@ static struct tool_memo *identify(struct closure_cache *cc, const char *program)
 	if (!real)
 		goto fail;
 	/* Hash what exec runs: the symlink's target, re-validated by stat on each call. */
-	if (filehash_get(&cc->files, real, content, NULL))
+	if (filehash_get(&cc->files, real, content))
 		goto fail;
 	digest_init(&d);
 	digest_add_str(&d, "schema", "kwarm-toolid-1");

@@ -88,13 +88,12 @@ static void add_named_files(const char *root, const char *word, struct digest *d
 		cands[3] = word + 1;
 	for (size_t i = 0; i < ARRAY_SIZE(cands); i++) {
 		char hex[DIGEST_HEX_SIZE], *path;
-		uint64_t size;
 		struct stat st;
 
 		if (!cands[i] || !*cands[i] || cands[i][0] == '-')
 			continue;
 		path = path_join(root, cands[i]);
-		if (!stat(path, &st) && S_ISREG(st.st_mode) && !digest_file_hex(path, hex, &size)) {
+		if (!stat(path, &st) && S_ISREG(st.st_mode) && !digest_file_hex(path, hex, NULL)) {
 			digest_add_str(d, "named-file", cands[i]);
 			digest_add_str(d, "named-digest", hex);
 			if (why)
