@@ -46,10 +46,7 @@ void jobserver_parse(const char *makeflags, struct jobserver_auth *auth)
 	const char *last_auth = NULL, *last_fds = NULL;
 	const char *s;
 
-	auth->kind = JOBSERVER_NONE;
-	auth->rfd = auth->wfd = -1;
-	auth->value = NULL;
-	auth->path = NULL;
+	*auth = (struct jobserver_auth){ .kind = JOBSERVER_NONE, .rfd = -1, .wfd = -1 };
 	strvec_init(&words);
 	strvec_split(&words, makeflags ? makeflags : "", 1);
 	/* After "--" come variable assignments, which may hold a fake. */
@@ -271,7 +268,10 @@ static void drain_wake(struct jobserver *js)
 
 int jobserver_acquire(struct jobserver *js)
 {
-	struct pollfd pfd[2];
+	struct pollfd pfd[2] = {
+		{ .fd = js->rfd, .events = POLLIN },
+		{ .fd = js->wake[0], .events = POLLIN },	/* poll skips a negative fd */
+	};
 	unsigned char c;
 	ssize_t n;
 
@@ -298,11 +298,6 @@ int jobserver_acquire(struct jobserver *js)
 			break;
 		}
 		/* Empty, or a sibling won the token we were woken for: wait again. */
-		pfd[0].fd = js->rfd;
-		pfd[0].events = POLLIN;
-		pfd[1].fd = js->wake[0];	/* poll skips a negative fd */
-		pfd[1].events = POLLIN;
-		pfd[0].revents = pfd[1].revents = 0;
 		if (poll(pfd, 2, -1) < 0 && errno != EINTR) {
 			warning_errno("cannot poll the jobserver pool, " FALLBACK);
 			break;
@@ -363,8 +358,6 @@ static void on_signal(int sig)
 
 int jobserver_catch_signals(struct jobserver *js)
 {
-	struct sigaction sa;
-
 	if (js->catching)
 		return 0;
 	if (wake_fd >= 0)
@@ -378,15 +371,14 @@ int jobserver_catch_signals(struct jobserver *js)
 	caught_count = 0;
 	for (size_t i = 0; i < ARRAY_SIZE(caught_signals); i++) {
 		int sig = caught_signals[i];
+		struct sigaction sa = { .sa_handler = on_signal };
 
 		sigaction(sig, NULL, &saved_actions[i]);
 		/* Whoever started us ignores it on purpose (e.g. a background job). */
 		if (sig != SIGCHLD && !(saved_actions[i].sa_flags & SA_SIGINFO) &&
 		    saved_actions[i].sa_handler == SIG_IGN)
 			continue;
-		memset(&sa, 0, sizeof(sa));
 		sigemptyset(&sa.sa_mask);
-		sa.sa_handler = on_signal;
 		if (sig == SIGCHLD)
 			sa.sa_flags = SA_RESTART | SA_NOCLDSTOP;
 		sigaction(sig, &sa, NULL);
@@ -409,13 +401,10 @@ unsigned jobserver_signal_count(const struct jobserver *js)
 
 int jobserver_wait_event(struct jobserver *js)
 {
-	struct pollfd pfd;
+	struct pollfd pfd = { .fd = js->wake[0], .events = POLLIN };
 
 	if (js->wake[0] < 0)
 		return -1;
-	pfd.fd = js->wake[0];
-	pfd.events = POLLIN;
-	pfd.revents = 0;
 	if (poll(&pfd, 1, -1) < 0 && errno != EINTR)
 		return error_errno("cannot poll the jobserver self-pipe");
 	drain_wake(js);
@@ -424,11 +413,9 @@ int jobserver_wait_event(struct jobserver *js)
 
 void jobserver_reraise(int sig)
 {
-	struct sigaction sa;
+	struct sigaction sa = { .sa_handler = SIG_DFL };
 	sigset_t set;
 
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = SIG_DFL;
 	sigemptyset(&sa.sa_mask);
 	sigaction(sig, &sa, NULL);
 	sigemptyset(&set);
