@@ -642,31 +642,6 @@ out:
 
 /* --- the remote tier (remote.h) --- */
 
-/* Set up o's remote, its run markers in the run's folder. */
-static void remote_open(const struct compile_job *o, struct remote *r)
-{
-	char *dir = o->remote && o->private_dir ? remote_marker_dir(o->private_dir) : NULL;
-
-	remote_init(r, o->remote, dir);
-	free(dir);
-}
-
-/* The unit is missing here: 1 when the remote had it, fetched and valid for
- * this machine's inputs (recorded reads included), else 0. */
-static int remote_get(struct compile_job *o, struct remote *r, const struct cache *cache,
-		      int *mismatch)
-{
-	*mismatch = 0;
-	if (remote_fetch(r, cache, o->key) != 1)
-		return 0;
-	if (same_inputs(o, 0))
-		return 1;
-	/* Compiled where the files it read differ (system headers, say). */
-	*mismatch = 1;
-	(void)cache_unit_remove(cache, o->key);
-	return 0;
-}
-
 /* The run's report counts what this step asked of the remote (summary.json). */
 static void remote_report(const struct compile_job *o, const struct remote *r)
 {
@@ -688,12 +663,40 @@ static void remote_report(const struct compile_job *o, const struct remote *r)
 	runstate_unlock(lock);
 }
 
+/* The unit is missing here: fetched from the remote when it has it, valid
+ * for this machine's inputs (recorded reads included), else compiled. */
+static int fetch_or_compile(struct compile_job *o, struct cache *cache, struct cache *priv,
+			    int *cached)
+{
+	/* The remote's run markers go in the run's folder. */
+	char *dir = o->remote && o->private_dir ? remote_marker_dir(o->private_dir) : NULL;
+	struct remote r;
+	int ret, fetched;
+
+	remote_init(&r, o->remote, dir);
+	free(dir);
+	fetched = remote_fetch(&r, cache, o->key) == 1;
+	if (fetched && same_inputs(o, 0)) {
+		*cached = 1;
+		ret = 0;
+	} else {
+		/* Compiled where the files it read differ (system headers, say). */
+		if (fetched)
+			(void)cache_unit_remove(cache, o->key);
+		ret = compile_unit(o, cache, priv);
+		/* Uploads only what this process compiled into the cache. */
+		if (!ret && !fetched)
+			(void)remote_upload(&r, cache, o->key);
+	}
+	remote_report(o, &r);
+	remote_release(&r);
+	return ret;
+}
+
 /* --- end of the remote tier --- */
 
 int compile_job_run(struct compile_job *o, int *cached)
 {
-	struct remote rt;
-	int mismatch = 0;
 	struct cache cache = { NULL }, priv = { NULL };
 	struct buf lock_why = BUF_INIT;
 	const char *bad;
@@ -731,18 +734,7 @@ int compile_job_run(struct compile_job *o, int *cached)
 			if (!cache_unit_remove(&cache, o->key))
 				cachelog_event(cache.dir, "corrupt", o->key, 0, 0);
 		}
-		remote_open(o, &rt);
-		if (remote_get(o, &rt, &cache, &mismatch)) {
-			*cached = 1;
-			ret = 0;
-		} else {
-			ret = compile_unit(o, &cache, &priv);
-			/* Uploads only what this process compiled into the cache. */
-			if (!ret && !mismatch)
-				(void)remote_upload(&rt, &cache, o->key);
-		}
-		remote_report(o, &rt);
-		remote_release(&rt);
+		ret = fetch_or_compile(o, &cache, &priv, cached);
 	}
 	cache_unlock(lock);
 out:
