@@ -8,9 +8,7 @@
 
 void buf_init(struct buf *b)
 {
-	b->s = NULL;
-	b->len = 0;
-	b->alloc = 0;
+	*b = (struct buf)BUF_INIT;
 }
 
 void buf_release(struct buf *b)

@@ -145,18 +145,16 @@ char *path_join_normal(const char *base, const char *rel)
 
 char *path_absolute(const char *path)
 {
-	char *cwd, *joined, *norm;
+	char *cwd, *abs;
 
 	if (path[0] == '/')
 		return path_normalize(path);
 	cwd = getcwd(NULL, 0);
 	if (!cwd)
 		die_errno("cannot get the current folder");
-	joined = path_join(cwd, path);
-	norm = path_normalize(joined);
+	abs = path_join_normal(cwd, path);
 	free(cwd);
-	free(joined);
-	return norm;
+	return abs;
 }
 
 char *path_visible(const char *root, const char *abs)
