@@ -41,12 +41,6 @@ int reads_match(struct closure_cache *cc, const char *root, const struct strvec 
 }
 
 
-static void push_inputs(const char *root, const struct strvec *reads, struct strvec *inputs)
-{
-	for (size_t i = 0; inputs && i < reads->nr; i++)
-		strvec_push_nodup(inputs, path_join(root, reads->v[i] + 65));
-}
-
 /* Every name under the cache's units/<k0>/ folders into cc->entries, whatever
  * it is: a name listed is never called absent. */
 static void list_entries(struct closure_cache *cc, const char *cache_dir)
@@ -208,7 +202,8 @@ int reads_pick_key(struct closure_cache *cc, const char *cache_dir, const char *
 	goto out;
 chosen:
 	memcpy(key, chosen, DIGEST_HEX_SIZE);
-	push_inputs(root, from, inputs);
+	for (size_t i = 0; inputs && i < from->nr; i++)
+		strvec_push_nodup(inputs, path_join(root, from->v[i] + 65));
 	/* An entry never built: its appearance changes the choice. */
 	if (!got && appear) {
 		struct buf b = BUF_INIT;
