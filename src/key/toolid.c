@@ -187,17 +187,14 @@ fail:
 	return NULL;
 }
 
-int toolid_get(struct closure_cache *cc, const char *program, char **resolved,
-	       char hex[DIGEST_HEX_SIZE])
+const char *toolid_get(struct closure_cache *cc, const char *program, char hex[DIGEST_HEX_SIZE])
 {
 	struct tool_memo *memo = identify(cc, program);
 
 	if (!memo)
-		return -1;
+		return NULL;
 	memcpy(hex, memo->hex, DIGEST_HEX_SIZE);
-	if (resolved)
-		*resolved = xstrdup(memo->path);
-	return 0;
+	return memo->path;
 }
 
 char *toolid_target(struct closure_cache *cc, const char *program)

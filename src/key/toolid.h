@@ -7,10 +7,9 @@
 
 /* Resolve program (PATH lookup for a bare name) and compute its identity:
  * SHA-256 over the resolved path, its realpath and the binary's content digest.
- * Memoized in cc. *resolved (may be NULL) gets the resolved absolute path, which
- * the caller frees. 0, or -1 after an error naming the compiler. */
-int toolid_get(struct closure_cache *cc, const char *program, char **resolved,
-	       char hex[DIGEST_HEX_SIZE]);
+ * Memoized in cc. The resolved absolute path (cc's, valid while cc is), or
+ * NULL after an error naming the compiler. */
+const char *toolid_get(struct closure_cache *cc, const char *program, char hex[DIGEST_HEX_SIZE]);
 /* The file exec runs for program (its links resolved), known with its
  * identity (memoized as toolid_get's): no resolving per compile step. The
  * caller frees; NULL, not reported, when it cannot be read. */

@@ -308,19 +308,18 @@ static int add_tool(struct closure_cache *cc, const char *root, const char *prog
 		    const char *what, struct digest *d, struct strvec *tools_out,
 		    struct strvec *why)
 {
-	char hex[DIGEST_HEX_SIZE], *joined = NULL, *resolved;
-	int ret;
+	char hex[DIGEST_HEX_SIZE], *joined = NULL;
+	const char *resolved;
 
 	if (strchr(program, '/') && program[0] != '/')
 		program = joined = path_join(root, program);
-	ret = toolid_get(cc, program, &resolved, hex);
+	resolved = toolid_get(cc, program, hex);
 	free(joined);
-	if (ret)
+	if (!resolved)
 		return -1;
 	add(d, why, what, hex);
 	if (tools_out)
 		strvec_push(tools_out, resolved);
-	free(resolved);
 	return 0;
 }
 
@@ -360,13 +359,11 @@ static int base_key(struct closure_cache *cc, const struct unit_command *uc,
 	for (size_t i = 0; i < uc->argv.nr; i++) {
 		size_t n = by_resolution && i ? include_option(&uc->argv, i) : 0;
 
+		if (!n)
+			digest_add_str(&d, "arg", uc->argv.v[i]);
 		for (size_t k = 0; k < (n ? n : 1); k++)
 			note(why, "arg", uc->argv.v[i + k]);
-		if (n) {
-			i += n - 1;
-			continue;
-		}
-		digest_add_str(&d, "arg", uc->argv.v[i]);
+		i += n ? n - 1 : 0;
 	}
 	/* Checkouts at two places share entries, but for output that names the
 	 * place (DW_AT_comp_dir). */
