@@ -75,7 +75,7 @@ static int check(struct pack_recompile *rc, const char *key)
 	struct strvec words;
 	int ret = load_job(r->desc, key, &job, &words);
 
-	if (!ret && !reads_entry_matches(&r->cc, job.cache, job.root, key))
+	if (!ret && !reads_entry_matches(&r->cc, job.cache, job.uc.root, key))
 		ret = error("%s: another process compiled it from other inputs than this run "
 			    "sees; run make again", job.label);
 	compile_job_release(&job);

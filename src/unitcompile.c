@@ -71,8 +71,6 @@ static int compile_job_complete(struct compile_job *o, char **bad)
 	o->classes = buf_detach(&classes);
 	/* One decision: --format over $GITHUB_ACTIONS. */
 	o->github = annotate_pick_format(o->format) == 1;
-	o->uc.platform = o->platform;
-	o->uc.root = o->root;
 	o->uc.cache_dir = o->cache;
 	return 0;
 }
@@ -116,8 +114,8 @@ int compile_job_parse(struct compile_job *o, int argc, char **argv, char **bad)
 {
 	struct option opts[] = {
 		OPT_STRING("--cache", &o->cache),
-		OPT_STRING("--root", &o->root),
-		OPT_STRING("--platform", &o->platform),
+		OPT_STRING("--root", &o->uc.root),
+		OPT_STRING("--platform", &o->uc.platform),
 		OPT_STRING("--key", &o->key),
 		OPT_STRING("--unit", &o->label),
 		OPT_STRING("--plan", &o->plan),
@@ -142,8 +140,8 @@ int compile_job_parse(struct compile_job *o, int argc, char **argv, char **bad)
 	memcpy(words, argv, (size_t)argc * sizeof(*words));
 	nr = parse_options(argc, words, opts, PARSE_STOP, bad);
 	/* What is left is "-- COMMAND...". */
-	if (nr >= 0 && (nr < 2 || strcmp(words[0], "--") || !o->cache || !o->root ||
-			!o->platform || !o->key || (!o->label && !o->plan) ||
+	if (nr >= 0 && (nr < 2 || strcmp(words[0], "--") || !o->cache || !o->uc.root ||
+			!o->uc.platform || !o->key || (!o->label && !o->plan) ||
 			strlen(o->key) != 64)) {
 		*bad = xstrdup("missing options or command");
 		nr = -1;
@@ -196,7 +194,7 @@ static void annotate_failure(struct compile_job *o, const char *output)
 		return;
 	o->annotated = 1;
 	msg = xstrfmt("%s failed (classes: %s)", o->label, o->classes);
-	annotate_compiler_output(&b, output, o->root, unit_source(o), msg);
+	annotate_compiler_output(&b, output, o->uc.root, unit_source(o), msg);
 	fflush(stdout);
 	(void)write_all(1, b.s, b.len);
 	buf_release(&b);
@@ -212,7 +210,7 @@ static int run_step(const char *step, const struct strvec *argv, struct compile_
 	struct buf head = BUF_INIT;
 	int ret = 0;
 
-	if (run_capture((const char *const *)argv->v, o->root, output, &res, why)) {
+	if (run_capture((const char *const *)argv->v, o->uc.root, output, &res, why)) {
 		ret = error_to(why, "%s: cannot run the %s step (classes: %s)", o->label, step,
 			       o->classes);
 	} else if (!res.exited || res.status) {
@@ -368,7 +366,7 @@ static enum deps_family compile_family(const struct compile_job *o, struct closu
 	if (o->uc.deps >= 0)
 		return (enum deps_family)o->uc.deps;
 	if (strchr(program, '/') && program[0] != '/')
-		program = joined = path_join(o->root, program);
+		program = joined = path_join(o->uc.root, program);
 	real = toolid_target(cc, program);
 	f = real ? deps_family_named(real) : deps_family_detect(o->uc.argv.v[0]);
 	free(real);
@@ -397,7 +395,8 @@ static int run_compile(struct compile_job *o, struct attempt *a, struct buf *out
 			i += drop - 1;
 			continue;
 		}
-		strvec_push(&argv, strcmp(o->uc.argv.v[i], UNITKEY_OUT) ? o->uc.argv.v[i] : a->file[OBJ]);
+		strvec_push(&argv, strcmp(o->uc.argv.v[i], UNITKEY_OUT) ? o->uc.argv.v[i]
+									: a->file[OBJ]);
 		if (!i)
 			strvec_pushv(&argv, &extra);
 	}
@@ -498,7 +497,7 @@ static int read_lines(struct compile_job *o, struct closure_cache *cc, const str
 		}
 		listed = 0;	/* it wrote none: the scanner's closure is all we know */
 	}
-	ret = reads_manifest_lines(cc, o->root, listed ? deps_family_name(o->family) : "none",
+	ret = reads_manifest_lines(cc, o->uc.root, listed ? deps_family_name(o->family) : "none",
 				   &files, closure, &a->started, lines);
 	if (ret)
 		error("%s: cannot record what the compiler read", o->label);

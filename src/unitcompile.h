@@ -21,7 +21,7 @@
 #include "key/unitkey.h"
 
 struct compile_job {
-	const char *cache, *root, *platform, *key, *label;
+	const char *cache, *key, *label;	/* the root and the platform are uc's */
 	struct strvec owners;		/* the unit's classes */
 	const char *private_dir;	/* where results go when the cache cannot be used */
 	const char *id;			/* stable identity for the durations record */
