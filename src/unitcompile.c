@@ -52,6 +52,8 @@ static int compile_job_complete(struct compile_job *o, char **bad)
 {
 	struct buf classes = BUF_INIT;
 
+	if (o->owner_list)
+		strvec_split_at(&o->owners, o->owner_list, ',');
 	if (!o->label) {
 		int found = planfile_lookup(o->plan, o->key, &o->found);
 
@@ -98,18 +100,6 @@ static int deps_option(const struct option *opt, const char *arg, char **bad)
 	return 0;
 }
 
-/* --owners A,B: the classes, the last time given. */
-static int owners_option(const struct option *opt, const char *arg, char **bad)
-{
-	struct strvec *owners = opt->value;
-
-	(void)bad;
-	strvec_release(owners);
-	strvec_init(owners);
-	strvec_split_at(owners, arg, ',');
-	return 0;
-}
-
 int compile_job_parse(struct compile_job *o, int argc, char **argv, char **bad)
 {
 	struct option opts[] = {
@@ -121,7 +111,7 @@ int compile_job_parse(struct compile_job *o, int argc, char **argv, char **bad)
 		OPT_STRING("--plan", &o->plan),
 		OPT_STRING("--id", &o->id),
 		OPT_STRING("--private", &o->private_dir),
-		OPT_CALLBACK("--owners", &o->owners, owners_option),
+		OPT_STRING("--owners", &o->owner_list),
 		OPT_STRING("--state", &o->state),
 		OPT_STRING("--goals", &o->goals),
 		OPT_STRING("--remote", &o->remote),

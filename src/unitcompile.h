@@ -22,7 +22,8 @@
 
 struct compile_job {
 	const char *cache, *key, *label;	/* the root and the platform are uc's */
-	struct strvec owners;		/* the unit's classes */
+	const char *owner_list;		/* --owners A,B (the last one given) */
+	struct strvec owners;		/* the unit's classes: its split, or the plan's */
 	const char *private_dir;	/* where results go when the cache cannot be used */
 	const char *id;			/* stable identity for the durations record */
 	const char *state, *goals;	/* runstate folder, the make run's goals */
