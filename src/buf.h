@@ -22,7 +22,6 @@ void buf_add(struct buf *b, const void *data, size_t n);
 void buf_adds(struct buf *b, const char *s);
 void buf_addch(struct buf *b, char c);
 void buf_addf(struct buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* Little-endian fixed-width integers (for binary records and images). */
 /* Give the string to the caller (who frees it) and reset b. */
 char *buf_detach(struct buf *b);
 /* The string, or "" for an unused buf. */
