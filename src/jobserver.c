@@ -42,12 +42,11 @@ static int parse_int(const char *s, const char **end, int *v)
 
 void jobserver_parse(const char *makeflags, struct jobserver_auth *auth)
 {
-	struct strvec words;
+	struct strvec words = STRVEC_INIT;
 	const char *last_auth = NULL, *last_fds = NULL;
 	const char *s;
 
 	*auth = (struct jobserver_auth){ .kind = JOBSERVER_NONE, .rfd = -1, .wfd = -1 };
-	strvec_init(&words);
 	strvec_split(&words, makeflags ? makeflags : "", 1);
 	/* After "--" come variable assignments, which may hold a fake. */
 	for (size_t i = 0; i < words.nr && strcmp(words.v[i], "--"); i++) {
@@ -91,10 +90,9 @@ void jobserver_auth_release(struct jobserver_auth *auth)
  * no leading '-' and only letters, hold one of letters. */
 static int first_word_has(const char *makeflags, const char *letters)
 {
-	struct strvec words;
+	struct strvec words = STRVEC_INIT;
 	int has = 0;
 
-	strvec_init(&words);
 	strvec_split(&words, makeflags ? makeflags : "", 1);
 	if (words.nr && words.v[0][0] != '-') {
 		const char *c = words.v[0];

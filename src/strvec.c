@@ -10,13 +10,11 @@
 /* What an empty strvec points at, as git's strvec does: most of gen's
  * strvecs (a unit's link words, its variables) stay empty, and allocate
  * nothing. It never holds a string: the first push allocates. */
-static char *empty_strvec[] = { NULL };
+char *strvec_empty[] = { NULL };
 
 void strvec_init(struct strvec *sv)
 {
-	sv->v = empty_strvec;
-	sv->nr = 0;
-	sv->alloc = 0;
+	*sv = (struct strvec)STRVEC_INIT;
 }
 
 void strvec_release(struct strvec *sv)

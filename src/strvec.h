@@ -12,6 +12,9 @@ struct strvec {
 	size_t alloc;
 };
 
+extern char *strvec_empty[];
+#define STRVEC_INIT { .v = strvec_empty, .nr = 0, .alloc = 0 }
+
 void strvec_init(struct strvec *sv);
 void strvec_release(struct strvec *sv);
 /* Drop the strings, keep the room. */

@@ -369,13 +369,10 @@ static enum deps_family compile_family(const struct compile_job *o, struct closu
 static int run_compile(struct compile_job *o, struct attempt *a, struct buf *output,
 		       int *listed, struct buf *why)
 {
-	struct strvec argv, extra, env;
+	struct strvec argv = STRVEC_INIT, extra = STRVEC_INIT, env = STRVEC_INIT;
 	size_t nsources = unit_command_nr_sources(&o->uc);
 	int ret;
 
-	strvec_init(&argv);
-	strvec_init(&extra);
-	strvec_init(&env);
 	*listed = !deps_request(o->family, nsources, a->file[DEPS], &extra, &env);
 	strvec_pushv(&argv, &o->launcher);
 	for (size_t i = 0; i < o->uc.argv.nr; i++) {
@@ -411,10 +408,9 @@ static int run_compile(struct compile_job *o, struct attempt *a, struct buf *out
 static int run_steps(struct compile_job *o, struct attempt *a, struct buf *output,
 		     const char **final, int *listed, struct buf *why)
 {
-	struct strvec link;
+	struct strvec link = STRVEC_INIT;
 	int ret = -1;
 
-	strvec_init(&link);
 	/* Written to a temp of the attempt, which a kill leaves for prune to find.
 	 * Best effort: a failure gives the coarse clock, which errs on the side of
 	 * a file changed while it compiled. */
@@ -475,10 +471,9 @@ static int same_inputs(struct compile_job *o, int report)
 static int read_lines(struct compile_job *o, struct closure_cache *cc, const struct attempt *a,
 		      int listed, const struct closure *closure, struct buf *lines)
 {
-	struct strvec files;
+	struct strvec files = STRVEC_INIT;
 	int ret;
 
-	strvec_init(&files);
 	if (listed && deps_parse_file(a->file[DEPS], &files)) {
 		if (errno != ENOENT) {
 			strvec_release(&files);
@@ -505,12 +500,11 @@ static int manifest_lines(struct compile_job *o, struct closure_cache *cc,
 {
 	char key_now[DIGEST_HEX_SIZE];
 	struct closure closure;
-	struct strvec covers;
+	struct strvec covers = STRVEC_INIT;
 	struct unitkey_out kout = { .closure = &closure, .base = base, .why = &covers };
 	int ret = -1;
 
 	memset(&closure, 0, sizeof(closure));
-	strvec_init(&covers);
 	if (unitkey_compute(cc, &o->uc, key_now, &kout))
 		goto out;
 	if (strcmp(key_now, o->key)) {

@@ -147,13 +147,11 @@ int reads_pick_key(struct closure_cache *cc, const char *cache_dir, const char *
 		   const char *base, char key[DIGEST_HEX_SIZE], struct strvec *inputs,
 		   struct strvec *appear)
 {
-	struct strvec last, reads, *from = &last;
+	struct strvec last = STRVEC_INIT, reads = STRVEC_INIT, *from = &last;
 	char pointed[DIGEST_HEX_SIZE], name[DIGEST_HEX_SIZE];
 	const char *chosen = base;
 	int got, ret = 0;
 
-	strvec_init(&last);
-	strvec_init(&reads);
 	/* Built under its base and still good, or never built. */
 	got = try_entry(cc, cache_dir, root, base, &last);
 	if (got >= 0)
@@ -281,11 +279,10 @@ int reads_manifest_lines(struct closure_cache *cc, const char *root, const char 
 			 const struct timespec *since, struct buf *out)
 {
 	struct hashmap held;
-	struct strvec vis;
+	struct strvec vis = STRVEC_INIT;
 	int ret = 0;
 
 	hashmap_init(&held);
-	strvec_init(&vis);
 	for (size_t i = 0; i < closure->nr; i++)
 		hashmap_put(&held, closure->files[i].path, (void *)1);
 	for (size_t i = 0; i < listed->nr; i++) {

@@ -327,7 +327,8 @@ static int base_key(struct closure_cache *cc, const struct unit_command *uc,
 		    char hex[DIGEST_HEX_SIZE], struct closure *closure_out,
 		    struct strvec *tools_out, struct strvec *why)
 {
-	struct strvec sources, dirs, idirs, resolution;
+	struct strvec sources = STRVEC_INIT, dirs = STRVEC_INIT;
+	struct strvec idirs = STRVEC_INIT, resolution = STRVEC_INIT;
 	struct closure closure;
 	struct digest d;
 	int ret = -1, by_resolution;
@@ -335,8 +336,6 @@ static int base_key(struct closure_cache *cc, const struct unit_command *uc,
 	if (!uc->argv.nr)
 		BUG("empty unit command");
 	memset(&closure, 0, sizeof(closure));
-	strvec_init(&sources);
-	strvec_init(&dirs);
 	unit_command_inputs(uc, &sources, &dirs);
 	env_include_dirs(&dirs);
 	if (!sources.nr)
@@ -351,8 +350,6 @@ static int base_key(struct closure_cache *cc, const struct unit_command *uc,
 		goto fail_digest;
 	/* Two units whose -I lists differ in spelling or order but resolve every
 	 * name alike compile alike: the key covers the resolution instead. */
-	strvec_init(&idirs);
-	strvec_init(&resolution);
 	by_resolution = keys_by_resolution(uc, &idirs) && !position_dependent(&closure) &&
 			!incdirs_resolution(cc, uc->root, &idirs, &resolution, tools_out);
 	digest_add_str(&d, "include-list", by_resolution ? "resolution" : "words");
