@@ -91,7 +91,8 @@ int main(int argc, char **argv)
 		print_help(stderr);
 		return 2;
 	}
-	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
+	    (!strcmp(argv[1], "help") && argc < 3)) {
 		print_help(stdout);
 		return 0;
 	}
@@ -100,10 +101,6 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (!strcmp(argv[1], "help")) {
-		if (argc < 3) {
-			print_help(stdout);
-			return 0;
-		}
 		cmd = find_command(argv[2]);
 		if (!cmd) {
 			fprintf(stderr, "kwarm: unknown command '%s'\n", argv[2]);
