@@ -81,9 +81,7 @@ void jobserver_parse(const char *makeflags, struct jobserver_auth *auth)
 void jobserver_auth_release(struct jobserver_auth *auth)
 {
 	free(auth->value);
-	auth->value = NULL;
-	auth->path = NULL;
-	auth->kind = JOBSERVER_NONE;
+	*auth = (struct jobserver_auth){ .kind = JOBSERVER_NONE, .rfd = -1, .wfd = -1 };
 }
 
 /* True when make's single-letter flags, the first MAKEFLAGS word when it has

@@ -499,12 +499,11 @@ static int manifest_lines(struct compile_job *o, struct closure_cache *cc,
 			  const struct attempt *a, int listed, char *base, struct buf *lines)
 {
 	char key_now[DIGEST_HEX_SIZE];
-	struct closure closure;
+	struct closure closure = { 0 };
 	struct strvec covers = STRVEC_INIT;
 	struct unitkey_out kout = { .closure = &closure, .base = base, .why = &covers };
 	int ret = -1;
 
-	memset(&closure, 0, sizeof(closure));
 	if (unitkey_compute(cc, &o->uc, key_now, &kout))
 		goto out;
 	if (strcmp(key_now, o->key)) {

@@ -329,13 +329,12 @@ static int base_key(struct closure_cache *cc, const struct unit_command *uc,
 {
 	struct strvec sources = STRVEC_INIT, dirs = STRVEC_INIT;
 	struct strvec idirs = STRVEC_INIT, resolution = STRVEC_INIT;
-	struct closure closure;
+	struct closure closure = { 0 };
 	struct digest d;
 	int ret = -1, by_resolution;
 
 	if (!uc->argv.nr)
 		BUG("empty unit command");
-	memset(&closure, 0, sizeof(closure));
 	unit_command_inputs(uc, &sources, &dirs);
 	env_include_dirs(&dirs);
 	if (!sources.nr)
