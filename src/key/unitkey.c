@@ -11,11 +11,9 @@
 
 void unit_command_init(struct unit_command *uc)
 {
-	memset(uc, 0, sizeof(*uc));
-	strvec_init(&uc->argv);
-	strvec_init(&uc->link);
-	strvec_init(&uc->env);
-	uc->deps = -1;
+	*uc = (struct unit_command){
+		.argv = STRVEC_INIT, .link = STRVEC_INIT, .env = STRVEC_INIT, .deps = -1,
+	};
 }
 
 void unit_command_release(struct unit_command *uc)
