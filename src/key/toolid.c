@@ -13,7 +13,6 @@
 #include "util.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -119,7 +118,6 @@ static void memo_write(const struct closure_cache *cc, const struct tool_memo *m
 {
 	char *file, *tmp, line[128];
 	struct buf b = BUF_INIT, name = BUF_INIT;
-	int fd;
 
 	if (!cc->tool_memo_dir || mkdir_p(cc->tool_memo_dir))
 		return;
@@ -131,11 +129,8 @@ static void memo_write(const struct closure_cache *cc, const struct tool_memo *m
 	tmp = buf_detach(&name);
 	format_stamp(line, sizeof(line), &memo->stamp);
 	buf_addf(&b, "kwarm-toolid-memo 2\n%s\n%s\n%s\n", line, memo->hex, memo->real);
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-	if (fd >= 0) {
-		if (write_all(fd, b.s, b.len) || close(fd) || rename(tmp, file))
-			unlink(tmp);
-	}
+	if (write_file(tmp, b.s, b.len) || rename(tmp, file))
+		unlink(tmp);
 	buf_release(&b);
 	free(tmp);
 	free(file);
