@@ -345,23 +345,15 @@ static void attempt_release(struct attempt *a)
 }
 
 /* The family whose dependency output this compile asks for, from the file
- * the compiler's identity was taken of (cc's memo: the key needs it anyway).
- * A compiler named by a relative path runs from root, as the compile does. */
+ * the compiler's identity was taken of (cc's memo: the key needs it anyway). */
 static enum deps_family compile_family(const struct compile_job *o, struct closure_cache *cc)
 {
-	const char *program = o->uc.argv.v[0];
-	char *joined = NULL, *real;
-	enum deps_family f;
+	const char *real;
 
 	if (o->uc.deps >= 0)
 		return (enum deps_family)o->uc.deps;
-	if (strchr(program, '/') && program[0] != '/')
-		program = joined = path_join(o->uc.root, program);
-	real = toolid_target(cc, program);
-	f = real ? deps_family_named(real) : deps_family_detect(o->uc.argv.v[0]);
-	free(real);
-	free(joined);
-	return f;
+	real = toolid_target(cc, o->uc.root, o->uc.argv.v[0]);
+	return real ? deps_family_named(real) : deps_family_detect(o->uc.argv.v[0]);
 }
 
 /* Run the compile, with its dependency output in a->file[DEPS] when the family

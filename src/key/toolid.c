@@ -137,16 +137,20 @@ static void memo_write(const struct closure_cache *cc, const struct tool_memo *m
 }
 
 /* The identity of program, memoized in cc and in the memo folder; NULL
- * after saying why into cc->why. */
-static struct tool_memo *identify(struct closure_cache *cc, const char *program)
+ * after saying why into cc->why. A tool named by a relative path runs from
+ * root, as the compile does. */
+static struct tool_memo *identify(struct closure_cache *cc, const char *root,
+				  const char *program)
 {
-	struct tool_memo *memo = resolve(cc, program);
+	char *joined = strchr(program, '/') && program[0] != '/' ? path_join(root, program) : NULL;
+	struct tool_memo *memo = resolve(cc, joined ? joined : program);
 	char content[DIGEST_HEX_SIZE];
 	const char *real;
 	struct filestamp stamp;
 	struct stat st;
 	struct digest d;
 
+	free(joined);
 	if (!memo)
 		return NULL;
 	if (memo->known && cc->snapshot)
@@ -182,9 +186,10 @@ fail:
 	return NULL;
 }
 
-const char *toolid_get(struct closure_cache *cc, const char *program, char hex[DIGEST_HEX_SIZE])
+const char *toolid_get(struct closure_cache *cc, const char *root, const char *program,
+		       char hex[DIGEST_HEX_SIZE])
 {
-	struct tool_memo *memo = identify(cc, program);
+	struct tool_memo *memo = identify(cc, root, program);
 
 	if (!memo)
 		return NULL;
@@ -192,15 +197,15 @@ const char *toolid_get(struct closure_cache *cc, const char *program, char hex[D
 	return memo->path;
 }
 
-char *toolid_target(struct closure_cache *cc, const char *program)
+const char *toolid_target(struct closure_cache *cc, const char *root, const char *program)
 {
 	struct buf quiet = BUF_INIT, *why = cc->why;
 	struct tool_memo *memo;
 
 	/* Not reported: the compile that runs it will say. */
 	cc->why = &quiet;
-	memo = identify(cc, program);
+	memo = identify(cc, root, program);
 	cc->why = why;
 	buf_release(&quiet);
-	return memo ? xstrdup(memo->real) : NULL;
+	return memo ? memo->real : NULL;
 }

@@ -300,19 +300,14 @@ static void add(struct digest *d, struct strvec *why, const char *what, const ch
 }
 
 /* Feed program's identity to the key as what; its resolved path goes onto
- * tools_out. A tool named by a relative path runs from root, as the compile
- * does. */
+ * tools_out. */
 static int add_tool(struct closure_cache *cc, const char *root, const char *program,
 		    const char *what, struct digest *d, struct strvec *tools_out,
 		    struct strvec *why)
 {
-	char hex[DIGEST_HEX_SIZE], *joined = NULL;
-	const char *resolved;
+	char hex[DIGEST_HEX_SIZE];
+	const char *resolved = toolid_get(cc, root, program, hex);
 
-	if (strchr(program, '/') && program[0] != '/')
-		program = joined = path_join(root, program);
-	resolved = toolid_get(cc, program, hex);
-	free(joined);
 	if (!resolved)
 		return -1;
 	add(d, why, what, hex);

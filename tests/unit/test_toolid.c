@@ -15,7 +15,7 @@ static int toolid_quiet(struct closure_cache *cc, const char *program,
 	int ret;
 
 	check_capture_begin(2);
-	ret = toolid_get(cc, program, hex) ? 0 : -1;
+	ret = toolid_get(cc, "/", program, hex) ? 0 : -1;
 	*msg = check_capture_end(2);
 	return ret;
 }
@@ -30,7 +30,7 @@ static void fresh_id(const char *program, char hex[DIGEST_HEX_SIZE])
 	struct closure_cache cc;
 
 	closure_cache_init(&cc);
-	CHECK(toolid_get(&cc, program, hex) != NULL);
+	CHECK(toolid_get(&cc, "/", program, hex) != NULL);
 	closure_cache_release(&cc);
 }
 
@@ -42,9 +42,9 @@ static void test_stable(void)
 	struct closure_cache cc;
 
 	closure_cache_init(&cc);
-	resolved = toolid_get(&cc, cc_path, h1);
+	resolved = toolid_get(&cc, "/", cc_path, h1);
 	CHECK_STR(resolved, cc_path);
-	CHECK(toolid_get(&cc, cc_path, h2) != NULL);
+	CHECK(toolid_get(&cc, "/", cc_path, h2) != NULL);
 	CHECK_STR(h2, h1);
 	CHECK_INT(cc.files.reads, 1);
 	CHECK(access(marker, F_OK) != 0);
@@ -59,8 +59,8 @@ static void test_symlink(void)
 	struct closure_cache cc;
 
 	closure_cache_init(&cc);
-	CHECK(toolid_get(&cc, cc_path, h1) != NULL);
-	resolved = toolid_get(&cc, cc_link, h3);
+	CHECK(toolid_get(&cc, "/", cc_path, h1) != NULL);
+	resolved = toolid_get(&cc, "/", cc_link, h3);
 	CHECK_STR(resolved, cc_link);
 	CHECK(strcmp(h3, h1) != 0);
 	CHECK_INT(cc.files.reads, 1);
@@ -76,9 +76,9 @@ static void test_path_lookup(void)
 	struct closure_cache cc;
 
 	closure_cache_init(&cc);
-	CHECK(toolid_get(&cc, cc_path, h1) != NULL);
+	CHECK(toolid_get(&cc, "/", cc_path, h1) != NULL);
 	setenv("PATH", path_env, 1);
-	resolved = toolid_get(&cc, "mycc", h2);
+	resolved = toolid_get(&cc, "/", "mycc", h2);
 	setenv("PATH", old, 1);
 	CHECK_STR(resolved, cc_path);
 	CHECK_STR(h2, h1);
@@ -111,40 +111,36 @@ static void test_new_content(void)
  * memo of another stamp is not trusted. */
 static void test_target_memo(void)
 {
-	char *memos = xstrfmt("%s/memos", dir), *real = NULL, *want = xstrfmt("%s", cc_path);
+	char *memos = xstrfmt("%s/memos", dir), *want = xstrfmt("%s", cc_path);
 	char h1[DIGEST_HEX_SIZE], h2[DIGEST_HEX_SIZE];
 	struct closure_cache cc;
 
 	closure_cache_init(&cc);
 	cc.tool_memo_dir = memos;
-	real = toolid_target(&cc, cc_link);
-	CHECK_STR(real, want);
-	free(real);
-	CHECK(toolid_get(&cc, cc_link, h1) != NULL);
+	CHECK_STR(toolid_target(&cc, "/", cc_link), want);
+	CHECK(toolid_get(&cc, "/", cc_link, h1) != NULL);
 	CHECK_INT(cc.files.reads, 1);
 	closure_cache_release(&cc);
 
 	closure_cache_init(&cc);
 	cc.tool_memo_dir = memos;
-	CHECK(toolid_get(&cc, cc_link, h2) != NULL);
+	CHECK(toolid_get(&cc, "/", cc_link, h2) != NULL);
 	CHECK_STR(h2, h1);
-	real = toolid_target(&cc, cc_link);
-	CHECK_STR(real, want);
-	free(real);
+	CHECK_STR(toolid_target(&cc, "/", cc_link), want);
 	CHECK_INT(cc.files.reads, 0);
 	closure_cache_release(&cc);
 
 	check_write_text(NULL, cc_path, script2, 0755);
 	closure_cache_init(&cc);
 	cc.tool_memo_dir = memos;
-	CHECK(toolid_get(&cc, cc_link, h2) != NULL);
+	CHECK(toolid_get(&cc, "/", cc_link, h2) != NULL);
 	CHECK(strcmp(h2, h1) != 0);
 	CHECK_INT(cc.files.reads, 1);
 	closure_cache_release(&cc);
 	check_write_text(NULL, cc_path, script, 0755);
 
 	closure_cache_init(&cc);
-	CHECK(toolid_target(&cc, "kwarm-no-such-compiler") == NULL);
+	CHECK(toolid_target(&cc, "/", "kwarm-no-such-compiler") == NULL);
 	closure_cache_release(&cc);
 	free(want);
 	free(memos);
