@@ -620,17 +620,15 @@ out:
 static void remote_report(const struct compile_job *o, const struct remote *r)
 {
 	const struct remote_tally *t = &r->tally;
-	struct event ev = { .kind = EVENT_REMOTE };
+	struct event ev = { .kind = EVENT_REMOTE, .remote = {
+		[EVENT_HITS] = t->hits, [EVENT_MISSES] = t->misses, [EVENT_ERRORS] = t->errors,
+		[EVENT_UPLOADS] = t->uploads, [EVENT_BYTES_IN] = t->bytes_in,
+		[EVENT_BYTES_OUT] = t->bytes_out,
+	} };
 	int lock;
 
 	if (!o->rs || !(t->hits || t->misses || t->errors || t->uploads))
 		return;
-	ev.remote[EVENT_HITS] = t->hits;
-	ev.remote[EVENT_MISSES] = t->misses;
-	ev.remote[EVENT_ERRORS] = t->errors;
-	ev.remote[EVENT_UPLOADS] = t->uploads;
-	ev.remote[EVENT_BYTES_IN] = t->bytes_in;
-	ev.remote[EVENT_BYTES_OUT] = t->bytes_out;
 	lock = runstate_lock(o->rs);
 	if (lock >= 0)
 		events_append(o->rs->dir, &ev);
