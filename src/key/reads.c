@@ -188,8 +188,7 @@ int reads_pick_key(struct closure_cache *cc, const char *cache_dir, const char *
 			free(abs);
 		}
 		digest_final_hex(&d, name);
-		strvec_release(&reads);
-		strvec_init(&reads);
+		strvec_clear(&reads);
 		got = try_entry(cc, cache_dir, root, name, &reads);
 		if (got >= 0) {
 			chosen = name;
