@@ -23,50 +23,23 @@ static void format_reason(char *msg, size_t size, int err, const char *fmt, va_l
 		snprintf(msg + len, size - len, ": %s", strerror(err));
 }
 
-/* "kwarm: PREFIX MSG" on stderr, with the reason's tail when err is not 0. */
-static void report(const char *prefix, int err, const char *fmt, va_list ap)
-{
-	char msg[4096];
-
-	format_reason(msg, sizeof(msg), err, fmt, ap);
-	/* One write per message, so that parallel jobs never interleave a line. */
-	fprintf(stderr, "kwarm: %s%s\n", prefix, msg);
-}
-
-/* An error on stderr, or into why ("; "-separated) when it is not NULL. */
-static int verror_to(struct buf *why, int err, const char *fmt, va_list ap)
-{
-	char msg[4096];
-
-	if (!why) {
-		report("error: ", err, fmt, ap);
-		return -1;
-	}
-	format_reason(msg, sizeof(msg), err, fmt, ap);
-	if (why->len)
-		buf_adds(why, "; ");
-	buf_adds(why, msg);
-	return -1;
-}
-
-int error_to(struct buf *why, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	verror_to(why, 0, fmt, ap);
-	va_end(ap);
-	return -1;
-}
-
-int error_errno_to(struct buf *why, const char *fmt, ...)
+int report_to(struct buf *why, const char *prefix, int with_errno, const char *fmt, ...)
 {
 	int saved = errno;
+	char msg[4096];
 	va_list ap;
 
 	va_start(ap, fmt);
-	verror_to(why, saved, fmt, ap);
+	format_reason(msg, sizeof(msg), with_errno ? saved : 0, fmt, ap);
 	va_end(ap);
+	if (!why) {
+		/* One write per message, so that parallel jobs never interleave a line. */
+		fprintf(stderr, "kwarm: %s%s\n", prefix, msg);
+	} else {
+		if (why->len)
+			buf_adds(why, "; ");
+		buf_adds(why, msg);
+	}
 	errno = saved;
 	return -1;
 }
@@ -82,47 +55,6 @@ char *xstrfmt_errno(const char *fmt, ...)
 	va_end(ap);
 	errno = saved;
 	return xstrdup(msg);
-}
-
-void warning(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	report("warning: ", 0, fmt, ap);
-	va_end(ap);
-}
-
-void warning_errno(const char *fmt, ...)
-{
-	int saved = errno;
-	va_list ap;
-
-	va_start(ap, fmt);
-	report("warning: ", saved, fmt, ap);
-	va_end(ap);
-	errno = saved;
-}
-
-void die(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	report("", 0, fmt, ap);
-	va_end(ap);
-	exit(1);
-}
-
-void die_errno(const char *fmt, ...)
-{
-	int saved = errno;
-	va_list ap;
-
-	va_start(ap, fmt);
-	report("", saved, fmt, ap);
-	va_end(ap);
-	exit(1);
 }
 
 void bug_at(const char *file, int line, const char *fmt, ...)

@@ -4,32 +4,38 @@
 
 #include <stddef.h>
 #include <stdarg.h>
+#include <stdlib.h>
 
 struct stat;
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
+/* The one reporter behind the macros below: "kwarm: PREFIX MSG" on stderr,
+ * or MSG into why when it is not NULL; MSG with ": <strerror(errno)>"
+ * appended when with_errno. errno is kept. -1. */
+struct buf;
+int report_to(struct buf *why, const char *prefix, int with_errno, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
 /* Print "kwarm: error: MSG" to stderr and return -1. */
 #define error(...) error_to(NULL, __VA_ARGS__)
 /* error() with ": <strerror(errno)>" appended; errno is kept (git's error_errno). */
 #define error_errno(...) error_errno_to(NULL, __VA_ARGS__)
 /* error() into why instead of stderr when why is not NULL: appended,
  * "; "-separated, for a caller that decides whether it is shown. -1. */
-struct buf;
-int error_to(struct buf *why, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+#define error_to(why, ...) report_to((why), "error: ", 0, __VA_ARGS__)
 /* error_to() with ": <strerror(errno)>" appended; errno is kept. */
-int error_errno_to(struct buf *why, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+#define error_errno_to(why, ...) report_to((why), "error: ", 1, __VA_ARGS__)
 /* "MSG: <strerror(errno)>", as error_errno() words it, in a new string
  * (caller frees); errno is kept. */
 char *xstrfmt_errno(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Print "kwarm: warning: MSG" to stderr. */
-void warning(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+#define warning(...) (void)report_to(NULL, "warning: ", 0, __VA_ARGS__)
 /* warning() with ": <strerror(errno)>" appended; errno is kept. */
-void warning_errno(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+#define warning_errno(...) (void)report_to(NULL, "warning: ", 1, __VA_ARGS__)
 /* Print "kwarm: MSG" to stderr and exit(1). Only main and commands call it. */
-void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+#define die(...) (report_to(NULL, "", 0, __VA_ARGS__), exit(1))
 /* die() with ": <strerror(errno)>" appended. */
-void die_errno(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+#define die_errno(...) (report_to(NULL, "", 1, __VA_ARGS__), exit(1))
 /* A broken invariant: print where and abort. */
 #define BUG(...) bug_at(__FILE__, __LINE__, __VA_ARGS__)
 void bug_at(const char *file, int line, const char *fmt, ...)
