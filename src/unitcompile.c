@@ -28,9 +28,7 @@
 
 void compile_job_init(struct compile_job *j)
 {
-	memset(j, 0, sizeof(*j));
-	strvec_init(&j->owners);
-	strvec_init(&j->launcher);
+	*j = (struct compile_job){ .owners = STRVEC_INIT, .launcher = STRVEC_INIT };
 	unit_command_init(&j->uc);
 }
 
