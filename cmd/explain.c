@@ -1,6 +1,7 @@
 /* kwarm explain: why a unit of a generated Makefile would compile. */
 #include "commands.h"
 #include "key/explain.h"
+#include "makefile.h"
 #include "parseopt.h"
 #include "plan/plan.h"
 #include "spec/spec.h"
@@ -19,24 +20,6 @@ const char usage_explain[] =
 	"label as the progress lines print it (\"incore 'q_proj' (aic)\"), a unit id\n"
 	"(\"CLASS/LABEL\") or a prefix of its key (at least 6 hex digits).\n"
 	"  --cache DIR     the cache to look in (default: the Makefile's)\n";
-
-/* The text of MAKEFILE's header line that starts with prefix, up to end
- * (NULL: the end of the line); caller frees; NULL when absent. */
-static char *header_field(const char *text, const char *prefix, const char *end)
-{
-	for (const char *p = text; p && *p == '#'; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
-		const char *start = strstr(p, prefix), *nl = strchr(p, '\n'), *stop;
-
-		if (!start || (nl && start > nl))
-			continue;
-		start += strlen(prefix);
-		stop = end ? strstr(start, end) : NULL;
-		if (!stop || (nl && stop > nl))
-			stop = nl ? nl : start + strlen(start);
-		return xstrndup(start, (size_t)(stop - start));
-	}
-	return NULL;
-}
 
 static int unit_matches(const struct plan_unit *u, const char *what)
 {
@@ -76,12 +59,13 @@ int cmd_explain(int argc, char **argv)
 		error_errno("cannot read '%s'", makefile);
 		goto out;
 	}
-	spec_path = header_field(text, " from ", "; do not edit.");
-	cache_dir = cache_opt ? xstrdup(cache_opt) : header_field(text, "# cache ", NULL);
-	out_dir = header_field(text, "# out   ", NULL);
-	if (!spec_path || !cache_dir || !out_dir) {
+	if (makefile_read_header(text, &spec_path, &cache_dir, &out_dir)) {
 		error("'%s' is not a Makefile kwarm gen wrote", makefile);
 		goto out;
+	}
+	if (cache_opt) {
+		free(cache_dir);
+		cache_dir = xstrdup(cache_opt);
 	}
 	if (spec_load(&spec, spec_path))
 		goto out;

@@ -1,4 +1,5 @@
-/* makefile: the plan written as a GNU Makefile (see CONTRACT.md). */
+/* makefile: the plan written as a GNU Makefile (see CONTRACT.md), and the
+ * folders its header names read back (kwarm explain). */
 #ifndef KWARM_MAKEFILE_H
 #define KWARM_MAKEFILE_H
 
@@ -27,6 +28,11 @@ int makefile_check(const struct plan *plan, const struct makefile_options *opts)
  * stale) into inputs (sink.h). */
 void makefile_write(const struct plan *plan, const struct makefile_options *opts,
 		    struct sink *out, struct sink *inputs);
+
+/* The spec, cache and out folders that the header of text, a Makefile
+ * makefile_write wrote, names (caller frees each); 0, or -1 when text is not
+ * such a Makefile. */
+int makefile_read_header(const char *text, char **spec, char **cache, char **out);
 
 /* Appended to the Makefile's path: its watch list (inputs.h). */
 #define MAKEFILE_INPUTS_SUFFIX ".inputs"
