@@ -137,10 +137,7 @@ static int check_unit_paths(const struct plan_unit *u)
  * to expand or a $(call) adds to it (100k units are 200k names). */
 static void add_unit_target(struct buf *b, const struct plan *plan, const struct plan_unit *u)
 {
-	buf_adds(b, plan->cache_dir);
-	buf_adds(b, "/" CACHE_UNITS_DIR "/");
-	cache_add_unit_name(b, u->key);
-	buf_adds(b, CACHE_ENTRY_SUFFIX);
+	cache_add_unit_path(b, plan->cache_dir, u->key, CACHE_ENTRY_SUFFIX);
 }
 
 /* A path under the out folder as $(KW_OUT)/..., else as it is (a target when

@@ -697,7 +697,7 @@ int compile_job_run(struct compile_job *o, int *cached)
 	} else {
 		/* A corrupt entry is a miss: compile it again, now. */
 		if (state < 0) {
-			mpath = cache_unit_path(&cache, o->key, ".m");
+			mpath = cache_unit_path(&cache, o->key, CACHE_ENTRY_SUFFIX);
 			warning("cache entry '%s' is corrupt: %s; compiling %s again", mpath, bad,
 				o->label);
 			free(mpath);

@@ -271,7 +271,7 @@ int cache_unit_get(const struct cache *c, const char *key, struct buf *data,
 		   const char **why, double *used)
 {
 	static const struct timespec now_atime[2] = { { 0, UTIME_NOW }, { 0, UTIME_OMIT } };
-	char *mpath = cache_unit_path(c, key, ".m"), *bytes = NULL;
+	char *mpath = cache_unit_path(c, key, CACHE_ENTRY_SUFFIX), *bytes = NULL;
 	int fd = open(mpath, O_RDONLY | O_CLOEXEC);
 	long long size;
 	struct stat st;
@@ -310,7 +310,7 @@ int cache_unit_check(const struct cache *c, const char *key, int report)
 	int ret = cache_unit_get(c, key, NULL, &why, NULL);
 
 	if (ret < 0 && report) {
-		char *mpath = cache_unit_path(c, key, ".m");
+		char *mpath = cache_unit_path(c, key, CACHE_ENTRY_SUFFIX);
 
 		error("cache entry '%s' is corrupt: %s", mpath, why);
 		free(mpath);
@@ -337,7 +337,7 @@ static void add_manifest(struct buf *b, const char *key, uint64_t size, const ch
 int cache_unit_store(const struct cache *c, const char *key, const char *tmp_path,
 		     const char *label, const char *extra, struct buf *why)
 {
-	char *mpath = cache_unit_path(c, key, ".m"), *dir = path_dirname(mpath);
+	char *mpath = cache_unit_path(c, key, CACHE_ENTRY_SUFFIX), *dir = path_dirname(mpath);
 	char hex[DIGEST_HEX_SIZE];
 	struct buf entry = BUF_INIT;
 	char *bytes = NULL;
@@ -397,7 +397,7 @@ int cache_unit_adopt_begin(const struct cache *c, const char *key, const char *t
 	/* Start writing it back now: the caller's work until finish overlaps it. */
 	os_start_writeback(a->fd);
 	a->tmp = xstrdup(tmp_path);
-	a->mpath = cache_unit_path(c, key, ".m");
+	a->mpath = cache_unit_path(c, key, CACHE_ENTRY_SUFFIX);
 	ret = 0;
 out:
 	buf_release(&man);
@@ -456,7 +456,7 @@ void cache_unit_adopt_abort(struct cache_adoption *a)
 
 int cache_unit_remove(const struct cache *c, const char *key)
 {
-	char *mpath = cache_unit_path(c, key, ".m");
+	char *mpath = cache_unit_path(c, key, CACHE_ENTRY_SUFFIX);
 	int ret = 0;
 
 	if (unlink(mpath) && errno != ENOENT)
@@ -475,7 +475,7 @@ int cache_unit_manifest(const char *dir, const char *key, struct buf *text)
 	size_t tlen;
 	int fd, ret = -1;
 
-	cache_add_unit_path(&path, dir, key, ".m");
+	cache_add_unit_path(&path, dir, key, CACHE_ENTRY_SUFFIX);
 	fd = open(path.s, O_RDONLY | O_CLOEXEC);
 	buf_release(&path);
 	/* An entry that cannot be opened is not one to choose: absent. */

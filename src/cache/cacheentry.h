@@ -34,8 +34,9 @@
 
 struct cache;
 
-/* Add the path of unit key's file in cache folder dir to b: suffix ".m" (the
- * entry), "" (the stem of its compile's temps). The one place that knows the fan-out. */
+/* Add the path of unit key's file in cache folder dir to b: suffix
+ * CACHE_ENTRY_SUFFIX (the entry), "" (the stem of its compile's temps). The
+ * one place that knows the fan-out. */
 void cache_add_unit_path(struct buf *b, const char *dir, const char *key, const char *suffix);
 /* The same as a string of c's (caller frees). */
 char *cache_unit_path(const struct cache *c, const char *key, const char *suffix);

@@ -157,7 +157,7 @@ static int remove_temp(const struct cache_temp *t)
  * 0 gone, -1 bad (reported). */
 static int check_unit(const struct cache *c, const struct cache_unit_entry *u)
 {
-	char *mpath = cache_unit_path(c, u->key, ".m");
+	char *mpath = cache_unit_path(c, u->key, CACHE_ENTRY_SUFFIX);
 	struct stat st;
 	int ret, have_st = !stat(mpath, &st);
 
@@ -229,7 +229,7 @@ static int by_last_use(const void *a, const void *b)
 /* The entry's last use now (a pack may have used it since the scan). */
 static double current_last_use(const struct cache *c, const struct cache_unit_entry *u)
 {
-	char *mpath = cache_unit_path(c, u->key, ".m");
+	char *mpath = cache_unit_path(c, u->key, CACHE_ENTRY_SUFFIX);
 	struct stat st;
 	double t = u->last_use;
 

@@ -285,7 +285,7 @@ int remote_fetch(struct remote *r, const struct cache *c, const char *key)
 	if (status == 200 && cache_entry_check(body.s ? body.s : "", body.len, key, &why) < 0) {
 		warn_once(r, "object '%.16s' is not a valid entry (%s); compiling it here", key, why);
 	} else if (status == 200) {
-		mpath = cache_unit_path(c, key, ".m");
+		mpath = cache_unit_path(c, key, CACHE_ENTRY_SUFFIX);
 		dir = path_dirname(mpath);
 		mkdir_p(dir);
 		/* A local failure to publish: the unit compiles, as without a remote. */
@@ -320,7 +320,7 @@ int remote_upload(struct remote *r, const struct cache *c, const char *key)
 		return 0;
 	/* Exactly the entry as published, checked again: a remote never gets
 	 * what the local checks would refuse. */
-	mpath = cache_unit_path(c, key, ".m");
+	mpath = cache_unit_path(c, key, CACHE_ENTRY_SUFFIX);
 	if (!read_file_all(mpath, &bytes, &len) && cache_entry_check(bytes, len, key, &why) >= 0) {
 		ret = ask(r, "PUT", key, bytes, len, &answer, 299) < 0 ? -1 : 0;
 		if (ret) {

@@ -205,7 +205,7 @@ chosen:
 	if (!got && appear) {
 		struct buf b = BUF_INIT;
 
-		cache_add_unit_path(&b, cache_dir, chosen, ".m");
+		cache_add_unit_path(&b, cache_dir, chosen, CACHE_ENTRY_SUFFIX);
 		strvec_push_nodup(appear, buf_detach(&b));
 	}
 out:

@@ -351,7 +351,7 @@ static int goal_entries(const struct runstate *rs, const char *cache_dir, const 
 			if (!pick)
 				continue;
 			buf_reset(&m);
-			cache_add_unit_path(&m, cache_dir, u->key, ".m");
+			cache_add_unit_path(&m, cache_dir, u->key, CACHE_ENTRY_SUFFIX);
 			if (claim)
 				(void)utimensat(AT_FDCWD, m.s, now_atime, 0);
 			else if (access(m.s, F_OK))

@@ -118,7 +118,7 @@ static int entry_time(struct buf *m, const char *cache_dir, const char *key,
 	struct stat st;
 
 	buf_reset(m);
-	cache_add_unit_path(m, cache_dir, key, ".m");
+	cache_add_unit_path(m, cache_dir, key, CACHE_ENTRY_SUFFIX);
 	if (stat(m->s, &st))
 		return -1;
 	*t = st.st_mtim;
