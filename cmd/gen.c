@@ -1,4 +1,4 @@
-/* kwarm gen: spec -> plan -> Makefile (and the callable descriptions it names). */
+/* kwarm gen: spec -> plan -> the Makefile and the files beside it (gen/output.h). */
 #include "commands.h"
 #include "report/annotate.h"
 #include "cache/cache.h"

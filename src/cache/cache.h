@@ -8,7 +8,12 @@
  *   entries.lock              the per-entry locks: entry <key> is an fcntl OFD write lock
  *                             on one byte of this file, at its key's first 15 hex digits
  *   tools/                    compiler identities, reused while a compiler's stat holds
+ *                             (their memo: toolid.c)
  *   tmp/                      probes of whether the cache can be written
+ *   reads/<k0>/<base>         the entry last compiled for a base key (reads.h)
+ *   events.log, events.lock   what each step did with the cache (cachelog.c)
+ *   durations.log, durations.lock
+ *                             how long each unit took to compile (durations.c)
  *
  * An entry is one file, so that one fsync and one rename publish it (files are
  * costly to create on some filesystems, and a compile is short):
