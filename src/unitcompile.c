@@ -51,7 +51,7 @@ static int compile_job_complete(struct compile_job *o, char **bad)
 	struct buf classes = BUF_INIT;
 
 	if (o->owner_list)
-		strvec_split_at(&o->owners, o->owner_list, ',');
+		planfile_split_owners(&o->owners, o->owner_list);
 	if (!o->label) {
 		int found = planfile_lookup(o->plan, o->key, &o->found);
 

@@ -4,6 +4,7 @@
 #include "hashmap.h"
 #include "pack/layout.h"
 #include "plan/packdesc.h"
+#include "plan/planfile.h"
 #include "path.h"
 #include "cache/store.h"
 #include "util.h"
@@ -309,7 +310,7 @@ void plan_unit_words(const struct plan *plan, const struct plan_unit *u, struct 
 {
 	words->nr = 0;
 	buf_reset(&words->owners);
-	strvec_join(&words->owners, &u->owners, ",");
+	planfile_add_owners(&words->owners, &u->owners);
 	push_option(words, "--cache", plan->cache_dir);
 	push_option(words, "--root", plan->spec->root);
 	push_option(words, "--platform", plan->spec->platform);

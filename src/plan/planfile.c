@@ -88,7 +88,7 @@ void planfile_add_unit(struct planfile_writer *w, const char *key, const struct 
 	buf_adds(b, "unit ");
 	buf_adds(b, key);
 	buf_addch(b, ' ');
-	strvec_join(b, owners, ",");
+	planfile_add_owners(b, owners);
 	buf_addch(b, ' ');
 	add_text(b, id, 1);
 	buf_addch(b, '\t');
@@ -187,6 +187,16 @@ static int take_key(char *dst, const char *p)
 	return 0;
 }
 
+void planfile_add_owners(struct buf *b, const struct strvec *owners)
+{
+	strvec_join(b, owners, ",");
+}
+
+void planfile_split_owners(struct strvec *owners, const char *s)
+{
+	strvec_split_at(owners, s, ',');
+}
+
 /* "<key> <owners> <id>\t<label>" (after "unit ") into u. */
 static int parse_unit(char *line, struct unitlist_unit *u)
 {
@@ -198,7 +208,7 @@ static int parse_unit(char *line, struct unitlist_unit *u)
 		return -1;
 	*sp = '\0';
 	*tab = '\0';
-	strvec_split_at(&u->owners, line + 65, ',');
+	planfile_split_owners(&u->owners, line + 65);
 	u->id = xstrdup(sp + 1);
 	u->label = xstrdup(tab + 1);
 	return 0;

@@ -26,8 +26,9 @@
  *
  * Words, ids and labels are one line each (newlines become '?'; in ids and
  * labels tabs too): they come from spec names and paths. The owners list is a
- * strvec in memory, joined and split only where it is written down: here, on
- * a unit's --owners, in the run's events (events.h).
+ * strvec in memory, joined and split only by planfile_add_owners and
+ * planfile_split_owners wherever it is written down: here, on a unit's
+ * --owners, in the run's events (events.h).
  */
 #ifndef KWARM_PLANFILE_H
 #define KWARM_PLANFILE_H
@@ -79,6 +80,11 @@ void planfile_add_record(struct planfile_writer *w, const char *key, const char 
 void planfile_end_pack(struct planfile_writer *w, struct planfile_ref *ref);
 /* Write the index and the header: the file is whole in out. */
 void planfile_finish(struct planfile_writer *w);
+
+/* A unit's owners (its classes) as every file that writes them down spells
+ * them, "A,B": added to b, and split into owners (added to it). */
+void planfile_add_owners(struct buf *b, const struct strvec *owners);
+void planfile_split_owners(struct strvec *owners, const char *s);
 
 /* A unit of the list. */
 struct unitlist_unit {

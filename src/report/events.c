@@ -2,6 +2,7 @@
 #include "buf.h"
 #include "logappend.h"
 #include "path.h"
+#include "plan/planfile.h"
 #include "util.h"
 
 #include <stdlib.h>
@@ -15,7 +16,7 @@ void events_append(const char *run_dir, const struct event *ev)
 	if (ev->kind == EVENT_UNIT || ev->kind == EVENT_PACK) {
 		buf_addf(&b, "%s %s %s %.3f ", ev->kind == EVENT_UNIT ? "unit" : "pack", ev->key,
 			 ev->status, ev->seconds);
-		strvec_join(&b, ev->owners, ",");
+		planfile_add_owners(&b, ev->owners);
 		if (ev->kind == EVENT_UNIT)
 			buf_addf(&b, " %s", ev->label);
 		buf_addch(&b, '\n');
@@ -67,7 +68,7 @@ static int parse(char *line, struct event *ev, struct strvec *owners)
 	ev->status = f[2];
 	ev->seconds = strtod(f[3], NULL);
 	strvec_clear(owners);
-	strvec_split_at(owners, f[4], ',');
+	planfile_split_owners(owners, f[4]);
 	ev->owners = owners;
 	return 0;
 }
