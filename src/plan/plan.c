@@ -269,15 +269,11 @@ static int plan_callable(struct planner *p, const struct spec_class *cls,
 	}
 	free(id_prefix);
 	describe(pc);
-	if (sc->name) {
+	if (sc->name)
 		pc->out_path = xstrfmt("%s/%s/%s.callable", p->plan->out_dir, cls->name, sc->name);
-		pc->stamp_path = xstrfmt("%s/.kwarm/stamps/%s/%s.callable/%s",
-					 p->plan->out_dir, cls->name, sc->name, pc->ckey);
-	} else {
+	else
 		pc->out_path = xstrfmt("%s/%s.callable", p->plan->out_dir, cls->name);
-		pc->stamp_path = xstrfmt("%s/.kwarm/stamps/%s.callable/%s", p->plan->out_dir,
-					 cls->name, pc->ckey);
-	}
+	pc->stamp_path = planfile_stamp_path(p->plan->out_dir, pc->out_path, pc->ckey);
 	return 0;
 }
 

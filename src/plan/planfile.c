@@ -187,6 +187,25 @@ static int take_key(char *dst, const char *p)
 	return 0;
 }
 
+#define STAMPS "/.kwarm/stamps/"
+
+char *planfile_stamp_path(const char *out_dir, const char *out_path, const char *ckey)
+{
+	return xstrfmt("%s" STAMPS "%s/%s", out_dir, out_path + strlen(out_dir) + 1, ckey);
+}
+
+char *planfile_stamp_output(const char *stamp)
+{
+	const char *at = NULL, *p, *slash = strrchr(stamp, '/'), *rel;
+
+	for (p = stamp; (p = strstr(p, STAMPS)); p++)
+		at = p;
+	rel = at ? at + strlen(STAMPS) : NULL;
+	if (!at || slash <= rel)
+		return NULL;
+	return xstrfmt("%.*s/%.*s", (int)(at - stamp), stamp, (int)(slash - rel), rel);
+}
+
 void planfile_add_owners(struct buf *b, const struct strvec *owners)
 {
 	strvec_join(b, owners, ",");

@@ -18,7 +18,9 @@
  *                                                report options
  *   the unit list, at <list at>:
  *     class <name>                               spec order
- *     callable <ckey> <class> <stamp path>       spec order
+ *     callable <ckey> <class> <stamp path>       spec order; the stamp path
+ *                                                OUT/.kwarm/stamps/<output
+ *                                                below OUT>/<ckey>
  *     unit <key> <owner,owner...> <id>\t<label>  plan order
  *   the index, at <index at>:
  *     <key> <offset, 10 digits>\n                76 bytes each, sorted by key:
@@ -80,6 +82,13 @@ void planfile_add_record(struct planfile_writer *w, const char *key, const char 
 void planfile_end_pack(struct planfile_writer *w, struct planfile_ref *ref);
 /* Write the index and the header: the file is whole in out. */
 void planfile_finish(struct planfile_writer *w);
+
+/* The stamp path of callable ckey whose output is out_path, below out_dir
+ * (caller frees). */
+char *planfile_stamp_path(const char *out_dir, const char *out_path, const char *ckey);
+/* The output a stamp path stands for (caller frees), or NULL when stamp is
+ * not one. */
+char *planfile_stamp_output(const char *stamp);
 
 /* A unit's owners (its classes) as every file that writes them down spells
  * them, "A,B": added to b, and split into owners (added to it). */

@@ -63,24 +63,17 @@ static int write_cursor(int fd, off_t at)
 	       (ssize_t)strlen(text) ? 0 : -1;
 }
 
-/* Whether the output of a callable whose stamp is at stamp is there: the
- * stamp is OUT/.kwarm/stamps/<output below OUT>/<ckey> (plan.h). A removed
- * output, or a folder in its place, is packed again even with its stamp
- * there (the Makefile's forced rule): not settled before. */
+/* Whether the output of a callable whose stamp is at stamp is there. A
+ * removed output, or a folder in its place, is packed again even with its
+ * stamp there (the Makefile's forced rule): not settled before. */
 static int output_there(const char *stamp)
 {
-	static const char mid[] = "/.kwarm/stamps/";
-	const char *at = NULL, *p, *slash = strrchr(stamp, '/');
+	char *out = planfile_stamp_output(stamp);
 	struct stat st;
-	char *out;
 	int there;
 
-	for (p = stamp; (p = strstr(p, mid)); p++)
-		at = p;
-	if (!at || slash <= at + strlen(mid))
+	if (!out)
 		return 1;	/* not a stamp of the plan's: its stamp tells */
-	out = xstrfmt("%.*s/%.*s", (int)(at - stamp), stamp,
-		      (int)(slash - (at + strlen(mid))), at + strlen(mid));
 	there = !stat(out, &st) && !S_ISDIR(st.st_mode);	/* a folder is no output */
 	free(out);
 	return there;
