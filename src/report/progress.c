@@ -53,7 +53,7 @@ static int closing_step(struct runstate *rs, int failed, int over, int keep_goin
 	/* First what is known without a look at the run's folder. */
 	if (keep_going && !over)
 		return 0;
-	if (!failed && !runstate_marked(rs, "failed"))
+	if (!failed && !runstate_marked(rs, SETTLE_FAILED_FILE))
 		return 0;
 	if (!keep_going)
 		return failed;
@@ -72,7 +72,7 @@ static int rewrites_summary(struct runstate *rs, int made, int failed, int over,
 			    int keep_going)
 {
 	return made > 0 || (made < 0 && runstate_note(rs, "summary", "")) || failed || over ||
-	       (!keep_going && runstate_marked(rs, "failed"));
+	       (!keep_going && runstate_marked(rs, SETTLE_FAILED_FILE));
 }
 
 /* Under the lock: the unit's progress line. */

@@ -26,7 +26,7 @@
 
 void settle_note_failed(const struct runstate *rs, const struct strvec *owners)
 {
-	char *path = path_join(rs->dir, "failed");
+	char *path = path_join(rs->dir, SETTLE_FAILED_FILE);
 	struct buf b = BUF_INIT;
 
 	for (size_t i = 0; i < owners->nr; i++)
@@ -39,7 +39,7 @@ void settle_note_failed(const struct runstate *rs, const struct strvec *owners)
 
 void settle_failed_classes(const struct runstate *rs, struct strvec *out)
 {
-	char *path = path_join(rs->dir, "failed"), *text, *line, *nl;
+	char *path = path_join(rs->dir, SETTLE_FAILED_FILE), *text, *line, *nl;
 	size_t len;
 
 	if (!read_file_all(path, &text, &len)) {

@@ -30,6 +30,9 @@
 #include "report/runstate.h"
 #include "strvec.h"
 
+/* The run folder's file that is there once a step of the run failed. */
+#define SETTLE_FAILED_FILE "failed"
+
 /* Under the lock: note that the classes owners failed in rs's run. */
 void settle_note_failed(const struct runstate *rs, const struct strvec *owners);
 /* Under the lock: push the classes noted failed in rs's run onto out. */
