@@ -138,6 +138,26 @@ static double live_run_zero(const struct runstate *rs)
 	return zero;
 }
 
+void runstate_other_run(const struct runstate *rs, const char *tag, char **units,
+			double *start)
+{
+	char *p = xstrfmt("%s/run/%s/units", rs->kw_dir, tag), *text;
+	size_t len;
+	double zero;
+
+	*units = NULL;
+	if (!read_file_all(p, &text, &len)) {
+		if (len && text[len - 1] == '\n')
+			text[len - 1] = '\0';
+		*units = text;
+	}
+	free(p);
+	p = xstrfmt("%s/run/%s/start", rs->kw_dir, tag);
+	if (read_start(p, start, &zero))
+		*start = 0;
+	free(p);
+}
+
 /* Empty, or naming kw_dir and units when they are given. */
 static void init(struct runstate *rs, const char *kw_dir, const char *units)
 {

@@ -71,6 +71,11 @@ void runstate_open(struct runstate *rs, const char *kw_dir, const char *units);
 void runstate_open_last(struct runstate *rs, const char *kw_dir, const char *units);
 /* Push the tags of the other runs whose folders are in KW_DIR/run. */
 void runstate_other_runs(const struct runstate *rs, struct strvec *tags);
+/* What the folder of run tag (one of runstate_other_runs) records: the path
+ * of its plan (caller frees; NULL when unknown) and its start (0 when
+ * unknown). */
+void runstate_other_run(const struct runstate *rs, const char *tag, char **units,
+			double *start);
 /* Give back the slot and free rs. */
 void runstate_release(struct runstate *rs);
 /* Take the lowest free job slot (rs->slot, -1 when none could be taken). */

@@ -189,29 +189,18 @@ static void add_other_runs(struct tally *t, const struct runstate *rs)
 	strvec_push(&paths, rs->units);
 	runstate_other_runs(rs, &others);
 	for (size_t i = 0; i < others.nr; i++) {
-		char *p = xstrfmt("%s/run/%s/units", rs->kw_dir, others.v[i]), *text;
-		size_t len;
+		char *units;
 		double s;
 
-		if (!read_file_all(p, &text, &len)) {
-			if (len && text[len - 1] == '\n')
-				text[len - 1] = '\0';
-			if (text[0] && strvec_find(&paths, text) < 0)
-				strvec_push(&paths, text);
-			free(text);
-		}
-		free(p);
+		runstate_other_run(rs, others.v[i], &units, &s);
+		if (units && units[0] && strvec_find(&paths, units) < 0)
+			strvec_push(&paths, units);
+		free(units);
 		if (!strchr(others.v[i], '@'))
 			continue;
 		strvec_push(&t->runs, others.v[i]);
-		p = xstrfmt("%s/run/%s/start", rs->kw_dir, others.v[i]);
-		if (!read_file_all(p, &text, &len)) {
-			s = strtod(text, NULL);
-			if (s > 0 && s < t->started)
-				t->started = s;
-			free(text);
-		}
-		free(p);
+		if (s > 0 && s < t->started)
+			t->started = s;
 	}
 	qsort(t->runs.v, t->runs.nr, sizeof(*t->runs.v), strvec_cmp);
 	/* Sorted: the same order whichever run writes. */
