@@ -4,6 +4,19 @@
  * compiler, and a warm run must start no process at all. What the driver finds
  * beyond its own binary (cc1plus, the system headers outside the -I list) is
  * not covered; a toolchain update replaces the driver too in practice.
+ *
+ * The identity memo shared by processes (one compile step each), one file per
+ * tool under cc->tool_memo_dir (CACHE/tools), named by the SHA-256 of the
+ * resolved path:
+ *
+ *   kwarm-toolid-memo 2
+ *   <dev> <ino> <size> <mtime_ns> <ctime_ns>
+ *   <identity hex>
+ *   <realpath: the file exec runs>
+ *
+ * It is trusted only while stat() of the tool still gives that stamp, as the
+ * in-process memo is; a tool replaced by a package update has a new inode.
+ * The realpath saves a compile step resolving the links again for its name.
  */
 #include "key/toolid.h"
 #include "buf.h"
@@ -58,19 +71,6 @@ static struct tool_memo *resolve(struct closure_cache *cc, const char *program)
 	return memo;
 }
 
-/*
- * The identity memo shared by processes (one compile step each), one file per
- * tool under cc->tool_memo_dir, named by the SHA-256 of the resolved path:
- *
- *   kwarm-toolid-memo 2
- *   <dev> <ino> <size> <mtime_ns> <ctime_ns>
- *   <identity hex>
- *   <realpath: the file exec runs>
- *
- * It is trusted only while stat() of the tool still gives that stamp, as the
- * in-process memo is; a tool replaced by a package update has a new inode.
- * The realpath saves a compile step resolving the links again for its name.
- */
 static char *memo_path(const struct closure_cache *cc, const char *path)
 {
 	char name[DIGEST_HEX_SIZE];
