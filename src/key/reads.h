@@ -46,7 +46,7 @@ void reads_point(const char *cache_dir, const char *base, const char *key);
  * per file of listed (paths as the compiler named them, relative to root) that
  * the closure does not hold, in path order. 0, or -1 after reporting (a file
  * that cannot be read, a path with a newline, or, with since (a file system
- * stamp taken before the compile, os_file_stamp_now), a file of the closure or
+ * stamp taken before the compile, os_file_stamp_at), a file of the closure or
  * of listed changed after it). */
 int reads_manifest_lines(struct closure_cache *cc, const char *root, const char *family,
 			 const struct strvec *listed, const struct closure *closure,
