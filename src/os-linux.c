@@ -1,6 +1,6 @@
 /* os-linux: os.h on Linux (OFD locks since 3.15, sync_file_range, glibc's
  * posix_spawn_file_actions_addchdir_np since 2.29, pipe2 and SOCK_CLOEXEC,
- * /proc). */
+ * getrandom, /dev/fd, /proc). */
 #include "os.h"
 #include "util.h"
 
