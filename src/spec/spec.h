@@ -1,7 +1,8 @@
 /* spec: the YAML spec (CONTRACT.md, version 1) loaded into a typed tree.
  *
- * The only module that includes <yaml.h>. Every node keeps its position so that
- * later stages can report "FILE:LINE:COL: message". spec_load() checks every rule
+ * With yamltree (its generic layer), the only code that includes <yaml.h>.
+ * Every node keeps its position so that later stages can report
+ * "FILE:LINE:COL: message". spec_load() checks every rule
  * of the contract (types, required/unknown/duplicate keys, limits, charsets,
  * $VAR expansion, include dirs, source existence, alias expansion limits) and
  * reports the first error exactly once. */
