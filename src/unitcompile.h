@@ -9,8 +9,9 @@
  * cached under a stale key), and the result is published by rename. When the
  * cache cannot take it (unusable, no locks, its disk full, read-only, not
  * writable), the unit compiles into the private store instead: one warning
- * per make run, the reason noted in the run's reports, and no error line or
- * compiler output from the attempt that the private compile made good. */
+ * per make run (its marker: warned.<run tag> in the private store), the
+ * reason noted in the run's reports, and no error line or compiler output
+ * from the attempt that the private compile made good. */
 #ifndef KWARM_UNITCOMPILE_H
 #define KWARM_UNITCOMPILE_H
 
