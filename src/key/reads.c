@@ -16,9 +16,15 @@
 
 #define READS_MAGIC "kwarm-reads 1\n"
 
+/* Fanned out as the entries are (cacheentry.h). */
 static char *pointer_path(const char *cache_dir, const char *base)
 {
-	return xstrfmt("%s/reads/%.1s/%s", cache_dir, base, base);
+	struct buf b = BUF_INIT;
+
+	buf_adds(&b, cache_dir);
+	buf_adds(&b, "/reads/");
+	cache_add_unit_name(&b, base);
+	return buf_detach(&b);
 }
 
 int reads_match(struct closure_cache *cc, const char *root, const struct strvec *reads,
