@@ -1,8 +1,10 @@
 #include "cache/cacheentry.h"
 #include "cache/cache.h"
 #include "os.h"
+#include "path.h"
 #include "util.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +20,39 @@ void cache_add_unit_name(struct buf *b, const char *key)
 	buf_add(b, key, *key ? 1 : 0);
 	buf_addch(b, '/');
 	buf_adds(b, key);
+}
+
+int cache_for_each_unit_name(const char *dir, cache_unit_name_fn *fn, void *data)
+{
+	char *units = path_join(dir, CACHE_UNITS_DIR);
+	DIR *top = opendir(units), *sub;
+	struct dirent *de, *e;
+	struct buf name = BUF_INIT;
+	int ret = top ? 0 : -1;
+
+	while (top && (de = readdir(top))) {
+		if (de->d_name[0] == '.')
+			continue;
+		buf_reset(&name);
+		buf_addf(&name, "%s/%s", units, de->d_name);
+		sub = opendir(name.s);
+		if (!sub) {
+			if (errno != ENOTDIR)
+				ret = -1;
+			continue;
+		}
+		while ((e = readdir(sub))) {
+			buf_reset(&name);
+			buf_addf(&name, "%s/%s", de->d_name, e->d_name);
+			fn(name.s, data);
+		}
+		closedir(sub);
+	}
+	if (top)
+		closedir(top);
+	buf_release(&name);
+	free(units);
+	return ret;
 }
 
 void cache_add_unit_path(struct buf *b, const char *dir, const char *key, const char *suffix)

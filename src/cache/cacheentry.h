@@ -43,6 +43,11 @@ char *cache_unit_path(const struct cache *c, const char *key, const char *suffix
 /* Add "<k0>/<key>", unit key's place under units/ without a suffix, to b: the
  * Makefile names many entries at once as units/ + this + CACHE_ENTRY_SUFFIX. */
 void cache_add_unit_name(struct buf *b, const char *key);
+/* Call fn with the name "<k0>/<file>" of every file in cache folder dir's
+ * units/<k0>/ folders: 0, or -1 when a folder could not be read (the names
+ * given then are not all). */
+typedef void cache_unit_name_fn(const char *name, void *data);
+int cache_for_each_unit_name(const char *dir, cache_unit_name_fn *fn, void *data);
 /* The key of an entry's file name "<64 hex>.m" into key: 1, or 0 when name is
  * not an entry's. */
 int cache_entry_name_key(const char *name, char key[DIGEST_HEX_SIZE]);

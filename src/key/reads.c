@@ -6,7 +6,6 @@
 #include "cache/publish.h"
 #include "util.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,37 +48,14 @@ int reads_match(struct closure_cache *cc, const char *root, const struct strvec 
 
 /* Every name under the cache's units/<k0>/ folders into cc->entries, whatever
  * it is: a name listed is never called absent. */
+static void add_entry(const char *name, void *entries)
+{
+	hashmap_put(entries, name, (void *)1);
+}
+
 static void list_entries(struct closure_cache *cc, const char *cache_dir)
 {
-	char *units = path_join(cache_dir, CACHE_UNITS_DIR);
-	DIR *top = opendir(units), *sub;
-	struct dirent *de, *e;
-
-	cc->entries_listed = top ? 1 : -1;
-	while (top && (de = readdir(top))) {
-		char *folder;
-
-		if (de->d_name[0] == '.')
-			continue;
-		folder = path_join(units, de->d_name);
-		sub = opendir(folder);
-		free(folder);
-		if (!sub) {
-			if (errno != ENOTDIR)
-				cc->entries_listed = -1;
-			continue;
-		}
-		while ((e = readdir(sub))) {
-			char *name = xstrfmt("%s/%s", de->d_name, e->d_name);
-
-			hashmap_put(&cc->entries, name, (void *)1);
-			free(name);
-		}
-		closedir(sub);
-	}
-	if (top)
-		closedir(top);
-	free(units);
+	cc->entries_listed = cache_for_each_unit_name(cache_dir, add_entry, &cc->entries) ? -1 : 1;
 }
 
 /* In gen's snapshot one listing of the cache's entries tells an entry never
