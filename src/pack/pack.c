@@ -3,6 +3,7 @@
 #include "report/runid.h"
 #include "pack/layout.h"
 #include "plan/packdesc.h"
+#include "plan/planfile.h"
 #include "path.h"
 #include "strvec.h"
 #include "cache/publish.h"
@@ -19,15 +20,15 @@
 /* Remove the file in the place of dir or of a folder above it up to
  * OUT/.kwarm (kwarm makes only folders there: a hand or a crash left it), so
  * that mkdir_p can make dir. OUT itself is a folder: pack_run made it. */
-static void remove_file_in_way(const char *dir)
+static void remove_file_in_way(const char *dir, const char *stamp_path)
 {
-	const char *top = strstr(dir, "/.kwarm/");
+	ssize_t out_len = planfile_stamp_out_len(stamp_path);
 	char *p = xstrdup(dir), *slash;
 	struct stat st;
 
-	while (top && lstat(p, &st) && (slash = strrchr(p, '/')) && slash > p + (top - dir))
+	while (out_len >= 0 && lstat(p, &st) && (slash = strrchr(p, '/')) && slash > p + out_len)
 		*slash = '\0';
-	if (top && !lstat(p, &st) && !S_ISDIR(st.st_mode))
+	if (out_len >= 0 && !lstat(p, &st) && !S_ISDIR(st.st_mode))
 		(void)unlink(p);
 	free(p);
 }
@@ -44,7 +45,7 @@ static int remove_stamps(const char *stamp_path)
 	int ret = 0;
 
 	if (!d && errno == ENOTDIR) {
-		remove_file_in_way(dir);
+		remove_file_in_way(dir, stamp_path);
 		errno = ENOENT;
 	}
 	/* No folder yet: the output's first pack, nothing to remove. */

@@ -194,16 +194,23 @@ char *planfile_stamp_path(const char *out_dir, const char *out_path, const char 
 	return xstrfmt("%s" STAMPS "%s/%s", out_dir, out_path + strlen(out_dir) + 1, ckey);
 }
 
-char *planfile_stamp_output(const char *stamp)
+ssize_t planfile_stamp_out_len(const char *stamp)
 {
-	const char *at = NULL, *p, *slash = strrchr(stamp, '/'), *rel;
+	const char *at = NULL, *p;
 
 	for (p = stamp; (p = strstr(p, STAMPS)); p++)
 		at = p;
-	rel = at ? at + strlen(STAMPS) : NULL;
-	if (!at || slash <= rel)
+	return at ? at - stamp : -1;
+}
+
+char *planfile_stamp_output(const char *stamp)
+{
+	ssize_t out_len = planfile_stamp_out_len(stamp);
+	const char *slash = strrchr(stamp, '/'), *rel = stamp + out_len + strlen(STAMPS);
+
+	if (out_len < 0 || slash <= rel)
 		return NULL;
-	return xstrfmt("%.*s/%.*s", (int)(at - stamp), stamp, (int)(slash - rel), rel);
+	return xstrfmt("%.*s/%.*s", (int)out_len, stamp, (int)(slash - rel), rel);
 }
 
 void planfile_add_owners(struct buf *b, const struct strvec *owners)

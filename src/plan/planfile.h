@@ -41,6 +41,7 @@
 #include "strvec.h"
 
 #include <stdint.h>
+#include <sys/types.h>
 
 /* Appended to the Makefile's path: the side file's path. */
 #define PLANFILE_SUFFIX ".plan"
@@ -89,6 +90,9 @@ char *planfile_stamp_path(const char *out_dir, const char *out_path, const char 
 /* The output a stamp path stands for (caller frees), or NULL when stamp is
  * not one. */
 char *planfile_stamp_output(const char *stamp);
+/* The length of the out_dir a stamp path is below, or -1 when stamp is not
+ * one (its stamps folder is out_dir's .kwarm/stamps/). */
+ssize_t planfile_stamp_out_len(const char *stamp);
 
 /* A unit's owners (its classes) as every file that writes them down spells
  * them, "A,B": added to b, and split into owners (added to it). */
