@@ -11,16 +11,6 @@
 #include <sys/file.h>
 #include <unistd.h>
 
-/* flock(fd, how), again after EINTR: 0, or -1. */
-static int lock_file(int fd, int how)
-{
-	int ret;
-
-	while ((ret = flock(fd, how)) && errno == EINTR)
-		;
-	return ret;
-}
-
 int logappend_line(const char *lockpath, const char *log, const char *line, off_t *end)
 {
 	/* Without a lock file (a read-only cache) the append fails as well. */
@@ -28,7 +18,7 @@ int logappend_line(const char *lockpath, const char *log, const char *line, off_
 	int fd, ret = -1, saved = 0;
 
 	if (lockfd >= 0)
-		(void)lock_file(lockfd, LOCK_SH);
+		(void)flock_retry(lockfd, LOCK_SH);
 	fd = open(log, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0666);
 	if (fd >= 0 && !write_all(fd, line, strlen(line))) {
 		ret = 0;
@@ -54,7 +44,7 @@ int logappend_compact(const char *lockpath, const char *log, int wait,
 	size_t len;
 
 	/* No lock file, or someone else compacting or appending: another time. */
-	if (lockfd < 0 || lock_file(lockfd, wait ? LOCK_EX : LOCK_EX | LOCK_NB))
+	if (lockfd < 0 || flock_retry(lockfd, wait ? LOCK_EX : LOCK_EX | LOCK_NB))
 		goto out;
 	if (read_file_all(log, &text, &len)) {
 		if (errno != ENOENT)

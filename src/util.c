@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -145,6 +146,15 @@ char *xstrfmt(const char *fmt, ...)
 int starts_with(const char *s, const char *prefix)
 {
 	return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+int flock_retry(int fd, int how)
+{
+	int ret;
+
+	while ((ret = flock(fd, how)) && errno == EINTR)
+		;
+	return ret;
 }
 
 int write_all(int fd, const void *buf, size_t len)

@@ -66,6 +66,8 @@ char *xstrvfmt(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0))
 int starts_with(const char *s, const char *prefix);
 /* Write all of buf to fd, retrying short writes and EINTR; 0 or -1 (errno set). */
 int write_all(int fd, const void *buf, size_t len);
+/* flock(fd, how), again after EINTR: 0, or -1 (errno set). */
+int flock_retry(int fd, int how);
 /* Create or truncate path and write data to it; 0 or -1 (errno set). */
 int write_file(const char *path, const void *data, size_t len);
 /* Read all of path into a malloc'd buffer (NUL-terminated); 0 or -1 with errno set. */

@@ -26,11 +26,10 @@ int runstate_lock(const struct runstate *rs)
 	free(path);
 	if (fd < 0)
 		return -1;
-	while (flock(fd, LOCK_EX))
-		if (errno != EINTR) {
-			close(fd);
-			return -1;
-		}
+	if (flock_retry(fd, LOCK_EX)) {
+		close(fd);
+		return -1;
+	}
 	return fd;
 }
 
