@@ -105,16 +105,6 @@ static int check_source(struct loader *ld, yaml_node_t *node, const char *source
 	return fail(ld, node, "source '%s' does not exist", source);
 }
 
-/* " (class X)" or " (class X, callable Y)" for the unit being loaded. */
-static char *unit_context(struct loader *ld)
-{
-	if (!ld->cls)
-		return xstrdup("");
-	if (ld->callable_name)
-		return xstrfmt(" (class %s, callable %s)", ld->cls->name, ld->callable_name);
-	return xstrfmt(" (class %s)", ld->cls->name);
-}
-
 static int expand_vars(struct loader *ld, yaml_node_t *node, const char *in,
 		       const char *what, char **out)
 {
@@ -163,13 +153,19 @@ static int expand_vars(struct loader *ld, yaml_node_t *node, const char *in,
 	return 0;
 }
 
-/* Include dirs of node that exist, $VAR-expanded, into out. With required, a
- * non-empty list of which none exists is an error. */
+/* Include dirs of node (the key of the owner kind 'name') that exist,
+ * $VAR-expanded, into out. With required, a non-empty list of which none
+ * exists is an error. */
 static int load_include_dirs(struct loader *ld, yaml_node_t *node, const char *key,
-			     const char *what, int required, struct strvec *out)
+			     const char *kind, const char *name, int required, struct strvec *out)
 {
 	struct strvec written = { 0 }, tried = { 0 };
 	struct buf list = BUF_INIT;
+	/* Messages name the unit being loaded: " (class X, callable Y)". */
+	char *what = ld->callable_name ? xstrfmt("%s of %s '%s' (class %s, callable %s)", key, kind,
+						 name, ld->cls->name, ld->callable_name)
+		   : ld->cls ? xstrfmt("%s of %s '%s' (class %s)", key, kind, name, ld->cls->name)
+		   : xstrfmt("%s of %s '%s'", key, kind, name);
 	int ret = -1;
 
 	strvec_init(&written);
@@ -202,6 +198,7 @@ done:
 	strvec_release(&written);
 	strvec_release(&tried);
 	buf_release(&list);
+	free(what);
 	return ret;
 }
 
@@ -244,7 +241,7 @@ static int load_toolchain(struct loader *ld, yaml_node_t *node, const char *role
 		FIELD("launcher", 0), FIELD("link", 0), FIELD("extract", 0), FIELD("deps", 0),
 		FIELD("env", 0),
 	};
-	char *where, *ctx, *what;
+	char *where;
 	int ret;
 
 	toolchain_init(tc, role, node, ld->spec->file);
@@ -257,15 +254,9 @@ static int load_toolchain(struct loader *ld, yaml_node_t *node, const char *role
 		return -1;
 	if (f[1].value && yamltree_strings(&ld->tree, f[1].value, "flags", 0, &tc->flags))
 		return -1;
-	if (f[2].value) {
-		ctx = unit_context(ld);
-		what = xstrfmt("include_dirs of toolchain '%s'%s", role, ctx);
-		ret = load_include_dirs(ld, f[2].value, "include_dirs", what, 0, &tc->include_dirs);
-		free(ctx);
-		free(what);
-		if (ret)
-			return -1;
-	}
+	if (f[2].value && load_include_dirs(ld, f[2].value, "include_dirs", "toolchain", role, 0,
+					    &tc->include_dirs))
+		return -1;
 	if (f[3].value) {
 		if (!orchestration)
 			return fail(ld, f[3].key_node,
@@ -489,16 +480,9 @@ static int load_incore(struct loader *ld, yaml_node_t *node, struct spec_callabl
 	in->core_type = xstrdup(core_type);
 	if (f[4].value && get_signature(ld, f[4].value, SPEC_CORE_SIG_MAX, &in->sig, &in->sig_count))
 		return -1;
-	if (f[5].value) {
-		char *ctx = unit_context(ld);
-		char *what = xstrfmt("extra_include_dirs of incore '%s'%s", in->name, ctx);
-		int ret = load_include_dirs(ld, f[5].value, "extra_include_dirs", what, 1,
-					    &in->extra_include_dirs);
-
-		free(ctx);
-		free(what);
-		return ret;
-	}
+	if (f[5].value)
+		return load_include_dirs(ld, f[5].value, "extra_include_dirs", "incore", in->name, 1,
+					 &in->extra_include_dirs);
 	return 0;
 }
 
