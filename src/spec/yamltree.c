@@ -608,17 +608,13 @@ int yamltree_strings(struct yamltree *t, yaml_node_t *node, const char *key,
 	for (yaml_node_item_t *it = node->data.sequence.items.start;
 	     it < node->data.sequence.items.top; it++) {
 		yaml_node_t *item = yamltree_node(t, *it);
+		const char *s;
 
 		if (!yamltree_is_string(item))
 			return yamltree_error(t, item, "'%s' must be %s of strings", key, what);
-		if (control_char(yamltree_text(item))) {
-			char *name = xstrfmt("'%s'", key);
-			int ret = control_error(t, item, name);
-
-			free(name);
-			return ret;
-		}
-		strvec_push(out, yamltree_text(item));
+		if (yamltree_string(t, item, key, 0, &s))
+			return -1;
+		strvec_push(out, s);
 	}
 	return 0;
 }
