@@ -204,6 +204,13 @@ done:
 
 /* Toolchains */
 
+static void set_pos(struct spec_pos *pos, const char *file, const yaml_node_t *node)
+{
+	pos->file = file;
+	pos->line = (int)node->start_mark.line + 1;
+	pos->col = (int)node->start_mark.column + 1;
+}
+
 static void toolchain_init(struct spec_toolchain *tc, const char *role, const yaml_node_t *node,
 			   const char *file)
 {
@@ -216,9 +223,7 @@ static void toolchain_init(struct spec_toolchain *tc, const char *role, const ya
 	strvec_init(&tc->link);
 	strvec_init(&tc->env);
 	tc->deps = -1;
-	tc->pos.file = file;
-	tc->pos.line = (int)node->start_mark.line + 1;
-	tc->pos.col = (int)node->start_mark.column + 1;
+	set_pos(&tc->pos, file, node);
 }
 
 static void toolchain_release(struct spec_toolchain *tc)
@@ -400,13 +405,6 @@ static int resolve_core_type(struct loader *ld, yaml_node_t *node, const char *n
 }
 
 /* Classes and callables */
-
-static void set_pos(struct spec_pos *pos, const char *file, const yaml_node_t *node)
-{
-	pos->file = file;
-	pos->line = (int)node->start_mark.line + 1;
-	pos->col = (int)node->start_mark.column + 1;
-}
 
 static int check_name_len(struct loader *ld, yaml_node_t *node, const char *key, const char *s)
 {
