@@ -108,46 +108,42 @@ yaml_node_t *yamltree_node(struct yamltree *t, int id)
 	return node;
 }
 
-struct measure {
-	uint64_t *size;
-	unsigned char *state;	/* 0 unseen, 1 on the walk's path, 2 measured */
-};
-
-/* Size of node id with aliases expanded, into m->size[id]. */
-static int measure(struct yamltree *t, struct measure *m, int id, int depth)
+/* Size of node id with aliases expanded, into size[id]: 0 while unseen,
+ * MEASURING while on the walk's path. */
+#define MEASURING UINT64_MAX
+static int measure(struct yamltree *t, uint64_t *size, int id, int depth)
 {
 	yaml_node_t *node = yamltree_node(t, id);
 	uint64_t total = 1;
 
-	if (m->state[id] == 2)
-		return 0;
-	if (m->state[id] == 1)
+	if (size[id] == MEASURING)
 		return yamltree_error(t, node, "alias refers to a node that contains it");
+	if (size[id])
+		return 0;
 	if (depth > YAMLTREE_DEPTH_MAX)
 		return yamltree_error(t, node, "spec nests deeper than %d levels", YAMLTREE_DEPTH_MAX);
-	m->state[id] = 1;
+	size[id] = MEASURING;
 	if (node->type == YAML_SEQUENCE_NODE) {
 		for (yaml_node_item_t *it = node->data.sequence.items.start;
 		     it < node->data.sequence.items.top; it++) {
-			if (measure(t, m, *it, depth + 1))
+			if (measure(t, size, *it, depth + 1))
 				return -1;
-			total += m->size[*it];
+			total += size[*it];
 			if (total > YAMLTREE_EXPANDED_MAX)
 				goto bomb;
 		}
 	} else if (node->type == YAML_MAPPING_NODE) {
 		for (yaml_node_pair_t *p = node->data.mapping.pairs.start;
 		     p < node->data.mapping.pairs.top; p++) {
-			if (measure(t, m, p->key, depth + 1) ||
-			    measure(t, m, p->value, depth + 1))
+			if (measure(t, size, p->key, depth + 1) ||
+			    measure(t, size, p->value, depth + 1))
 				return -1;
-			total += m->size[p->key] + m->size[p->value];
+			total += size[p->key] + size[p->value];
 			if (total > YAMLTREE_EXPANDED_MAX)
 				goto bomb;
 		}
 	}
-	m->size[id] = total;
-	m->state[id] = 2;
+	size[id] = total;
 	return 0;
 bomb:
 	return yamltree_error(t, node, "spec expands to too many nodes (alias bomb?)");
@@ -388,8 +384,7 @@ int yamltree_load(struct yamltree *t, const char *file, yaml_node_t **root)
 {
 	yaml_parser_t parser;
 	yaml_document_t extra;
-	struct measure m;
-	size_t nr;
+	uint64_t *size;
 	int ret;
 
 	memset(t, 0, sizeof(*t));
@@ -423,12 +418,9 @@ int yamltree_load(struct yamltree *t, const char *file, yaml_node_t **root)
 	if (ret)
 		return ret;
 
-	nr = (size_t)(t->doc.nodes.top - t->doc.nodes.start);
-	m.size = xcalloc(nr + 1, sizeof(*m.size));
-	m.state = xcalloc(nr + 1, 1);
-	ret = measure(t, &m, 1, 0);
-	free(m.size);
-	free(m.state);
+	size = xcalloc((size_t)(t->doc.nodes.top - t->doc.nodes.start) + 1, sizeof(*size));
+	ret = measure(t, size, 1, 0);
+	free(size);
 	return ret;
 }
 
