@@ -394,26 +394,18 @@ int yamltree_load(struct yamltree *t, const char *file, yaml_node_t **root)
 	if (!yaml_parser_initialize(&parser))
 		return fail_at(t, 1, 1, "yaml: out of memory");
 	yaml_parser_set_input_string(&parser, (const unsigned char *)t->text, t->len);
-	if (build_document(t, &parser)) {
-		yaml_parser_delete(&parser);
-		return -1;
-	}
-	*root = yaml_document_get_root_node(&t->doc);
-	if (!*root) {
-		yaml_parser_delete(&parser);
-		return fail_at(t, 1, 1, "spec is empty");
-	}
+	ret = build_document(t, &parser);
+	if (!ret && !(*root = yaml_document_get_root_node(&t->doc)))
+		ret = fail_at(t, 1, 1, "spec is empty");
 	/* A second document would be silently ignored otherwise. */
-	if (!yaml_parser_load(&parser, &extra)) {
+	if (!ret && !yaml_parser_load(&parser, &extra))
 		ret = fail_parser(t, &parser);
-		yaml_parser_delete(&parser);
-		return ret;
+	else if (!ret) {
+		if (yaml_document_get_root_node(&extra))
+			ret = yamltree_error(t, yaml_document_get_root_node(&extra),
+					     "spec holds more than one document");
+		yaml_document_delete(&extra);
 	}
-	ret = 0;
-	if (yaml_document_get_root_node(&extra))
-		ret = yamltree_error(t, yaml_document_get_root_node(&extra),
-			   "spec holds more than one document");
-	yaml_document_delete(&extra);
 	yaml_parser_delete(&parser);
 	if (ret)
 		return ret;
@@ -505,12 +497,14 @@ static char *escaped(const char *s)
 	return buf_detach(&shown);
 }
 
-/* Report the control character in the string node, showing the value escaped. */
-static int control_error(struct yamltree *t, yaml_node_t *node, const char *what)
+/* Report the control character in the string node, showing the value escaped;
+ * what is named between quote characters. */
+static int control_error(struct yamltree *t, yaml_node_t *node, const char *quote,
+			 const char *what)
 {
 	char *shown = escaped(yamltree_text(node));
-	int ret = yamltree_error(t, node, "%s must not contain control characters: \"%s\"",
-				 what, shown);
+	int ret = yamltree_error(t, node, "%s%s%s must not contain control characters: \"%s\"",
+				 quote, what, quote, shown);
 
 	free(shown);
 	return ret;
@@ -530,18 +524,10 @@ static int key_error(struct yamltree *t, yaml_node_t *key, const char *what, con
 int yamltree_string(struct yamltree *t, yaml_node_t *node, const char *key,
 		      int nonempty, const char **out)
 {
-	int c;
-
 	if (!yamltree_is_string(node) || (nonempty && !*yamltree_text(node)))
 		return yamltree_error(t, node, "'%s' must be a %sstring", key, nonempty ? "non-empty " : "");
-	c = control_char(yamltree_text(node));
-	if (c) {
-		char *what = xstrfmt("'%s'", key);
-
-		c = control_error(t, node, what);
-		free(what);
-		return c;
-	}
+	if (control_char(yamltree_text(node)))
+		return control_error(t, node, "'", key);
 	*out = yamltree_text(node);
 	return 0;
 }
@@ -549,7 +535,7 @@ int yamltree_string(struct yamltree *t, yaml_node_t *node, const char *key,
 int yamltree_key_text(struct yamltree *t, yaml_node_t *key, const char **out)
 {
 	if (control_char(yamltree_text(key)))
-		return control_error(t, key, "keys");
+		return control_error(t, key, "", "keys");
 	*out = yamltree_text(key);
 	return 0;
 }
