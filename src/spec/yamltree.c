@@ -195,7 +195,6 @@ static yaml_char_t *mem_strdup(struct yamltree *t, const yaml_char_t *s, size_t 
 /* What building the first document from the parser's events needs. */
 struct builder {
 	struct yamltree *t;
-	yaml_parser_t *parser;
 	size_t nr_nodes, alloc_nodes;
 	int *kids;			/* the items of the open collections */
 	size_t nr_kids, alloc_kids;
@@ -204,13 +203,11 @@ struct builder {
 	struct hashmap anchors;		/* anchor -> node id */
 };
 
-/* A composer error, reported as the loader's would be. */
+/* A composer error, reported as the loader's would be (at an anchor or an
+ * alias, never a tab). */
 static int fail_composer(struct builder *b, const char *problem, yaml_mark_t mark)
 {
-	b->parser->error = YAML_COMPOSER_ERROR;
-	b->parser->problem = problem;
-	b->parser->problem_mark = mark;
-	return fail_parser(b->t, b->parser);
+	return fail_at(b->t, mark.line + 1, mark.column + 1, "yaml: %s", problem);
 }
 
 /* The tag the loader gives a node: the event's, or the default of its kind. */
@@ -356,7 +353,7 @@ static int build_event(struct builder *b, const yaml_event_t *ev, int *done)
  * as yaml_parser_load() would build it. */
 static int build_document(struct yamltree *t, yaml_parser_t *parser)
 {
-	struct builder b = { .t = t, .parser = parser };
+	struct builder b = { .t = t };
 	int done = 0, ret = 0;
 
 	hashmap_init(&b.anchors);
