@@ -188,8 +188,7 @@ static int load_include_dirs(struct loader *ld, yaml_node_t *node, const char *k
 			strvec_push_nodup(&tried, dir);
 	}
 	if (required && written.nr && !out->nr) {
-		for (size_t i = 0; i < tried.nr; i++)
-			buf_addf(&list, "%s%s", i ? ", " : "", tried.v[i]);
+		strvec_join(&list, &tried, ", ");
 		fail(ld, node, "none of the %s exists (tried: %s)", what, list.s);
 		goto done;
 	}
@@ -291,9 +290,7 @@ static int load_toolchain(struct loader *ld, yaml_node_t *node, const char *role
 		return -1;
 	for (size_t i = 0; i < tc->env.nr; i++) {
 		const char *v = tc->env.v[i];
-		size_t n = strspn(v, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_");
-
-		if (!*v || v[n] || (*v >= '0' && *v <= '9'))
+		if (!*v || v[strspn(v, LETTERS DIGITS)] || strchr(DIGITS, *v))
 			return fail(ld, yamltree_node(&ld->tree, yamltree_item(f[8].value, i)),
 				    "'%s' in 'env' is not a variable name", v);
 	}
@@ -372,6 +369,21 @@ static int load_class_toolchains(struct loader *ld, yaml_node_t *node)
 	return 0;
 }
 
+static void sort_unique(struct strvec *sv)
+{
+	size_t kept = 0;
+
+	qsort(sv->v, sv->nr, sizeof(*sv->v), strvec_cmp);
+	for (size_t i = 0; i < sv->nr; i++) {
+		if (kept && !strcmp(sv->v[kept - 1], sv->v[i]))
+			free(sv->v[i]);
+		else
+			sv->v[kept++] = sv->v[i];
+	}
+	sv->nr = kept;
+	sv->v[kept] = NULL;
+}
+
 /* The role of core type name for the class being loaded, or an error. */
 static int resolve_core_type(struct loader *ld, yaml_node_t *node, const char *name,
 			     const struct spec_toolchain **out)
@@ -393,11 +405,9 @@ static int resolve_core_type(struct loader *ld, yaml_node_t *node, const char *n
 	for (size_t i = first; i < cls->nr_own_toolchains; i++)
 		strvec_push(&known, cls->own_toolchains[i].role);
 	for (size_t i = 0; i < spec->nr_incore; i++)
-		if (strvec_find(&known, spec->incore[i].role) < 0)
-			strvec_push(&known, spec->incore[i].role);
-	qsort(known.v, known.nr, sizeof(*known.v), strvec_cmp);
-	for (size_t i = 0; i < known.nr; i++)
-		buf_addf(&list, "%s%s", i ? ", " : "", known.v[i]);
+		strvec_push(&known, spec->incore[i].role);
+	sort_unique(&known);
+	strvec_join(&list, &known, ", ");
 	fail(ld, node, "unknown core type '%s' (known: %s)", name, known.nr ? list.s : "none");
 	strvec_release(&known);
 	buf_release(&list);
@@ -691,21 +701,6 @@ static int load_top(struct loader *ld, yaml_node_t *top)
 			return -1;
 	}
 	return 0;
-}
-
-static void sort_unique(struct strvec *sv)
-{
-	size_t kept = 0;
-
-	qsort(sv->v, sv->nr, sizeof(*sv->v), strvec_cmp);
-	for (size_t i = 0; i < sv->nr; i++) {
-		if (kept && !strcmp(sv->v[kept - 1], sv->v[i]))
-			free(sv->v[i]);
-		else
-			sv->v[kept++] = sv->v[i];
-	}
-	sv->nr = kept;
-	sv->v[kept] = NULL;
 }
 
 int spec_load(struct spec *spec, const char *path)
