@@ -463,7 +463,6 @@ int yamltree_is_string(const yaml_node_t *node)
 	       strlen(yamltree_text(node)) == node->data.scalar.length;
 }
 
-/* The text of a string node (not copied), or an error naming key. */
 /* The first control character of s (newline, tab, ...), or 0. Strings reach
  * Makefiles, shell commands and line-based files: none may hold one. */
 static int control_char(const char *s)
@@ -548,7 +547,6 @@ int yamltree_strdup(struct yamltree *t, yaml_node_t *node, const char *key,
 	return 0;
 }
 
-/* A plain decimal integer (or one tagged !!int). */
 int yamltree_integer(struct yamltree *t, yaml_node_t *node, const char *key, long long *out)
 {
 	const char *s, *p;
@@ -571,7 +569,6 @@ bad:
 	return yamltree_error(t, node, "'%s' must be an integer", key);
 }
 
-/* Each item of a list of strings, into out (items may be empty unless nonempty). */
 int yamltree_strings(struct yamltree *t, yaml_node_t *node, const char *key,
 		       int nonempty_list, struct strvec *out)
 {
@@ -596,7 +593,6 @@ int yamltree_strings(struct yamltree *t, yaml_node_t *node, const char *key,
 
 /* Mappings */
 
-/* Every key of map is a string and appears once. */
 int yamltree_unique_keys(struct yamltree *t, yaml_node_t *map)
 {
 	struct hashmap seen;
@@ -620,7 +616,6 @@ int yamltree_unique_keys(struct yamltree *t, yaml_node_t *map)
 	return ret;
 }
 
-/* Fill fields from map, which is described by where ("in class"...). */
 int yamltree_fields(struct yamltree *t, yaml_node_t *map, const char *where,
 		       struct yamltree_field *fields, size_t nr)
 {

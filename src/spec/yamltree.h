@@ -61,9 +61,9 @@ int yamltree_string(struct yamltree *t, yaml_node_t *node, const char *key,
 /* Same, copied; caller frees. */
 int yamltree_strdup(struct yamltree *t, yaml_node_t *node, const char *key,
 		    int nonempty, char **out);
-/* A plain decimal integer (saturated to the long long range). */
+/* A plain decimal integer, or one tagged !!int (saturated to the long long range). */
 int yamltree_integer(struct yamltree *t, yaml_node_t *node, const char *key, long long *out);
-/* A list of strings, appended to out. */
+/* A list of strings (each may be empty), appended to out. */
 int yamltree_strings(struct yamltree *t, yaml_node_t *node, const char *key,
 		     int nonempty_list, struct strvec *out);
 
