@@ -591,7 +591,6 @@ static int load_class(struct loader *ld, yaml_node_t *node, struct spec_class *c
 	hashmap_init(&names);
 	for (size_t i = 0; !ret && i < n; i++) {
 		cls->nr_callables = i + 1;
-		ld->callable_name = NULL;
 		ret = load_callable(ld, yamltree_node(&ld->tree, yamltree_item(f[4].value, i)), 3,
 				    &names, &cls->callables[i]);
 	}
@@ -705,15 +704,13 @@ static int load_top(struct loader *ld, yaml_node_t *top)
 
 int spec_load(struct spec *spec, const char *path)
 {
-	struct loader ld;
+	struct loader ld = { .spec = spec };
 	yaml_node_t *top;
 	int ret;
 
 	memset(spec, 0, sizeof(*spec));
-	memset(&ld, 0, sizeof(ld));
 	spec->file = xstrdup(path);
 	strvec_init(&spec->env_used);
-	ld.spec = spec;
 	hashmap_init(&ld.class_names);
 	hashmap_init(&ld.kinds);
 
