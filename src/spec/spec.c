@@ -328,45 +328,31 @@ static size_t mapping_size(const yaml_node_t *node)
 	return (size_t)(node->data.mapping.pairs.top - node->data.mapping.pairs.start);
 }
 
-static int load_top_toolchains(struct loader *ld, yaml_node_t *node)
-{
-	struct spec *spec = ld->spec;
-	struct yamltree_field f[] = { FIELD("orchestration", 1), FIELD("incore", 0) };
-
-	if (node->type != YAML_MAPPING_NODE)
-		return fail(ld, node, "'toolchains' must be a mapping");
-	if (yamltree_fields(&ld->tree, node, "in toolchains", f, ARRAY_SIZE(f)))
-		return -1;
-	if (load_toolchain(ld, f[0].value, "orchestration", 1, &spec->orchestration))
-		return -1;
-	if (!f[1].value)
-		return 0;
-	spec->incore = xcalloc(mapping_size(f[1].value) + 1, sizeof(*spec->incore));
-	return load_incore_table(ld, f[1].value, spec->incore, &spec->nr_incore);
-}
-
-/* A class's toolchains: roles it overrides, owned by the class. */
-static int load_class_toolchains(struct loader *ld, yaml_node_t *node)
+/* A toolchains mapping: the top level's (while no class is being loaded; its
+ * orchestration is required), or the roles the class being loaded overrides,
+ * owned by the class, its orchestration (if any) first. */
+static int load_toolchains(struct loader *ld, yaml_node_t *node)
 {
 	struct spec_class *cls = ld->cls;
-	struct yamltree_field f[] = { FIELD("orchestration", 0), FIELD("incore", 0) };
+	struct yamltree_field f[] = { FIELD("orchestration", !cls), FIELD("incore", 0) };
+	struct spec_toolchain **table = cls ? &cls->own_toolchains : &ld->spec->incore;
+	size_t *nr = cls ? &cls->nr_own_toolchains : &ld->spec->nr_incore;
 
 	if (node->type != YAML_MAPPING_NODE)
 		return fail(ld, node, "'toolchains' must be a mapping");
-	if (yamltree_fields(&ld->tree, node, "in class toolchains", f, ARRAY_SIZE(f)))
+	if (yamltree_fields(&ld->tree, node, cls ? "in class toolchains" : "in toolchains",
+			    f, ARRAY_SIZE(f)))
 		return -1;
-	cls->own_toolchains = xcalloc(1 + (f[1].value ? mapping_size(f[1].value) : 0),
-				      sizeof(*cls->own_toolchains));
+	*table = xcalloc(1 + (f[1].value ? mapping_size(f[1].value) : 0), sizeof(**table));
 	if (f[0].value) {
-		ld->cls_orch = &cls->own_toolchains[0];
-		cls->nr_own_toolchains = 1;
-		if (load_toolchain(ld, f[0].value, "orchestration", 1, ld->cls_orch))
+		struct spec_toolchain *orch = &ld->spec->orchestration;
+
+		if (cls)
+			orch = ld->cls_orch = &cls->own_toolchains[(*nr)++];
+		if (load_toolchain(ld, f[0].value, "orchestration", 1, orch))
 			return -1;
 	}
-	if (f[1].value)
-		return load_incore_table(ld, f[1].value, cls->own_toolchains,
-					 &cls->nr_own_toolchains);
-	return 0;
+	return f[1].value ? load_incore_table(ld, f[1].value, *table, nr) : 0;
 }
 
 static void sort_unique(struct strvec *sv)
@@ -567,7 +553,7 @@ static int load_class(struct loader *ld, yaml_node_t *node, struct spec_class *c
 	} else {
 		cls->runtime = xstrdup("");
 	}
-	if (f[2].value && load_class_toolchains(ld, f[2].value))
+	if (f[2].value && load_toolchains(ld, f[2].value))
 		return -1;
 	if (f[3].value && f[4].value) {
 		yaml_node_t *second = f[3].key_node->start_mark.index > f[4].key_node->start_mark.index
@@ -676,7 +662,7 @@ static int load_top(struct loader *ld, yaml_node_t *top)
 	if (yamltree_fields(&ld->tree, top, "at top level", f, ARRAY_SIZE(f)) ||
 	    yamltree_strdup(&ld->tree, f[1].value, "platform", 1, &spec->platform) ||
 	    load_paths(ld, &f[2], &f[3], &f[4]) ||
-	    load_top_toolchains(ld, f[5].value))
+	    load_toolchains(ld, f[5].value))
 		return -1;
 	if (f[7].value) {
 		const char *problem;
