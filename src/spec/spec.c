@@ -297,7 +297,8 @@ static int load_toolchain(struct loader *ld, yaml_node_t *node, const char *role
 	return 0;
 }
 
-/* The core type -> toolchain mapping node into a fresh array *out of *nr roles. */
+/* The roles of the core type -> toolchain mapping node, appended at out[*nr]
+ * (which has room for them). */
 static int load_incore_table(struct loader *ld, yaml_node_t *node,
 			     struct spec_toolchain *out, size_t *nr)
 {
