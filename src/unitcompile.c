@@ -304,6 +304,7 @@ struct attempt {
 	int slot[NR_TEMPS];
 	int made[NR_TEMPS];		/* a step that writes it ran */
 	struct timespec started;	/* the file system's time before the compile */
+	int again;			/* a read changed during the last attempt's compile */
 	const char *published;		/* the one renamed into the entry */
 };
 
@@ -393,6 +394,25 @@ static int run_compile(struct compile_job *o, struct attempt *a, struct buf *out
 	return ret;
 }
 
+/* The compile's start stamp, written to a temp of the attempt, which a kill
+ * leaves for prune to find. Best effort: a failure gives the coarse clock,
+ * which errs on the side of a file changed while it compiled. Again after a
+ * change, the file system's clock ticks first: the change is older than it. */
+static void start_stamp(struct attempt *a)
+{
+	const struct timespec ms = { 0, 1000000 };
+	struct timespec seen;
+
+	(void)os_file_stamp_at(a->file[DEPS], &a->started);
+	seen = a->started;
+	while (a->again && a->started.tv_sec == seen.tv_sec &&
+	       a->started.tv_nsec == seen.tv_nsec) {
+		nanosleep(&ms, NULL);
+		(void)os_file_stamp_at(a->file[DEPS], &a->started);
+	}
+	unlink(a->file[DEPS]);
+}
+
 /* Compile, link and extract into a's files; *final is the one to publish.
  * Errors go to why (error_to). */
 static int run_steps(struct compile_job *o, struct attempt *a, struct buf *output,
@@ -401,11 +421,7 @@ static int run_steps(struct compile_job *o, struct attempt *a, struct buf *outpu
 	struct strvec link = STRVEC_INIT;
 	int ret = -1;
 
-	/* Written to a temp of the attempt, which a kill leaves for prune to find.
-	 * Best effort: a failure gives the coarse clock, which errs on the side of
-	 * a file changed while it compiled. */
-	(void)os_file_stamp_at(a->file[DEPS], &a->started);
-	unlink(a->file[DEPS]);
+	start_stamp(a);
 	if (run_compile(o, a, output, listed, why) ||
 	    check_output(a->file[OBJ], "compile", o, output))
 		goto out;
@@ -457,9 +473,11 @@ static int same_inputs(struct compile_job *o, int report)
 	return same;
 }
 
-/* The manifest lines of what the compile read (reads.h); 0, or -1 after reporting. */
+/* The manifest lines of what the compile read (reads.h); 0, 1 when a file
+ * it read changed while it ran (*changed), or -1 after reporting. */
 static int read_lines(struct compile_job *o, struct closure_cache *cc, const struct attempt *a,
-		      int listed, const struct closure *closure, struct buf *lines)
+		      int listed, const struct closure *closure, char **changed,
+		      struct buf *lines)
 {
 	struct strvec files = STRVEC_INIT;
 	int ret;
@@ -473,8 +491,8 @@ static int read_lines(struct compile_job *o, struct closure_cache *cc, const str
 		listed = 0;	/* it wrote none: the scanner's closure is all we know */
 	}
 	ret = reads_manifest_lines(cc, o->uc.root, listed ? deps_family_name(o->family) : "none",
-				   &files, closure, &a->started, lines);
-	if (ret)
+				   &files, closure, &a->started, changed, lines);
+	if (ret < 0)
 		error("%s: cannot record what the compiler read", o->label);
 	strvec_release(&files);
 	return ret;
@@ -484,9 +502,12 @@ static int read_lines(struct compile_job *o, struct closure_cache *cc, const str
  * the files as they are now (a file edited mid-build makes the result not
  * what the key names: it is never cached under it), what the compiler read
  * beyond the closure (the entry is used only while those stay as they are),
- * and what the key covered, so that kwarm explain can say what changed. */
+ * and what the key covered, so that kwarm explain can say what changed.
+ * 0, 1 when a file the compile read changed while it ran (*changed), or -1
+ * after reporting. */
 static int manifest_lines(struct compile_job *o, struct closure_cache *cc,
-			  const struct attempt *a, int listed, char *base, struct buf *lines)
+			  const struct attempt *a, int listed, char *base, char **changed,
+			  struct buf *lines)
 {
 	char key_now[DIGEST_HEX_SIZE];
 	struct closure closure = { 0 };
@@ -501,7 +522,8 @@ static int manifest_lines(struct compile_job *o, struct closure_cache *cc,
 		      "run make again", o->label);
 		goto out;
 	}
-	if (read_lines(o, cc, a, listed, &closure, lines))
+	ret = read_lines(o, cc, a, listed, &closure, changed, lines);
+	if (ret)
 		goto out;
 	if (o->id && !strchr(o->id, '\n'))
 		buf_addf(lines, "id %s\n", o->id);
@@ -526,10 +548,10 @@ static int compile_unit(struct compile_job *o, const struct cache *cache, struct
 	struct attempt a;
 	struct cache_adoption ad = { .fd = -1 };
 	struct buf *why;
-	char *tools = NULL, *cannot = NULL;
+	char *tools = NULL, *cannot = NULL, *changed = NULL;
 	const char *final = NULL;
 	double start = now_monotonic(), seconds;
-	int ret = -1, failed, stored, renamed, listed = 0;
+	int ret = -1, failed, stored, renamed, listed = 0, again = 0;
 
 	closure_cache_init(&cc);
 	if (cache) {
@@ -540,6 +562,7 @@ static int compile_unit(struct compile_job *o, const struct cache *cache, struct
 	o->family = compile_family(o, &cc);
 	/* The outputs go beside the entry, so that a rename publishes them. */
 	attempt_init(&a, home, o->key);
+compile:
 	why = hold(o, home == cache);
 	failed = run_steps(o, &a, &output, &final, &listed, why);
 	hold(o, 0);
@@ -547,6 +570,7 @@ static int compile_unit(struct compile_job *o, const struct cache *cache, struct
 		/* A full cache disk fails the compile itself (the compiler cannot
 		 * write its output): once more, privately, and only the private
 		 * attempt's failure is shown. */
+		free(cannot);
 		cannot = home == cache && o->private_dir ? store_unusable(cache) : NULL;
 		if (!cannot || go_private(o, priv, cannot)) {
 			show_held(o);
@@ -559,7 +583,29 @@ static int compile_unit(struct compile_job *o, const struct cache *cache, struct
 		if (run_steps(o, &a, &output, &final, &listed, NULL))
 			goto out;
 	}
-	if (manifest_lines(o, &cc, &a, listed, base, &lines))
+	failed = manifest_lines(o, &cc, &a, listed, base, &changed, &lines);
+	if (failed == 1 && !again++) {
+		/* The edit has most likely landed by now: once more, from the files
+		 * as they are, a fresh memo of them and a fresh start stamp. */
+		warning("%s: '%s' changed while it compiled; compiling it again",
+			o->label, changed);
+		free(changed);
+		changed = NULL;
+		drop_held(o);
+		buf_reset(&output);
+		buf_reset(&lines);
+		closure_cache_release(&cc);
+		closure_cache_init(&cc);
+		cc.tool_memo_dir = tools;
+		attempt_release(&a);
+		attempt_init(&a, home, o->key);
+		a.again = 1;
+		goto compile;
+	}
+	if (failed == 1)
+		error("%s: '%s' changed while it compiled; the result is not cached: "
+		      "run make again", o->label, changed);
+	if (failed)
 		goto out;
 	drop_held(o);
 	why = hold(o, home == cache);
@@ -608,6 +654,7 @@ out:
 	buf_release(&output);
 	buf_release(&lines);
 	free(cannot);
+	free(changed);
 	free(tools);
 	return ret;
 }

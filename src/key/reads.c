@@ -233,31 +233,27 @@ static int changed_within(const char *root, const char *path, const struct times
 	return changed;
 }
 
-/* A file changed while the compile ran may have been read as it was before:
- * neither the key (recomputed after it) nor a digest taken now says what the
- * compiler saw. */
-static int check_unchanged(const char *root, const struct strvec *vis,
-			   const struct closure *closure, const struct timespec *since)
+/* The first file changed since the compile began, or NULL: it may have been
+ * read as it was before, and neither the key (recomputed after it) nor a
+ * digest taken now says what the compiler saw. */
+static char *find_changed(const char *root, const struct strvec *vis,
+			  const struct closure *closure, const struct timespec *since)
 {
 	struct timespec span[2] = { *since };
-	const char *changed = NULL;
 
 	clock_gettime(CLOCK_REALTIME, &span[1]);
-	for (size_t i = 0; !changed && i < closure->nr; i++)
+	for (size_t i = 0; i < closure->nr; i++)
 		if (changed_within(root, closure->files[i].path, span))
-			changed = closure->files[i].path;
-	for (size_t i = 0; !changed && i < vis->nr; i++)
+			return xstrdup(closure->files[i].path);
+	for (size_t i = 0; i < vis->nr; i++)
 		if (changed_within(root, vis->v[i], span))
-			changed = vis->v[i];
-	if (changed)
-		return error("'%s' changed while it compiled; the result is not cached: "
-			     "run make again", changed);
-	return 0;
+			return xstrdup(vis->v[i]);
+	return NULL;
 }
 
 int reads_manifest_lines(struct closure_cache *cc, const char *root, const char *family,
 			 const struct strvec *listed, const struct closure *closure,
-			 const struct timespec *since, struct buf *out)
+			 const struct timespec *since, char **changed, struct buf *out)
 {
 	struct hashmap held;
 	struct strvec vis = STRVEC_INIT;
@@ -288,8 +284,8 @@ int reads_manifest_lines(struct closure_cache *cc, const char *root, const char 
 			buf_addf(out, "read %s %s\n", hex, vis.v[i]);
 		free(abs);
 	}
-	if (!ret && since)
-		ret = check_unchanged(root, &vis, closure, since);
+	if (!ret && since && (*changed = find_changed(root, &vis, closure, since)))
+		ret = 1;
 	hashmap_release(&held);
 	strvec_release(&vis);
 	return ret;

@@ -44,13 +44,13 @@ int reads_entry_matches(struct closure_cache *cc, const char *cache_dir, const c
 void reads_point(const char *cache_dir, const char *base, const char *key);
 /* The manifest lines of a compile's reads: "deps FAMILY" and one "read HEX PATH"
  * per file of listed (paths as the compiler named them, relative to root) that
- * the closure does not hold, in path order. 0, or -1 after reporting (a file
- * that cannot be read, a path with a newline, or, with since (a file system
- * stamp taken before the compile, os_file_stamp_at), a file of the closure or
- * of listed changed after it). */
+ * the closure does not hold, in path order. 0; 1 when, with since (a file
+ * system stamp taken before the compile, os_file_stamp_at), a file of the
+ * closure or of listed changed after it (*changed: its path, caller frees);
+ * or -1 after reporting (a file that cannot be read, a path with a newline). */
 int reads_manifest_lines(struct closure_cache *cc, const char *root, const char *family,
 			 const struct strvec *listed, const struct closure *closure,
-			 const struct timespec *since, struct buf *out);
+			 const struct timespec *since, char **changed, struct buf *out);
 /* Compare recorded reads ("HEX PATH") with the files now: 1 when all match;
  * 0 otherwise, with the first difference described in why (may be NULL). */
 int reads_match(struct closure_cache *cc, const char *root, const struct strvec *reads,
