@@ -288,6 +288,24 @@ static void drop_held(struct compile_job *o)
 	buf_reset(&o->held_errors);
 }
 
+/* What the time macros a unit's files name (closure.h) leave out of its key,
+ * or NULL: the entry would be served with another time's bytes. */
+static const char *clock_uncached(int clock)
+{
+	if (clock & CLOSURE_MTIME)
+		return "a file of it names __TIMESTAMP__";
+	if ((clock & CLOSURE_CLOCK) && !getenv("SOURCE_DATE_EPOCH"))
+		return "a file of it names __DATE__ or __TIME__, and SOURCE_DATE_EPOCH is not set";
+	return NULL;
+}
+
+static void warn_clock(void *data, const char *why)
+{
+	const struct compile_job *o = data;
+
+	warning("%s: not cached: %s", o->label, why);
+}
+
 /* The cache cannot take this unit (why): its results go to the private store,
  * opened in priv on first need (store.h). 0, or -1 after reporting. */
 static int go_private(struct compile_job *o, struct cache *priv, const char *why)
@@ -502,12 +520,12 @@ static int read_lines(struct compile_job *o, struct closure_cache *cc, const str
  * the files as they are now (a file edited mid-build makes the result not
  * what the key names: it is never cached under it), what the compiler read
  * beyond the closure (the entry is used only while those stay as they are),
- * and what the key covered, so that kwarm explain can say what changed.
- * 0, 1 when a file the compile read changed while it ran (*changed), or -1
- * after reporting. */
+ * and what the key covered, so that kwarm explain can say what changed;
+ * *clock: the time macros its files name (closure.h). 0, 1 when a file the
+ * compile read changed while it ran (*changed), or -1 after reporting. */
 static int manifest_lines(struct compile_job *o, struct closure_cache *cc,
 			  const struct attempt *a, int listed, char *base, char **changed,
-			  struct buf *lines)
+			  int *clock, struct buf *lines)
 {
 	char key_now[DIGEST_HEX_SIZE];
 	struct closure closure = { 0 };
@@ -522,6 +540,7 @@ static int manifest_lines(struct compile_job *o, struct closure_cache *cc,
 		      "run make again", o->label);
 		goto out;
 	}
+	*clock = closure.clock;
 	ret = read_lines(o, cc, a, listed, &closure, changed, lines);
 	if (ret)
 		goto out;
@@ -549,9 +568,9 @@ static int compile_unit(struct compile_job *o, const struct cache *cache, struct
 	struct cache_adoption ad = { .fd = -1 };
 	struct buf *why;
 	char *tools = NULL, *cannot = NULL, *changed = NULL;
-	const char *final = NULL;
+	const char *final = NULL, *uncached;
 	double start = now_monotonic(), seconds;
-	int ret = -1, failed, stored, renamed, listed = 0, again = 0;
+	int ret = -1, failed, stored, renamed, listed = 0, again = 0, clock = 0;
 
 	closure_cache_init(&cc);
 	if (cache) {
@@ -583,7 +602,7 @@ compile:
 		if (run_steps(o, &a, &output, &final, &listed, NULL))
 			goto out;
 	}
-	failed = manifest_lines(o, &cc, &a, listed, base, &changed, &lines);
+	failed = manifest_lines(o, &cc, &a, listed, base, &changed, &clock, &lines);
 	if (failed == 1 && !again++) {
 		/* The edit has most likely landed by now: once more, from the files
 		 * as they are, a fresh memo of them and a fresh start stamp. */
@@ -607,9 +626,11 @@ compile:
 		      "run make again", o->label, changed);
 	if (failed)
 		goto out;
+	/* Kept privately: this run packs it, the next compiles it again. */
+	uncached = home == cache && o->private_dir ? clock_uncached(clock) : NULL;
 	drop_held(o);
 	why = hold(o, home == cache);
-	stored = !cache_unit_adopt_begin(home, o->key, final, o->label, lines.s, &ad, why);
+	stored = !uncached && !cache_unit_adopt_begin(home, o->key, final, o->label, lines.s, &ad, why);
 	/* Renamed into the entry by finish, unless begin published a copy. */
 	renamed = stored && ad.fd >= 0;
 	seconds = now_monotonic() - start;
@@ -625,9 +646,11 @@ compile:
 		/* The cache took the compile but not its entry: keep the result
 		 * privately, when the compiled file is still there. */
 		free(cannot);
-		cannot = xstrfmt("it cannot store results: %s", buf_str(&o->held_errors));
+		cannot = uncached ? xstrdup(uncached) :
+			 xstrfmt("it cannot store results: %s", buf_str(&o->held_errors));
 		if (home != cache || !o->private_dir || access(final, F_OK) ||
-		    go_private(o, priv, cannot)) {
+		    store_fall_back(priv, o->private_dir, 0, cannot,
+				    uncached ? warn_clock : warn_uncached_once, o)) {
 			show_held(o);
 			goto out;
 		}

@@ -38,6 +38,7 @@ struct scan {
 	char hex[DIGEST_HEX_SIZE];
 	struct directive *d;
 	size_t nr, alloc;
+	int clock;	/* CLOSURE_CLOCK, CLOSURE_MTIME */
 };
 
 /* Probe results, stored as non-NULL pointers in cc->probes. */
@@ -190,6 +191,23 @@ static void scan_line(struct scan *s, const char *p, const char *end)
 	add_directive(s, INC_MACRO, p, (size_t)(end - p));
 }
 
+/* The time macros anywhere in the text (a comment too: that costs a compile
+ * at most). Two searches of the bytes, not a look at every line. */
+static int scan_clock(const char *data, size_t len)
+{
+	const char *p = data, *end = data + len;
+	int clock = memmem(data, len, "__DATE__", 8) ? CLOSURE_CLOCK : 0;
+
+	while ((p = memmem(p, (size_t)(end - p), "__TIME", 6))) {
+		p += 6;
+		if (end - p >= 2 && !memcmp(p, "__", 2))
+			clock |= CLOSURE_CLOCK;
+		else if (end - p >= 7 && !memcmp(p, "STAMP__", 7))
+			clock |= CLOSURE_MTIME;
+	}
+	return clock;
+}
+
 static void scan_text(struct scan *s, const char *data, size_t len)
 {
 	const char *p = data, *end = data + len;
@@ -306,6 +324,7 @@ static struct scan *get_scan(struct closure_cache *cc, const char *abs)
 	s->stamp = stamp;
 	digest_bytes_hex(cc->data.s, cc->data.len, s->hex);
 	scan_text(s, cc->data.s, cc->data.len);
+	s->clock = scan_clock(cc->data.s, cc->data.len);
 	return s;
 }
 
@@ -432,6 +451,7 @@ static int visit(struct walk *w, const char *abs, const char *source)
 	c->files[c->nr].path = vis;
 	memcpy(c->files[c->nr].hex, s->hex, DIGEST_HEX_SIZE);
 	c->nr++;
+	c->clock |= s->clock;
 	folder = path_dirname(abs);
 	/* s stays valid below: each file is visited once, so nothing rescans it. */
 	for (size_t i = 0; i < s->nr && !ret; i++)
@@ -488,6 +508,7 @@ void closure_release(struct closure *c)
 	free(c->files);
 	c->files = NULL;
 	c->nr = c->alloc = 0;
+	c->clock = 0;
 	strvec_release(&c->edges);
 	strvec_release(&c->dirs);
 }

@@ -54,7 +54,13 @@ struct closure {
 	 * directive's text) and RESOLVED empty when the name did not resolve. */
 	struct strvec edges;
 	struct strvec dirs;	/* searched folders, compiler-visible, sorted, unique */
+	int clock;	/* CLOSURE_CLOCK, CLOSURE_MTIME: what a file of it names */
 };
+
+/* __DATE__ or __TIME__ (the time the compiler runs, or SOURCE_DATE_EPOCH), and
+ * __TIMESTAMP__ (a file's mtime): no digest of content covers what they give. */
+#define CLOSURE_CLOCK 1
+#define CLOSURE_MTIME 2
 
 void closure_cache_init(struct closure_cache *cc);
 void closure_cache_release(struct closure_cache *cc);
