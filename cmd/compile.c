@@ -1,7 +1,6 @@
 /* kwarm compile: one unit's Makefile recipe (the work is unitcompile.h's). */
 #include "commands.h"
 #include "report/annotate.h"
-#include "report/progress.h"
 #include "cache/publish.h"
 #include "unitcompile.h"
 #include "util.h"
@@ -35,7 +34,6 @@ int cmd_compile(int argc, char **argv)
 	struct runstate rs;
 	char *bad;
 	int ret, cached;
-	double t0;
 
 	compile_job_init(&o);
 	ret = compile_job_parse(&o, argc - 1, argv + 1, &bad);
@@ -46,22 +44,12 @@ int cmd_compile(int argc, char **argv)
 	}
 	if (o.state) {
 		runstate_open(&rs, o.state, o.plan ? o.plan : "");
-		progress_unit_start(&rs, o.cache, o.goals);
 		o.rs = &rs;
 	}
-	t0 = now_wall();
 	publish_install_signal_cleanup();
-	ret = compile_job_run(&o, &cached) ? 1 : 0;
-	if (o.state) {
-		struct progress_step step = {
-			.label = o.label, .key = o.key, .owners = &o.owners, .t0 = t0,
-			.status = ret ? "failed" : cached ? "cached" : "built", .t1 = now_wall(),
-			.github = o.github, .goals = o.goals, .cache_dir = o.cache,
-		};
-
-		progress_unit_done(&rs, &step);
+	ret = compile_job_run_shown(&o, &cached, 1) ? 1 : 0;
+	if (o.state)
 		runstate_release(&rs);
-	}
 	compile_job_release(&o);
 	return ret;
 }

@@ -89,26 +89,14 @@ static int recompile(struct pack_recompile *rc, const char *key)
 	struct compile_job job;
 	struct strvec words;
 	int ret = -1, cached = 0;
-	double t0;
 
 	if (load_job(r->desc, key, &job, &words))
 		goto out;
 	job.github = r->github;
 	job.rs = r->rs;
 	job.state = r->rs ? r->rs->kw_dir : NULL;	/* its progress line says it was built */
-	if (r->rs)
-		progress_unit_start(r->rs, job.cache, r->goals);
-	t0 = now_wall();
-	ret = compile_job_run(&job, &cached);
-	if (r->rs && !cached) {
-		struct progress_step step = {
-			.label = job.label, .key = job.key, .owners = &job.owners, .t0 = t0,
-			.status = ret ? "failed" : "built", .t1 = now_wall(),
-			.github = job.github, .goals = r->goals, .cache_dir = job.cache,
-		};
-
-		progress_unit_done(r->rs, &step);
-	}
+	job.goals = r->goals;
+	ret = compile_job_run_shown(&job, &cached, 0);
 out:
 	compile_job_release(&job);
 	strvec_release(&words);

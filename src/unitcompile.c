@@ -3,6 +3,7 @@
 #include "cache/cache.h"
 #include "cache/cachelog.h"
 #include "report/events.h"
+#include "report/progress.h"
 #include "report/runid.h"
 #include "report/durations.h"
 #include "pack/extract.h"
@@ -784,5 +785,27 @@ out:
 	free(why);
 	cache_release(&cache);
 	cache_release(&priv);
+	return ret;
+}
+
+int compile_job_run_shown(struct compile_job *o, int *cached, int show_cached)
+{
+	double t0;
+	int ret;
+
+	if (!o->rs)
+		return compile_job_run(o, cached);
+	progress_unit_start(o->rs, o->cache, o->goals);
+	t0 = now_wall();
+	ret = compile_job_run(o, cached);
+	if (show_cached || !*cached) {
+		struct progress_step step = {
+			.label = o->label, .key = o->key, .owners = &o->owners, .t0 = t0,
+			.status = ret ? "failed" : *cached ? "cached" : "built", .t1 = now_wall(),
+			.github = o->github, .goals = o->goals, .cache_dir = o->cache,
+		};
+
+		progress_unit_done(o->rs, &step);
+	}
 	return ret;
 }

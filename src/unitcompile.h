@@ -56,5 +56,8 @@ int compile_job_parse(struct compile_job *j, int argc, char **argv, char **bad);
 /* Make the unit's entry valid: wait for its lock, use it when valid (*cached
  * set), else remove a corrupt one and compile. 0, or -1 after reporting. */
 int compile_job_run(struct compile_job *j, int *cached);
+/* compile_job_run between the run's progress lines when j->rs is set; a
+ * cached unit's line only with show_cached (a pack's restores are its own). */
+int compile_job_run_shown(struct compile_job *j, int *cached, int show_cached);
 
 #endif
