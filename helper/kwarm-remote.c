@@ -125,7 +125,7 @@ static long arg_ms(const char *s)
 
 int main(int argc, char **argv)
 {
-	struct helper h = { NULL };
+	struct helper h = { 0 };
 	struct remoteproto p;
 	struct buf head = BUF_INIT, in = BUF_INIT;
 	const char *token = getenv("KWARM_REMOTE_TOKEN"), *why, *verb, *key;
