@@ -36,19 +36,7 @@ static void print_command(char **argv)
 	for (char **a = argv; *a; a++) {
 		if (a != argv)
 			buf_addch(&out, ' ');
-		if (**a && !(*a)[strspn(*a, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-					     "0123456789_-+=/.,:@%")]) {
-			buf_adds(&out, *a);
-			continue;
-		}
-		buf_addch(&out, '\'');
-		for (const char *c = *a; *c; c++) {
-			if (*c == '\'')
-				buf_adds(&out, "'\\''");
-			else
-				buf_addch(&out, *c);
-		}
-		buf_addch(&out, '\'');
+		add_shell_word(&out, *a, 0);
 	}
 	buf_addch(&out, '\n');
 	fputs(buf_str(&out), stdout);

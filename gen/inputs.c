@@ -174,29 +174,29 @@ void inputs_write(struct buf *b, struct sink *list, const struct plan *plan,
 	makefile_add_prereq(b, opts->kwarm);
 	buf_adds(b, " $(KW_PLANFILE)");
 	buf_adds(b, "\n\t$(KW_Q)$(KW_KWARM) gen ");
-	makefile_add_shell_word(b, opts->spec_abs);
+	add_shell_word(b, opts->spec_abs, 1);
 	buf_adds(b, " -o ");
-	makefile_add_shell_word(b, opts->self);
+	add_shell_word(b, opts->self, 1);
 	buf_adds(b, " --cache ");
-	makefile_add_shell_word(b, plan->cache_dir);
+	add_shell_word(b, plan->cache_dir, 1);
 	buf_adds(b, " --out ");
-	makefile_add_shell_word(b, plan->out_dir);
+	add_shell_word(b, plan->out_dir, 1);
 	if (plan->launcher) {
 		struct buf words = BUF_INIT;
 
 		for (size_t i = 0; i < plan->launcher->nr; i++)
 			buf_addf(&words, "%s%s", i ? " " : "", plan->launcher->v[i]);
 		buf_adds(b, " --launcher ");
-		makefile_add_shell_word(b, buf_str(&words));
+		add_shell_word(b, buf_str(&words), 1);
 		buf_release(&words);
 	}
 	if (opts->format) {
 		buf_adds(b, " --format ");
-		makefile_add_shell_word(b, opts->format);
+		add_shell_word(b, opts->format, 1);
 	}
 	if (opts->remote_arg) {
 		buf_adds(b, " --remote ");
-		makefile_add_shell_word(b, opts->remote_arg);
+		add_shell_word(b, opts->remote_arg, 1);
 	}
 	/* Make re-reads a makefile whose time changed even when its recipe
 	 * failed (MAKE_RESTARTS is then set, and never exported). */

@@ -72,37 +72,6 @@ void makefile_add_prereq(struct buf *b, const char *path)
 	add_path(b, path, 0);
 }
 
-/* True when word needs no shell quotes. */
-static int shell_plain(const char *word)
-{
-	const char *p = word;
-
-	/* Letters, digits and _-+=/.,:@% (by hand, as span_printable). */
-	for (; *p; p++)
-		if (!is_alnum(*p) && !strchr("_-+=/.,:@%", *p))
-			return 0;
-	return p != word;
-}
-
-void makefile_add_shell_word(struct buf *b, const char *word)
-{
-	if (shell_plain(word)) {
-		buf_adds(b, word);
-		return;
-	}
-	buf_addch(b, '\'');
-	for (const char *p = word; *p; p++) {
-		size_t n = strcspn(p, "'$");
-
-		buf_add(b, p, n);
-		p += n;
-		if (!*p)
-			break;
-		buf_adds(b, *p == '$' ? "$$" : "'\\''");
-	}
-	buf_addch(b, '\'');
-}
-
 void makefile_add_comment_text(struct buf *b, const char *s)
 {
 	for (const char *p = s; *p; p++) {
@@ -162,10 +131,10 @@ static void add_value_word(const char *word, void *b)
 
 	buf_addch(b, ' ');
 	if (!strchr(word, '#')) {
-		makefile_add_shell_word(b, word);
+		add_shell_word(b, word, 1);
 		return;
 	}
-	makefile_add_shell_word(&w, word);
+	add_shell_word(&w, word, 1);
 	for (const char *p = w.s; *p; p++) {
 		size_t n = strspn(p, "\\");
 
@@ -329,7 +298,7 @@ static void write_callable(struct buf *b, const struct plan *plan, const struct 
 	if (!strncmp(pc->out_path, plan->out_dir, strlen(plan->out_dir)))
 		buf_addf(b, "$(KW_OUT)%s", pc->out_path + strlen(plan->out_dir));
 	else
-		makefile_add_shell_word(b, pc->out_path);
+		add_shell_word(b, pc->out_path, 1);
 	buf_addf(b, " %s\n\n", pc->ckey);
 	free(units);
 }
@@ -492,11 +461,11 @@ static void write_variables(struct buf *b, const struct plan *plan,
 		 "ifneq ($(KWARM_STOP),1)\nifeq ($(findstring q,$(filter-out -%,$(firstword $(MAKEFLAGS)))),)\n"
 		 "MAKEFLAGS += -k\nendif\nendif\n.SUFFIXES:\n.DELETE_ON_ERROR:\n.DEFAULT_GOAL := warmup\n\n"
 		 "KW_SELF := $(lastword $(MAKEFILE_LIST))\nKW_MAKEFILE := ");
-	makefile_add_shell_word(b, opts->self);
+	add_shell_word(b, opts->self, 1);
 	buf_adds(b, "\nKW_KWARM := ");
-	makefile_add_shell_word(b, opts->kwarm);
+	add_shell_word(b, opts->kwarm, 1);
 	buf_adds(b, "\nKW_ROOT := ");
-	makefile_add_shell_word(b, plan->spec->root);
+	add_shell_word(b, plan->spec->root, 1);
 	buf_addf(b, "\nKW_CACHE := %s\nKW_OUT := %s\nKW_PLANFILE := $(KW_MAKEFILE).plan\n",
 		 plan->cache_dir, plan->out_dir);
 	buf_adds(b, "KW_Q := $(if $(filter 1,$(V)),,@)\n");
@@ -505,18 +474,18 @@ static void write_variables(struct buf *b, const struct plan *plan,
 		 "KW_REPORT := --state $(KW_OUT)/.kwarm --plan $(KW_PLANFILE) --goals '$(KW_GOALS)'");
 	if (opts->format) {
 		buf_adds(b, " --format ");
-		makefile_add_shell_word(b, opts->format);
+		add_shell_word(b, opts->format, 1);
 	}
 	/* Expanded in each recipe: a unit's key is its target's name. */
 	buf_adds(b, "\nKW_COMPILE = $(KW_KWARM) compile $(KW_REPORT) --cache $(KW_CACHE) --root $(KW_ROOT) "
 		 "--platform ");
-	makefile_add_shell_word(b, plan->spec->platform);
+	add_shell_word(b, plan->spec->platform, 1);
 	buf_adds(b, " \\\n    --private $(KW_OUT)/" STORE_PRIVATE_SUBDIR
 		 " --key $(basename $(notdir $@))");
 	/* The remote's URL only: credentials are read at run time (remote.h). */
 	if (opts->remote) {
 		buf_adds(b, " \\\n    --remote ");
-		makefile_add_shell_word(b, opts->remote);
+		add_shell_word(b, opts->remote, 1);
 	}
 	buf_adds(b, "\n"
 		 "KW_PACK = $(KW_KWARM) pack $(KW_REPORT) --cache $(KW_CACHE) \\\n"

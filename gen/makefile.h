@@ -37,8 +37,6 @@ int makefile_read_header(const char *text, char **spec, char **cache, char **out
 /* Appended to the Makefile's path: its watch list (inputs.h). */
 #define MAKEFILE_INPUTS_SUFFIX ".inputs"
 
-/* Quote word for /bin/sh inside a make recipe (shell quoting, then $ -> $$). */
-void makefile_add_shell_word(struct buf *b, const char *word);
 /* A path as a make target, or as a prerequisite. */
 void makefile_add_target(struct buf *b, const char *path);
 void makefile_add_prereq(struct buf *b, const char *path);

@@ -255,3 +255,35 @@ double now_wall(void)
 {
 	return clock_seconds(CLOCK_REALTIME);
 }
+
+/* True when word needs no shell quotes: letters, digits and _-+=/.,:@%, by
+ * hand (strspn with this set costs gen more). */
+static int shell_plain(const char *word)
+{
+	const char *p = word;
+
+	for (; *p; p++)
+		if (!(*p >= 'a' && *p <= 'z') && !(*p >= 'A' && *p <= 'Z') &&
+		    !(*p >= '0' && *p <= '9') && !strchr("_-+=/.,:@%", *p))
+			return 0;
+	return p != word;
+}
+
+void add_shell_word(struct buf *b, const char *word, int make)
+{
+	if (shell_plain(word)) {
+		buf_adds(b, word);
+		return;
+	}
+	buf_addch(b, '\'');
+	for (const char *p = word; *p; p++) {
+		size_t n = strcspn(p, make ? "'$" : "'");
+
+		buf_add(b, p, n);
+		p += n;
+		if (!*p)
+			break;
+		buf_adds(b, *p == '$' ? "$$" : "'\\''");
+	}
+	buf_addch(b, '\'');
+}

@@ -80,4 +80,9 @@ double now_monotonic(void);
 /* Seconds since the epoch on CLOCK_REALTIME, for timestamps. */
 double now_wall(void);
 
+struct buf;
+/* Append word as sh reads it back as one word: bare when plain, else in
+ * single quotes; for a make recipe (make set) each $ doubled too. */
+void add_shell_word(struct buf *b, const char *word, int make);
+
 #endif

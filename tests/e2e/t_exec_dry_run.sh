@@ -18,6 +18,11 @@ for mf in "n" "n -- FOO=x" "kn -j3 --jobserver-auth=fifo:$T/pool" "t" "q -j2"; d
 	[ "$(cat exec.out)" = "touch 'ran it'" ] || fail "MAKEFLAGS='$mf': printed '$(cat exec.out)'"
 	echo "ok: MAKEFLAGS='$mf': printed, not run"
 done
+# Quoted as sh reads it back: a $ stays single (no make recipe here).
+MAKEFLAGS=n "$KWARM" exec -- echo "it's \$HOME" > exec.out
+[ "$(cat exec.out)" = "echo 'it'\\''s \$HOME'" ] || fail "printed '$(cat exec.out)'"
+[ "$(sh -c "$(cat exec.out)")" = "it's \$HOME" ] || fail "'$(cat exec.out)' reads back otherwise"
+echo "ok: a quote and a \$ printed as sh reads them back"
 [ "$(fifo_pool_take "$T/pool")" = ab ] || fail "a dry run touched the pool"
 fifo_pool_put "$T/pool" "ab"
 

@@ -25,7 +25,7 @@ static char *quote(const char *word)
 {
 	struct buf b = BUF_INIT;
 
-	makefile_add_shell_word(&b, word);
+	add_shell_word(&b, word, 1);
 	return buf_detach(&b);
 }
 
@@ -106,9 +106,9 @@ static void test_quoted(void)
 		struct buf b = BUF_INIT;
 
 		buf_adds(&b, "cc ");
-		makefile_add_shell_word(&b, "-o");
+		add_shell_word(&b, "-o", 1);
 		buf_addch(&b, ' ');
-		makefile_add_shell_word(&b, "my file.o");
+		add_shell_word(&b, "my file.o", 1);
 		CHECK_STR(b.s, "cc -o 'my file.o'");
 		buf_release(&b);
 	}
@@ -132,7 +132,7 @@ static void test_through_make(const char *tmp)
 	for (size_t l = 0; l < ARRAY_SIZE(lists); l++)
 		for (size_t i = 0; lists[l][i]; i++, n++) {
 			buf_adds(&mk, "\tprintf %s ");
-			makefile_add_shell_word(&mk, lists[l][i]);
+			add_shell_word(&mk, lists[l][i], 1);
 			buf_addf(&mk, " > out.%zu\n", n);
 		}
 	fd = open(mk_path, O_WRONLY | O_CREAT | O_TRUNC, 0666);
