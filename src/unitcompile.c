@@ -216,6 +216,18 @@ static int run_step(const char *step, const struct strvec *argv, struct compile_
 	return ret;
 }
 
+/* What a compile that succeeded printed (its warnings), as one block. */
+static void print_warnings(struct compile_job *o, const struct buf *output)
+{
+	char *head;
+
+	if (!output->len)
+		return;
+	head = xstrfmt("kwarm: %s: compiler output:", o->label);
+	print_block(o, head, output);
+	free(head);
+}
+
 /* Check a step's output exists and is not empty. */
 static int check_output(const char *path, const char *step, struct compile_job *o,
 			const struct buf *output)
@@ -360,6 +372,15 @@ static void attempt_release(struct attempt *a)
 		publish_unregister_temp(a->slot[i]);
 		free(a->file[i]);
 	}
+}
+
+/* Start the attempt a over, with fresh names in home and its output dropped. */
+static void attempt_restart(struct attempt *a, const struct cache *home, const char *key,
+			    struct buf *output)
+{
+	attempt_release(a);
+	buf_reset(output);
+	attempt_init(a, home, key);
 }
 
 /* The family whose dependency output this compile asks for, from the file
@@ -596,10 +617,8 @@ compile:
 			show_held(o);
 			goto out;
 		}
-		attempt_release(&a);
-		buf_reset(&output);
 		home = priv;
-		attempt_init(&a, home, o->key);
+		attempt_restart(&a, home, o->key, &output);
 		if (run_steps(o, &a, &output, &final, &listed, NULL))
 			goto out;
 	}
@@ -612,13 +631,11 @@ compile:
 		free(changed);
 		changed = NULL;
 		drop_held(o);
-		buf_reset(&output);
 		buf_reset(&lines);
 		closure_cache_release(&cc);
 		closure_cache_init(&cc);
 		cc.tool_memo_dir = tools;
-		attempt_release(&a);
-		attempt_init(&a, home, o->key);
+		attempt_restart(&a, home, o->key, &output);
 		a.again = 1;
 		goto compile;
 	}
@@ -660,12 +677,7 @@ compile:
 	} else if (strcmp(o->key, base)) {
 		reads_point(home->dir, base, o->key);
 	}
-	if (output.len) {
-		char *head = xstrfmt("kwarm: %s: compiler output:", o->label);
-
-		print_block(o, head, &output);
-		free(head);
-	}
+	print_warnings(o, &output);
 	if (!o->state) {
 		printf("kwarm: built %s (%.2f s)\n", o->label, now_monotonic() - start);
 		fflush(stdout);
