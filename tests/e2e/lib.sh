@@ -160,12 +160,13 @@ open("spec.yaml", "w").write(s.replace(role, role + roles))
 PY
 }
 
-# gxx_run WHAT: gen and make -j2 warmup of the current folder's spec.yaml,
-# caching in $T/cache, out in $T/out, make's output in $T/run.out.
+# gxx_run WHAT [OUT]: gen and make -j2 warmup of the current folder's spec.yaml,
+# caching in $T/cache, out in $T/out, make's output in OUT (default $T/run.out).
 gxx_run() {
+	local out=${2:-$T/run.out}
 	"$KWARM" gen spec.yaml -o "$T/w.mk" --cache "$T/cache" --out "$T/out" 2> "$T/gen.err" ||
 		{ cat "$T/gen.err"; fail "gen failed: $1"; }
-	make -f "$T/w.mk" -j2 warmup > "$T/run.out" 2>&1 || { cat "$T/run.out"; fail "make failed: $1"; }
+	make -f "$T/w.mk" -j2 warmup > "$out" 2>&1 || { cat "$out"; fail "make failed: $1"; }
 }
 
 # gxx_same_as_fresh CLASS WHAT: CLASS's callable in $T/out equals the one an

@@ -19,10 +19,7 @@ gxx_spec g++ TestClock=k/clock.cpp,k/plain.cpp TestStamp=k/stamp.cpp
 
 # run N: gen and make -j2 warmup, make's output in $T/runN.out.
 run() {
-	"$KWARM" gen spec.yaml -o "$T/w.mk" --cache "$T/cache" --out "$T/out" 2> "$T/gen.err" ||
-		{ cat "$T/gen.err"; fail "gen failed"; }
-	make -f "$T/w.mk" -j2 warmup > "$T/run$1.out" 2>&1 ||
-		{ cat "$T/run$1.out"; fail "make $1 failed"; }
+	gxx_run "run $1" "$T/run$1.out"
 }
 
 touch -d '2001-01-01 00:00:00' k/stamp.cpp
