@@ -1,7 +1,7 @@
 #include "makefile.h"
 #include "inputs.h"
 #include "cache/cache.h"
-#include "cache/store.h"
+#include "report/runstate.h"
 
 #include <stdlib.h>
 #include "util.h"
@@ -471,7 +471,7 @@ static void write_variables(struct buf *b, const struct plan *plan,
 	buf_adds(b, "KW_Q := $(if $(filter 1,$(V)),,@)\n");
 	/* Progress, trace and summary of each run go to OUT/.kwarm (runstate.h). */
 	buf_adds(b, "KW_GOALS := $(subst ',,$(MAKECMDGOALS))\n"
-		 "KW_REPORT := --state $(KW_OUT)/.kwarm --plan $(KW_PLANFILE) --goals '$(KW_GOALS)'");
+		 "KW_REPORT := --state $(KW_OUT)/" RUNSTATE_DIR " --plan $(KW_PLANFILE) --goals '$(KW_GOALS)'");
 	if (opts->format) {
 		buf_adds(b, " --format ");
 		add_shell_word(b, opts->format, 1);
@@ -480,7 +480,7 @@ static void write_variables(struct buf *b, const struct plan *plan,
 	buf_adds(b, "\nKW_COMPILE = $(KW_KWARM) compile $(KW_REPORT) --cache $(KW_CACHE) --root $(KW_ROOT) "
 		 "--platform ");
 	add_shell_word(b, plan->spec->platform, 1);
-	buf_adds(b, " \\\n    --private $(KW_OUT)/" STORE_PRIVATE_SUBDIR
+	buf_adds(b, " \\\n    --private $(KW_OUT)/" RUNSTATE_PRIVATE_DIR
 		 " --key $(basename $(notdir $@))");
 	/* The remote's URL only: credentials are read at run time (remote.h). */
 	if (opts->remote) {
@@ -489,7 +489,7 @@ static void write_variables(struct buf *b, const struct plan *plan,
 	}
 	buf_adds(b, "\n"
 		 "KW_PACK = $(KW_KWARM) pack $(KW_REPORT) --cache $(KW_CACHE) \\\n"
-		 "    --private $(KW_OUT)/" STORE_PRIVATE_SUBDIR " --stamp $@\n");
+		 "    --private $(KW_OUT)/" RUNSTATE_PRIVATE_DIR " --stamp $@\n");
 }
 
 /* warmup: every unit, and each callable's pack among them. */

@@ -1,5 +1,6 @@
 #include "cache/store.h"
 #include "path.h"
+#include "report/runstate.h"
 #include "util.h"
 
 #include <stdint.h>
@@ -8,7 +9,7 @@
 
 char *store_private_dir(const char *out_dir)
 {
-	return path_join(out_dir, STORE_PRIVATE_SUBDIR);
+	return path_join(out_dir, RUNSTATE_PRIVATE_DIR);
 }
 
 char *store_unusable(const struct cache *c)

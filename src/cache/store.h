@@ -10,9 +10,6 @@
 
 #include "cache/cache.h"
 
-/* The private store's folder under the out folder. */
-#define STORE_PRIVATE_SUBDIR ".kwarm/private"
-
 /* The private store of out folder out_dir (caller frees). */
 char *store_private_dir(const char *out_dir);
 

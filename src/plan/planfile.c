@@ -1,4 +1,5 @@
 #include "plan/planfile.h"
+#include "report/runstate.h"
 #include "util.h"
 
 #include <errno.h>
@@ -187,7 +188,7 @@ static int take_key(char *dst, const char *p)
 	return 0;
 }
 
-#define STAMPS "/.kwarm/stamps/"
+#define STAMPS "/" RUNSTATE_STAMPS_DIR "/"
 
 char *planfile_stamp_path(const char *out_dir, const char *out_path, const char *ckey)
 {

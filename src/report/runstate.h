@@ -32,6 +32,9 @@
  *   trace.json           the timeline (trace.h); a run that starts while
  *                        another runs joins its trace, else it starts a new one
  *   trace.prev.json      the previous trace
+ *   summary.json         the account of the last runs (summary.h)
+ *   private/             the private store (store.h)
+ *   stamps/              which callable each output holds (plan.h)
  *
  * All of it is a report: nothing here ever fails a build. Failures leave the
  * report incomplete and are not reported.
@@ -41,6 +44,12 @@
 
 #include "report/runid.h"
 #include "strvec.h"
+
+/* The folder below OUT, and the two in it that others fill: gen names them
+ * in the Makefile, store.c and planfile.c build paths below them. */
+#define RUNSTATE_DIR ".kwarm"
+#define RUNSTATE_PRIVATE_DIR RUNSTATE_DIR "/private"
+#define RUNSTATE_STAMPS_DIR RUNSTATE_DIR "/stamps"
 
 #define RUNSTATE_CACHE_UNUSABLE "cache_unusable"
 /* Slots past this are not looked for: make -j beyond it is not a warm-up. */
