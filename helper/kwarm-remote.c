@@ -1,10 +1,9 @@
 /* kwarm-remote: the remote cache tier's HTTP transfers (the protocol:
- * remote.c), for kwarm, over its stdin and stdout (remoteproto.c). The only
- * program that links libcurl; one easy handle serves every request
- * (keep-alive). A transfer that fails is answered "error" with libcurl's
- * reason; a body larger than any entry fails it. Checking what was fetched
- * is kwarm's work. */
-#include "cache/remote.h"
+ * remoteproto.c), for kwarm, over its stdin and stdout. The only program
+ * that links libcurl; one easy handle serves every request (keep-alive). A
+ * transfer that fails is answered "error" with libcurl's reason; a body
+ * larger than any entry fails it. Checking what was fetched is kwarm's
+ * work. */
 #include "cache/remoteproto.h"
 #include "version.h"
 #include "buf.h"
@@ -26,7 +25,7 @@ static size_t on_body(char *data, size_t size, size_t n, void *arg)
 {
 	struct buf *b = arg;
 
-	if ((long long)(b->len + size * n) > REMOTE_MAX_OBJECT)
+	if ((long long)(b->len + size * n) > REMOTEPROTO_MAX_OBJECT)
 		return 0;	/* not an entry: the transfer fails */
 	buf_add(b, data, size * n);
 	return size * n;
@@ -53,13 +52,12 @@ static int serve(struct helper *h, struct remoteproto *p, const char *verb, cons
 {
 	struct buf body = BUF_INIT;
 	struct upload u = { in->s, in->len, 0 };
-	char status_word[32], *url;
-	const char *why;
+	char *url;
 	CURLcode rc;
 	long status = 0;
 	int ret;
 
-	url = xstrfmt("%s/" REMOTE_LAYOUT "/%s", h->url, key);
+	url = xstrfmt("%s/" REMOTEPROTO_LAYOUT "/%s", h->url, key);
 	curl_easy_reset(h->easy);	/* keeps the connection */
 	curl_easy_setopt(h->easy, CURLOPT_URL, url);
 	free(url);	/* libcurl copies it */
@@ -73,7 +71,7 @@ static int serve(struct helper *h, struct remoteproto *p, const char *verb, cons
 	curl_easy_setopt(h->easy, CURLOPT_USERAGENT, "kwarm/" KWARM_VERSION);
 	if (!strcmp(verb, "GET")) {
 		curl_easy_setopt(h->easy, CURLOPT_HTTPGET, 1L);
-		curl_easy_setopt(h->easy, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)REMOTE_MAX_OBJECT);
+		curl_easy_setopt(h->easy, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)REMOTEPROTO_MAX_OBJECT);
 		curl_easy_setopt(h->easy, CURLOPT_WRITEFUNCTION, on_body);
 		curl_easy_setopt(h->easy, CURLOPT_WRITEDATA, &body);
 	} else {
@@ -83,33 +81,12 @@ static int serve(struct helper *h, struct remoteproto *p, const char *verb, cons
 		curl_easy_setopt(h->easy, CURLOPT_INFILESIZE_LARGE, (curl_off_t)in->len);
 	}
 	rc = curl_easy_perform(h->easy);
-	if (rc != CURLE_OK) {
-		why = curl_easy_strerror(rc);
-		ret = remoteproto_send(p, "error", why, strlen(why));
-	} else {
+	if (rc == CURLE_OK)
 		curl_easy_getinfo(h->easy, CURLINFO_RESPONSE_CODE, &status);
-		snprintf(status_word, sizeof(status_word), "%ld", status);
-		/* Only a GET's 200 carries an entry; other bodies are error pages. */
-		if (strcmp(verb, "GET") || status != 200)
-			buf_reset(&body);
-		ret = remoteproto_send(p, status_word, body.s, body.len);
-	}
+	ret = remoteproto_answer(p, verb, status, &body,
+				 rc == CURLE_OK ? NULL : curl_easy_strerror(rc));
 	buf_release(&body);
 	return ret;
-}
-
-/* "GET <key>" or "PUT <key>", a key of hex digits: the verb and key, else -1. */
-static int parse(char *head, const char **verb, const char **key)
-{
-	char *sp = strchr(head, ' ');
-
-	if (!sp)
-		return -1;
-	*sp = '\0';
-	*verb = head;
-	*key = sp + 1;
-	return (strcmp(*verb, "GET") && strcmp(*verb, "PUT")) || !**key ||
-	       (*key)[strspn(*key, "0123456789abcdef")] ? -1 : 0;
 }
 
 /* Milliseconds from argv, as kwarm wrote them. */
@@ -128,7 +105,8 @@ int main(int argc, char **argv)
 	struct helper h = { 0 };
 	struct remoteproto p;
 	struct buf head = BUF_INIT, in = BUF_INIT;
-	const char *token = getenv("KWARM_REMOTE_TOKEN"), *why, *verb, *key;
+	struct strvec headers = STRVEC_INIT;
+	const char *why, *verb, *key;
 	int ret = 0, got;
 
 	if (argc != 4)
@@ -138,17 +116,13 @@ int main(int argc, char **argv)
 	h.total_ms = arg_ms(argv[3]);
 	if (curl_global_init(CURL_GLOBAL_DEFAULT) || !(h.easy = curl_easy_init()))
 		die("libcurl cannot start");
-	/* Large bodies would wait a second for a "100 Continue". */
-	h.headers = curl_slist_append(NULL, "Expect:");
-	if (token && *token) {
-		char *line = xstrfmt("Authorization: Bearer %s", token);
-
-		h.headers = curl_slist_append(h.headers, line);
-		free(line);
-	}
+	remoteproto_headers(&headers);
+	for (size_t i = 0; i < headers.nr; i++)
+		h.headers = curl_slist_append(h.headers, headers.v[i]);
+	strvec_release(&headers);
 	remoteproto_init(&p, 0, 1);
-	while ((got = remoteproto_recv(&p, &head, &in, REMOTE_MAX_OBJECT, &why)) == 1) {
-		if (parse(head.s, &verb, &key)) {
+	while ((got = remoteproto_recv(&p, &head, &in, REMOTEPROTO_MAX_OBJECT, &why)) == 1) {
+		if (remoteproto_parse_request(head.s, &verb, &key)) {
 			ret = error("kwarm-remote: not a request: '%s'", head.s);
 			break;
 		}

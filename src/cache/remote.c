@@ -1,30 +1,20 @@
-/* remote: the HTTP tier of the cache.
- *
- * Protocol (HTTP/1.1, or https where libcurl has TLS), for any server that
- * stores what PUT sends and serves it back with GET (nginx with dav_methods
- * PUT and create_full_put_path on, Apache mod_dav, bazel-remote's HTTP mode):
- *
- *   GET URL/kwarm-entry-2/<key>    200: the entry file's bytes; 404: a miss
- *   PUT URL/kwarm-entry-2/<key>    the entry file's bytes; any 2xx is success
+/* remote: the HTTP tier of the cache (its protocol: remoteproto.c).
  *
  * A fetched object is untrusted: it must pass the local entry's checks for the
  * key asked (cache_entry_check: whole manifest, the key, the size, SHA-256)
- * before it is published, by rename, as the local entry. Redirects are not
- * followed (a token must not travel elsewhere).
+ * before it is published, by rename, as the local entry.
  *
- * The transfers are made by the helper kwarm-remote (remoteproto.c), which
- * alone links libcurl (kwarm is linked fully static, so that its start stays
- * cheap for every step); it is started when a process first asks the remote
- * and serves every request of that process over one connection.
+ * The transfers are made by the helper kwarm-remote, which alone links
+ * libcurl (kwarm is linked fully static, so that its start stays cheap for
+ * every step); it is started when a process first asks the remote and
+ * serves every request of that process over one connection.
  *
  * The run's markers, in mark_dir:
  *   remote-off      a fault was seen: no step of the run asks the remote again
  *   remote-warned   the one warning of the run was printed
  *
- * Environment: KWARM_REMOTE_TOKEN (an "Authorization: Bearer" header),
- * KWARM_REMOTE_MODE=read-only, KWARM_REMOTE_CONNECT_TIMEOUT and
- * KWARM_REMOTE_TIMEOUT (seconds, defaults 2 and 10); ~/.netrc is read when
- * present (CURL_NETRC_OPTIONAL).
+ * Environment: KWARM_REMOTE_MODE=read-only, KWARM_REMOTE_CONNECT_TIMEOUT and
+ * KWARM_REMOTE_TIMEOUT (seconds, defaults 2 and 10).
  */
 #include "cache/remote.h"
 #include "buf.h"
@@ -227,39 +217,31 @@ static int helper_start(struct remote *r)
 	return 0;
 }
 
-/* One request (verb key, data its body): the HTTP status (200 to hi, or a
- * GET's miss: 404, 410) with its body in *answer, or -1 after fault(). */
-static long ask(struct remote *r, const char *verb, const char *key, const char *data, size_t len,
-		struct buf *answer, long hi)
+/* One request (verb key, data its body): 1 done with its body in *answer, 0
+ * a GET's miss (remoteproto_answered), or -1 after fault(). */
+static int ask(struct remote *r, const char *verb, const char *key, const char *data, size_t len,
+	       struct buf *answer)
 {
 	struct buf head = BUF_INIT;
-	char *sent, *end, *what = NULL;
+	char *what = NULL;
 	const char *why;
-	long status = -1;
-	int got;
+	int got, ret = -1;
 
 	if (helper_start(r))
 		return -1;
-	sent = xstrfmt("%s %s", verb, key);
-	if (remoteproto_send(r->helper, sent, data, len))
+	if (remoteproto_ask(r->helper, verb, key, data, len))
 		what = xstrfmt_errno("its helper cannot be asked");
-	else if ((got = remoteproto_recv(r->helper, &head, answer, REMOTE_MAX_OBJECT, &why)) <= 0)
+	else if ((got = remoteproto_recv(r->helper, &head, answer, REMOTEPROTO_MAX_OBJECT, &why)) <= 0)
 		what = xstrfmt("its helper gave no answer (%s)", got ? why : "it ended");
-	else if (!strcmp(head.s, "error"))
-		what = xstrfmt("%s failed: %s", verb, buf_str(answer));
-	else if ((status = strtol(head.s, &end, 10)) < 100 || *end)
-		what = xstrfmt("its helper answered '%s'", head.s);
-	else if ((status < 200 || status > hi) &&
-		 (strcmp(verb, "GET") || (status != 404 && status != 410)))
-		what = xstrfmt("%s answered HTTP %ld", verb, status);
+	else
+		ret = remoteproto_answered(verb, head.s, answer, &what);
 	if (what) {
 		fault(r, what);
-		status = -1;
+		ret = -1;
 	}
 	free(what);
-	free(sent);
 	buf_release(&head);
-	return status;
+	return ret;
 }
 
 /* Log the outcome of a request for key begun at t0 (bytes moved) and count it. */
@@ -276,21 +258,20 @@ int remote_fetch(struct remote *r, const struct cache *c, const char *key)
 	char *mpath = NULL, *dir = NULL;
 	const char *why;
 	double t0 = now_monotonic();
-	long status;
-	int ret = -1;
+	int ret = -1, got;
 
 	if (!r->url || r->off)
 		return 0;
-	status = ask(r, "GET", key, NULL, 0, &body, 200);
-	if (status == 200 && cache_entry_check(body.s ? body.s : "", body.len, key, &why) < 0) {
+	got = ask(r, "GET", key, NULL, 0, &body);
+	if (got > 0 && cache_entry_check(body.s ? body.s : "", body.len, key, &why) < 0) {
 		warn_once(r, "object '%.16s' is not a valid entry (%s); compiling it here", key, why);
-	} else if (status == 200) {
+	} else if (got > 0) {
 		mpath = cache_unit_path(c, key, CACHE_ENTRY_SUFFIX);
 		dir = path_dirname(mpath);
 		mkdir_p(dir);
 		/* A local failure to publish: the unit compiles, as without a remote. */
 		ret = publish_bytes_gently(mpath, body.s, body.len, NULL) ? -1 : 1;
-	} else if (status > 0) {
+	} else if (!got) {
 		ret = 0;
 	}
 	if (ret > 0) {
@@ -322,7 +303,7 @@ int remote_upload(struct remote *r, const struct cache *c, const char *key)
 	 * what the local checks would refuse. */
 	mpath = cache_unit_path(c, key, CACHE_ENTRY_SUFFIX);
 	if (!read_file_all(mpath, &bytes, &len) && cache_entry_check(bytes, len, key, &why) >= 0) {
-		ret = ask(r, "PUT", key, bytes, len, &answer, 299) < 0 ? -1 : 0;
+		ret = ask(r, "PUT", key, bytes, len, &answer) < 0 ? -1 : 0;
 		if (ret) {
 			note(c, "remote-error", key, t0, 0, &r->tally.errors);
 		} else {

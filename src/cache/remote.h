@@ -1,5 +1,5 @@
-/* remote: a shared HTTP tier behind the local cache (its protocol, markers and
- * credentials: remote.c).
+/* remote: a shared HTTP tier behind the local cache (its markers: remote.c;
+ * its protocol: remoteproto.c).
  *
  * Nothing here ever fails a build: a fault prints one warning per make run
  * and turns the remote off for the rest of that run (a marker file); an
@@ -10,11 +10,6 @@
 #include "cache/cache.h"
 
 #include <sys/types.h>
-
-/* The URL path element objects live under: the entry schema. */
-#define REMOTE_LAYOUT "kwarm-entry-2"
-/* No entry is larger: anything bigger is not one of ours. */
-#define REMOTE_MAX_OBJECT (1024LL * 1024 * 1024)
 
 struct remoteproto;
 

@@ -1,6 +1,19 @@
-/* remoteproto: the messages between kwarm (remote.c) and kwarm-remote.
+/* remoteproto: the remote cache tier's protocol.
  *
- * kwarm starts the helper when the remote is first asked, as
+ * HTTP/1.1 (or https where libcurl has TLS), for any server that stores what
+ * PUT sends and serves it back with GET (nginx with dav_methods PUT and
+ * create_full_put_path on, Apache mod_dav, bazel-remote's HTTP mode):
+ *
+ *   GET URL/kwarm-entry-2/<key>    200: the entry file's bytes; 404, 410: a miss
+ *   PUT URL/kwarm-entry-2/<key>    the entry file's bytes; any 2xx is success
+ *
+ * Any other status is a failure. Credentials: "Authorization: Bearer TOKEN"
+ * when KWARM_REMOTE_TOKEN is set, and ~/.netrc when present
+ * (CURL_NETRC_OPTIONAL). Redirects are not followed (a token must not
+ * travel elsewhere).
+ *
+ * The requests are made by the helper kwarm-remote. kwarm (remote.c) starts
+ * it when the remote is first asked, as
  *
  *   kwarm-remote URL CONNECT_MS TOTAL_MS
  *
@@ -11,15 +24,17 @@
  *
  *   request  GET <key> 0\n
  *            PUT <key> <length>\n<length bytes: the entry file>
- *   answer   <HTTP status> <length>\n<length bytes: the body>
+ *   answer   <HTTP status> <length>\n<length bytes: the object (a GET's 200)>
  *            error <length>\n<length bytes: why the transfer failed>
  *
  * Every message is a header line whose last word is its body's length in
  * decimal bytes, then the body.
  */
 #include "cache/remoteproto.h"
+#include "util.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -54,7 +69,8 @@ static int send_all(int fd, const char *data, size_t len)
 	return 0;
 }
 
-int remoteproto_send(struct remoteproto *p, const char *head, const void *body, size_t len)
+/* One message, head then body: 0, or -1 with errno set. */
+static int send_message(struct remoteproto *p, const char *head, const void *body, size_t len)
 {
 	struct buf line = BUF_INIT;
 	int ret;
@@ -137,4 +153,74 @@ int remoteproto_recv(struct remoteproto *p, struct buf *head, struct buf *body, 
 		return -1;
 	}
 	return 1;
+}
+
+int remoteproto_ask(struct remoteproto *p, const char *verb, const char *key, const void *body,
+		    size_t len)
+{
+	char *head = xstrfmt("%s %s", verb, key);
+	int ret = send_message(p, head, body, len);
+
+	free(head);
+	return ret;
+}
+
+int remoteproto_answered(const char *verb, const char *head, const struct buf *body, char **what)
+{
+	int get = !strcmp(verb, "GET");
+	char *end;
+	long status;
+
+	if (!strcmp(head, "error")) {
+		*what = xstrfmt("%s failed: %s", verb, buf_str(body));
+		return -1;
+	}
+	status = strtol(head, &end, 10);
+	if (status < 100 || *end) {
+		*what = xstrfmt("its helper answered '%s'", head);
+		return -1;
+	}
+	if (status >= 200 && status <= (get ? 200 : 299))
+		return 1;
+	if (get && (status == 404 || status == 410))
+		return 0;
+	*what = xstrfmt("%s answered HTTP %ld", verb, status);
+	return -1;
+}
+
+int remoteproto_parse_request(char *head, const char **verb, const char **key)
+{
+	char *sp = strchr(head, ' ');
+
+	if (!sp)
+		return -1;
+	*sp = '\0';
+	*verb = head;
+	*key = sp + 1;
+	return (strcmp(*verb, "GET") && strcmp(*verb, "PUT")) || !**key ||
+	       (*key)[strspn(*key, "0123456789abcdef")] ? -1 : 0;
+}
+
+void remoteproto_headers(struct strvec *headers)
+{
+	const char *token = getenv("KWARM_REMOTE_TOKEN");
+
+	/* Large bodies would wait a second for a "100 Continue". */
+	strvec_push(headers, "Expect:");
+	if (token && *token)
+		strvec_pushf(headers, "Authorization: Bearer %s", token);
+}
+
+int remoteproto_answer(struct remoteproto *p, const char *verb, long status,
+		       const struct buf *body, const char *why)
+{
+	char word[32];
+
+	if (why)
+		return send_message(p, "error", why, strlen(why));
+	snprintf(word, sizeof(word), "%ld", status);
+	/* Only a GET's 200 carries an entry; other bodies are error pages. */
+	if (strcmp(verb, "GET") || status != 200)
+		return send_message(p, word, NULL, 0);
+	return send_message(p, word, body->s, body->len);
 }

@@ -1,7 +1,8 @@
 /* Unit tests of remoteproto: messages round-trip over a socket pair (bodies
  * larger than the read-ahead, empty ones, several in a row), the end of input
  * between messages, and input that is not a message: no length, a length over
- * the cap, a body cut short, a header line without end. */
+ * the cap, a body cut short, a header line without end; what each HTTP status
+ * means to each verb, which answers carry a body, which heads are requests. */
 #include "check.h"
 #include "cache/remoteproto.h"
 
@@ -31,8 +32,8 @@ static void test_round_trip(void)
 		big[i] = (char)(i * 7);
 	pair(&a, &b);
 	/* Both in flight at once: a socket's buffer holds them. */
-	CHECK_INT(remoteproto_send(&a, "PUT 0123abcd", big, 50000), 0);
-	CHECK_INT(remoteproto_send(&a, "GET 0123abcd", NULL, 0), 0);
+	CHECK_INT(remoteproto_ask(&a, "PUT", "0123abcd", big, 50000), 0);
+	CHECK_INT(remoteproto_ask(&a, "GET", "0123abcd", NULL, 0), 0);
 	CHECK_INT(remoteproto_recv(&b, &head, &body, 50000, &why), 1);
 	CHECK_STR(head.s, "PUT 0123abcd");
 	CHECK_INT(body.len, 50000);
@@ -87,10 +88,81 @@ static void test_not_messages(void)
 	CHECK_STR(why, "a header line is too long");
 }
 
+/* What the answer head means to verb, with what (freed) when a failure. */
+static int answered(const char *verb, const char *head, const char *want_what)
+{
+	struct buf body = BUF_INIT;
+	char *what = NULL;
+	int got;
+
+	buf_adds(&body, "timeout");
+	got = remoteproto_answered(verb, head, &body, &what);
+	CHECK_STR(what ? what : "", want_what);
+	free(what);
+	buf_release(&body);
+	return got;
+}
+
+static void test_statuses(void)
+{
+	CHECK_INT(answered("GET", "200", ""), 1);
+	CHECK_INT(answered("GET", "404", ""), 0);
+	CHECK_INT(answered("GET", "410", ""), 0);
+	CHECK_INT(answered("GET", "204", "GET answered HTTP 204"), -1);
+	CHECK_INT(answered("PUT", "201", ""), 1);
+	CHECK_INT(answered("PUT", "299", ""), 1);
+	CHECK_INT(answered("PUT", "404", "PUT answered HTTP 404"), -1);
+	CHECK_INT(answered("PUT", "500", "PUT answered HTTP 500"), -1);
+	CHECK_INT(answered("GET", "error", "GET failed: timeout"), -1);
+	CHECK_INT(answered("GET", "99", "its helper answered '99'"), -1);
+	CHECK_INT(answered("GET", "200x", "its helper answered '200x'"), -1);
+}
+
+/* The helper's side: requests parsed, and only a GET's 200 sends its body. */
+static void test_helper_side(void)
+{
+	struct remoteproto a, b;
+	struct buf head = BUF_INIT, body = BUF_INIT, page = BUF_INIT;
+	const char *why, *verb, *key;
+	char req[] = "PUT 0a9f", bad1[] = "POST 0a9f", bad2[] = "GET 0A9F", bad3[] = "GET";
+
+	CHECK_INT(remoteproto_parse_request(req, &verb, &key), 0);
+	CHECK_STR(verb, "PUT");
+	CHECK_STR(key, "0a9f");
+	CHECK_INT(remoteproto_parse_request(bad1, &verb, &key), -1);
+	CHECK_INT(remoteproto_parse_request(bad2, &verb, &key), -1);
+	CHECK_INT(remoteproto_parse_request(bad3, &verb, &key), -1);
+	buf_adds(&page, "<html>");
+	pair(&a, &b);
+	CHECK_INT(remoteproto_answer(&a, "GET", 200, &page, NULL), 0);
+	CHECK_INT(remoteproto_answer(&a, "GET", 404, &page, NULL), 0);
+	CHECK_INT(remoteproto_answer(&a, "PUT", 200, &page, NULL), 0);
+	CHECK_INT(remoteproto_answer(&a, "GET", 0, &page, "refused"), 0);
+	CHECK_INT(remoteproto_recv(&b, &head, &body, 100, &why), 1);
+	CHECK_STR(head.s, "200");
+	CHECK_STR(buf_str(&body), "<html>");
+	CHECK_INT(remoteproto_recv(&b, &head, &body, 100, &why), 1);
+	CHECK_STR(head.s, "404");
+	CHECK_INT(body.len, 0);
+	CHECK_INT(remoteproto_recv(&b, &head, &body, 100, &why), 1);
+	CHECK_STR(head.s, "200");
+	CHECK_INT(body.len, 0);
+	CHECK_INT(remoteproto_recv(&b, &head, &body, 100, &why), 1);
+	CHECK_STR(head.s, "error");
+	CHECK_STR(buf_str(&body), "refused");
+	close(a.fd_out);
+	close(b.fd_in);
+	buf_release(&head);
+	buf_release(&body);
+	buf_release(&page);
+}
+
 int main(int argc, char **argv)
 {
 	check_init(argc, argv);
 	TEST(test_round_trip(), "round_trip");
 	TEST(test_not_messages(), "not_messages");
+	TEST(test_statuses(), "statuses");
+	TEST(test_helper_side(), "helper_side");
 	return check_done();
 }
