@@ -1,7 +1,7 @@
 /* kwarm compile: one unit's Makefile recipe (the work is unitcompile.h's). */
 #include "commands.h"
 #include "report/annotate.h"
-#include "cache/publish.h"
+#include "publish.h"
 #include "unitcompile.h"
 #include "util.h"
 

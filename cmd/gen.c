@@ -9,7 +9,7 @@
 #include "parseopt.h"
 #include "path.h"
 #include "plan/plan.h"
-#include "cache/publish.h"
+#include "publish.h"
 #include "cache/remote.h"
 #include "spec/spec.h"
 #include "cache/store.h"

@@ -6,7 +6,7 @@
 #include "report/annotate.h"
 #include "parseopt.h"
 #include "report/progress.h"
-#include "cache/publish.h"
+#include "publish.h"
 #include "cache/store.h"
 #include "key/reads.h"
 #include "unitcompile.h"

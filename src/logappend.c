@@ -1,6 +1,6 @@
 #include "logappend.h"
 #include "buf.h"
-#include "cache/publish.h"
+#include "publish.h"
 #include "path.h"
 #include "util.h"
 

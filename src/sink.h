@@ -10,7 +10,7 @@
 #define KWARM_SINK_H
 
 #include "buf.h"
-#include "cache/publish.h"
+#include "publish.h"
 
 #include <stdint.h>
 

@@ -8,7 +8,7 @@
 #include "report/durations.h"
 #include "pack/extract.h"
 #include "path.h"
-#include "cache/publish.h"
+#include "publish.h"
 #include "key/reads.h"
 #include "key/toolid.h"
 #include "cache/remote.h"

@@ -1,7 +1,7 @@
 #include "cache/cache.h"
 #include "os.h"
 #include "path.h"
-#include "cache/publish.h"
+#include "publish.h"
 #include "util.h"
 
 #include <errno.h>

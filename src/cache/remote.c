@@ -22,7 +22,7 @@
 #include "report/runid.h"
 #include "os.h"
 #include "path.h"
-#include "cache/publish.h"
+#include "publish.h"
 #include "cache/remoteproto.h"
 #include "run.h"
 #include "util.h"

@@ -3,7 +3,7 @@
 #include "cache/cache.h"
 #include "cache/cacheentry.h"
 #include "path.h"
-#include "cache/publish.h"
+#include "publish.h"
 #include "util.h"
 
 #include <errno.h>

@@ -6,7 +6,7 @@
 #include "plan/planfile.h"
 #include "path.h"
 #include "strvec.h"
-#include "cache/publish.h"
+#include "publish.h"
 #include "util.h"
 
 #include <dirent.h>

@@ -4,7 +4,7 @@
 #include "hashmap.h"
 #include "json.h"
 #include "path.h"
-#include "cache/publish.h"
+#include "publish.h"
 #include "plan/planfile.h"
 #include "util.h"
 

@@ -2,7 +2,7 @@
  * files, real child processes and real signals. */
 #include "buf.h"
 #include "check.h"
-#include "cache/publish.h"
+#include "publish.h"
 #include "strvec.h"
 #include "util.h"
 

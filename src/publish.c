@@ -1,4 +1,4 @@
-#include "cache/publish.h"
+#include "publish.h"
 #include "cache/cacheentry.h"
 #include "path.h"
 #include "util.h"

@@ -4,6 +4,8 @@
  *
  * Readers of a published name see either the old file or the whole new one,
  * never a partial write. kwarm is single-threaded: the registry is not locked.
+ * Every file kwarm writes is published here; its temps are named as a cache's
+ * are (cacheentry.h), so that one left in a cache is known for an orphan.
  */
 #ifndef KWARM_PUBLISH_H
 #define KWARM_PUBLISH_H
