@@ -59,116 +59,124 @@ static void touch(const char *kw, char cls, int i)
 	free(p);
 }
 
+/* A case's run: OUT is tmpdir/<name>, kw its OUT/.kwarm, units its plan. */
+struct tcase {
+	char *kw, *units;
+	struct runstate rs;
+};
+
+/* Name t's folders below tmpdir/name. With list, write write_list's plan,
+ * pack TestC's callable when packed, and join the run. */
+static void case_begin(struct tcase *t, const char *name, int list, int packed)
+{
+	t->kw = xstrfmt("%s/%s/.kwarm", tmpdir, name);
+	t->units = xstrfmt("%s/%s/w.mk.plan", tmpdir, name);
+	if (!list)
+		return;
+	write_list(t->units, t->kw, 0);
+	if (packed)
+		touch(t->kw, 'C', 3);
+	runstate_open(&t->rs, t->kw, t->units);
+}
+
+static void case_end(struct tcase *t)
+{
+	runstate_release(&t->rs);
+	free(t->units);
+	free(t->kw);
+}
+
 static void test_cursor(void)
 {
-	char *kw = path_join(tmpdir, "a/.kwarm"), *units = path_join(tmpdir, "a/w.mk.plan");
-	char *a = stamp_path(kw, 'A', 0);
-	struct runstate rs;
+	struct tcase t;
 	struct strvec failed;
 	int made = 9;
+	char *a;
 
-	write_list(units, kw, 0);
-	runstate_open(&rs, kw, units);
-	touch(kw, 'C', 3);				/* TestC: packed already */
-	CHECK_INT(settle_done(&rs, "warmup", NULL, &made), 0);	/* A, B1, B2 to go */
+	case_begin(&t, "a", 1, 1);			/* TestC: packed already */
+	a = stamp_path(t.kw, 'A', 0);
+	CHECK_INT(settle_done(&t.rs, "warmup", NULL, &made), 0);	/* A, B1, B2 to go */
 	CHECK_INT(made, 1);				/* the first to ask made it */
 	/* The list is the first asker's: a callable added later is not in it. */
-	write_list(units, kw, 1);
-	touch(kw, 'B', 1);
-	CHECK_INT(settle_done(&rs, "warmup", NULL, &made), 0);	/* stuck at A */
+	write_list(t.units, t.kw, 1);
+	touch(t.kw, 'B', 1);
+	CHECK_INT(settle_done(&t.rs, "warmup", NULL, &made), 0);	/* stuck at A */
 	CHECK_INT(made, 0);
-	touch(kw, 'A', 0);
-	CHECK_INT(settle_done(&rs, "warmup", NULL, NULL), 0);	/* stuck at B2 */
+	touch(t.kw, 'A', 0);
+	CHECK_INT(settle_done(&t.rs, "warmup", NULL, NULL), 0);	/* stuck at B2 */
 	strvec_init(&failed);
-	settle_failed_classes(&rs, &failed);
+	settle_failed_classes(&t.rs, &failed);
 	CHECK_INT(failed.nr, 0);
-	CHECK(!runstate_marked(&rs, "failed"));
-	settle_note_failed(&rs, check_owners("TestB,TestC"));
-	settle_note_failed(&rs, check_owners("TestB"));
-	CHECK(runstate_marked(&rs, "failed"));
-	settle_failed_classes(&rs, &failed);
+	CHECK(!runstate_marked(&t.rs, "failed"));
+	settle_note_failed(&t.rs, check_owners("TestB,TestC"));
+	settle_note_failed(&t.rs, check_owners("TestB"));
+	CHECK(runstate_marked(&t.rs, "failed"));
+	settle_failed_classes(&t.rs, &failed);
 	CHECK_INT(failed.nr, 2);
 	CHECK_STR(failed.nr ? failed.v[0] : NULL, "TestB");
 	strvec_release(&failed);
-	CHECK_INT(settle_done(&rs, "warmup", NULL, NULL), 1);	/* B2's class failed */
+	CHECK_INT(settle_done(&t.rs, "warmup", NULL, NULL), 1);	/* B2's class failed */
 	/* Passed once: a stamp gone behind the cursor is not looked at again. */
 	CHECK_INT(unlink(a), 0);
-	CHECK_INT(settle_done(&rs, "warmup", NULL, NULL), 1);
-	runstate_release(&rs);
+	CHECK_INT(settle_done(&t.rs, "warmup", NULL, NULL), 1);
+	case_end(&t);
 	free(a);
-	free(units);
-	free(kw);
 }
 
 static void test_goals(void)
 {
-	char *kw = path_join(tmpdir, "b/.kwarm"), *units = path_join(tmpdir, "b/w.mk.plan");
-	char *units_e, *pending, *text;
-	struct runstate rs;
+	struct tcase t;
+	char *pending, *text;
 	size_t len;
 	int made = 9;
 
-	write_list(units, kw, 0);
-	touch(kw, 'C', 3);
-	runstate_open(&rs, kw, units);
 	/* Only TestC's callable is a goal, and it is packed. */
-	CHECK_INT(settle_done(&rs, "warmup-TestC", NULL, NULL), 1);
-	runstate_release(&rs);
+	case_begin(&t, "b", 1, 1);
+	CHECK_INT(settle_done(&t.rs, "warmup-TestC", NULL, NULL), 1);
+	case_end(&t);
 
 	/* A pack writes its stamp before its event: not settled till it ends. */
-	free(kw);
-	kw = path_join(tmpdir, "g/.kwarm");
-	units_e = path_join(tmpdir, "g/w.mk.plan");
-	write_list(units_e, kw, 0);
-	runstate_open(&rs, kw, units_e);
-	CHECK_INT(settle_done(&rs, "warmup-TestC", NULL, NULL), 0);	/* TestC in the list */
-	touch(kw, 'C', 3);
-	runstate_pack_begin(&rs, "0000000000000000000000000000000000000000000000000000000000000003");
-	CHECK(rs.pack_fd >= 0);
-	CHECK_INT(settle_done(&rs, "warmup-TestC", NULL, NULL), 0);
-	runstate_pack_end(&rs);
-	CHECK_INT(settle_done(&rs, "warmup-TestC", NULL, NULL), 1);
-	runstate_release(&rs);
-	free(units_e);
+	case_begin(&t, "g", 1, 0);
+	CHECK_INT(settle_done(&t.rs, "warmup-TestC", NULL, NULL), 0);	/* TestC in the list */
+	touch(t.kw, 'C', 3);
+	runstate_pack_begin(&t.rs, "0000000000000000000000000000000000000000000000000000000000000003");
+	CHECK(t.rs.pack_fd >= 0);
+	CHECK_INT(settle_done(&t.rs, "warmup-TestC", NULL, NULL), 0);
+	runstate_pack_end(&t.rs);
+	CHECK_INT(settle_done(&t.rs, "warmup-TestC", NULL, NULL), 1);
+	case_end(&t);
 
 	/* A list torn in its head (its writer died) is made again. */
-	free(kw);
-	kw = path_join(tmpdir, "d/.kwarm");
-	runstate_open(&rs, kw, units);
-	pending = path_join(rs.dir, "pending");
+	case_begin(&t, "d", 1, 1);
+	pending = path_join(t.rs.dir, "pending");
 	check_write_text(NULL, pending, "kwarm-pend", 0644);
-	CHECK_INT(settle_done(&rs, "warmup-TestC", NULL, NULL), 1);
+	CHECK_INT(settle_done(&t.rs, "warmup-TestC", NULL, NULL), 1);
 	CHECK_INT(read_file_all(pending, &text, &len), 0);
 	CHECK(len > 10 && starts_with(text, "kwarm-pending 3 "));
 	free(text);
 	free(pending);
-	runstate_release(&rs);
+	case_end(&t);
 
 	/* No unit list: never settled, and nothing made to say otherwise. */
-	free(kw);
-	kw = path_join(tmpdir, "c/.kwarm");
-	runstate_open(&rs, kw, "/no/such/list");
-	CHECK_INT(settle_done(&rs, "warmup", NULL, &made), 0);
+	case_begin(&t, "c", 0, 0);
+	runstate_open(&t.rs, t.kw, "/no/such/list");
+	CHECK_INT(settle_done(&t.rs, "warmup", NULL, &made), 0);
 	CHECK_INT(made, -1);
-	CHECK_INT(settle_done(&rs, "warmup", NULL, NULL), 0);
-	runstate_release(&rs);
-	free(units);
-	free(kw);
+	CHECK_INT(settle_done(&t.rs, "warmup", NULL, NULL), 0);
+	case_end(&t);
 }
 
 /* A list its writer could not finish (a full disk, a step killed in its
  * write) is made again, not trusted as whole: here it stops after A's line. */
 static void test_cut_short(void)
 {
-	char *kw = path_join(tmpdir, "e/.kwarm"), *units = path_join(tmpdir, "e/w.mk.plan");
-	char *a = stamp_path(kw, 'A', 0);
-	struct runstate rs;
+	struct tcase t;
+	char *a;
 	pid_t pid;
 	int status = -1;
 
-	write_list(units, kw, 0);
-	touch(kw, 'C', 3);
-	runstate_open(&rs, kw, units);
+	case_begin(&t, "e", 1, 1);
+	a = stamp_path(t.kw, 'A', 0);
 	pid = fork();
 	if (!pid) {
 		/* The head (37 bytes) and "TestA - <stamp>" fit, nothing more. */
@@ -176,40 +184,36 @@ static void test_cut_short(void)
 
 		rl.rlim_max = rl.rlim_cur;
 		signal(SIGXFSZ, SIG_IGN);
-		_exit(setrlimit(RLIMIT_FSIZE, &rl) ? 3 : settle_done(&rs, "warmup", NULL, NULL));
+		_exit(setrlimit(RLIMIT_FSIZE, &rl) ? 3 : settle_done(&t.rs, "warmup", NULL, NULL));
 	}
 	CHECK_INT(waitpid(pid, &status, 0), pid);
 	CHECK_INT(status, 0);
-	touch(kw, 'A', 0);
-	CHECK_INT(settle_done(&rs, "warmup", NULL, NULL), 0);	/* B1, B2 to go */
-	runstate_release(&rs);
+	touch(t.kw, 'A', 0);
+	CHECK_INT(settle_done(&t.rs, "warmup", NULL, NULL), 0);	/* B1, B2 to go */
+	case_end(&t);
 	free(a);
-	free(units);
-	free(kw);
 }
 
 /* A line longer than a walk's first read is read whole, not taken for torn. */
 static void test_long_line(void)
 {
-	char *kw = path_join(tmpdir, "f/.kwarm"), *units = path_join(tmpdir, "f/w.mk.plan");
 	struct buf stamp = BUF_INIT, list = BUF_INIT;
-	struct runstate rs;
+	struct tcase t;
 
-	buf_adds(&stamp, kw);
+	case_begin(&t, "f", 0, 0);
+	buf_adds(&stamp, t.kw);
 	for (int i = 0; i < 12; i++)
 		buf_addf(&stamp, "/%0200d", i);	/* 2.4 KB of folders */
 	buf_addf(&stamp, "/%064d", 0);
 	buf_addf(&list, "class TestA\ncallable %064d TestA %s\n", 0, stamp.s);
-	check_write_plan(units, list.s);
-	runstate_open(&rs, kw, units);
-	CHECK_INT(settle_done(&rs, "warmup", NULL, NULL), 0);
+	check_write_plan(t.units, list.s);
+	runstate_open(&t.rs, t.kw, t.units);
+	CHECK_INT(settle_done(&t.rs, "warmup", NULL, NULL), 0);
 	check_write_text(NULL, stamp.s, "", 0644);
-	CHECK_INT(settle_done(&rs, "warmup", NULL, NULL), 1);
-	runstate_release(&rs);
+	CHECK_INT(settle_done(&t.rs, "warmup", NULL, NULL), 1);
+	case_end(&t);
 	buf_release(&list);
 	buf_release(&stamp);
-	free(units);
-	free(kw);
 }
 
 /* A callable whose stamp is there but whose output was removed is packed
@@ -217,22 +221,18 @@ static void test_long_line(void)
  * output is back, so the run is not taken for over at each step before. */
 static void test_removed_output(void)
 {
-	char *kw = path_join(tmpdir, "h/.kwarm"), *units = path_join(tmpdir, "h/w.mk.plan");
-	char *out = output_path(kw, 'C');
-	struct runstate rs;
+	struct tcase t;
+	char *out;
 
-	write_list(units, kw, 0);
-	touch(kw, 'C', 3);
+	case_begin(&t, "h", 1, 1);
+	out = output_path(t.kw, 'C');
 	CHECK_INT(unlink(out), 0);
-	runstate_open(&rs, kw, units);
-	CHECK_INT(settle_done(&rs, "warmup-TestC", NULL, NULL), 0);
-	CHECK_INT(settle_done(&rs, "warmup-TestC", NULL, NULL), 0);
-	touch(kw, 'C', 3);
-	CHECK_INT(settle_done(&rs, "warmup-TestC", NULL, NULL), 1);
-	runstate_release(&rs);
+	CHECK_INT(settle_done(&t.rs, "warmup-TestC", NULL, NULL), 0);
+	CHECK_INT(settle_done(&t.rs, "warmup-TestC", NULL, NULL), 0);
+	touch(t.kw, 'C', 3);
+	CHECK_INT(settle_done(&t.rs, "warmup-TestC", NULL, NULL), 1);
+	case_end(&t);
 	free(out);
-	free(units);
-	free(kw);
 }
 
 /* Give path the time sec. */
@@ -249,12 +249,12 @@ static void set_time(const char *path, time_t sec)
  * and B2 of unit 3: only B2's entry is newer, so B1 is settled. */
 static void test_entries(void)
 {
-	char *kw = path_join(tmpdir, "i/.kwarm"), *units = path_join(tmpdir, "i/w.mk.plan");
 	char *cache = path_join(tmpdir, "i/cache"), *entry[4], *pending;
 	struct buf list = BUF_INIT;
-	struct runstate rs;
+	struct tcase t;
 	int made = 9;
 
+	case_begin(&t, "i", 0, 0);
 	for (int i = 1; i < 4; i++) {
 		entry[i] = xstrfmt("%s/units/0/%064d.m", cache, i);
 		check_write_text(NULL, entry[i], "", 0644);
@@ -262,37 +262,35 @@ static void test_entries(void)
 	}
 	buf_addf(&list, "pack %064d\npack %064d\npack %064d\nclass TestA\nclass TestB\n", 1, 2, 3);
 	for (int i = 0; i < 3; i++) {
-		char *stamp = stamp_path(kw, i ? 'B' : 'A', i);
+		char *stamp = stamp_path(t.kw, i ? 'B' : 'A', i);
 
 		buf_addf(&list, "callable %064d Test%c %s\n", i, i ? 'B' : 'A', stamp);
-		touch(kw, i ? 'B' : 'A', i);
+		touch(t.kw, i ? 'B' : 'A', i);
 		set_time(stamp, 2000);
 		free(stamp);
 	}
 	buf_addf(&list, "unit %064d TestA a\nunit %064d TestB b\nunit %064d TestB c\n", 1, 2, 3);
-	check_write_plan(units, list.s);
-	runstate_open(&rs, kw, units);
-	CHECK_INT(settle_done(&rs, "warmup", cache, &made), 1);	/* all older */
+	check_write_plan(t.units, list.s);
+	runstate_open(&t.rs, t.kw, t.units);
+	CHECK_INT(settle_done(&t.rs, "warmup", cache, &made), 1);	/* all older */
 	CHECK_INT(made, 1);
 
 	/* A later run (its list made again): unit 1's entry pruned, 3's newer. */
-	pending = path_join(rs.dir, "pending");
+	pending = path_join(t.rs.dir, "pending");
 	CHECK_INT(unlink(pending), 0);
 	CHECK_INT(unlink(entry[1]), 0);
 	set_time(entry[3], 3000);
-	CHECK_INT(settle_done(&rs, "warmup", cache, NULL), 0);	/* A and B2 to go */
-	touch(kw, 'A', 0);
-	CHECK_INT(settle_done(&rs, "warmup", cache, NULL), 0);	/* B2 to go */
-	touch(kw, 'B', 2);
-	CHECK_INT(settle_done(&rs, "warmup", cache, NULL), 1);
-	runstate_release(&rs);
+	CHECK_INT(settle_done(&t.rs, "warmup", cache, NULL), 0);	/* A and B2 to go */
+	touch(t.kw, 'A', 0);
+	CHECK_INT(settle_done(&t.rs, "warmup", cache, NULL), 0);	/* B2 to go */
+	touch(t.kw, 'B', 2);
+	CHECK_INT(settle_done(&t.rs, "warmup", cache, NULL), 1);
+	case_end(&t);
 	free(pending);
 	for (int i = 1; i < 4; i++)
 		free(entry[i]);
 	buf_release(&list);
 	free(cache);
-	free(units);
-	free(kw);
 }
 
 int main(int argc, char **argv)
