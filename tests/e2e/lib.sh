@@ -116,6 +116,15 @@ standin_spec() {
 	} > "$dir/spec.yaml"
 }
 
+# gxx_project [DIR..]: make the project folder P=$T/p with k/, include/ and
+# the DIRs in it, and cd there.
+gxx_project() {
+	P=$T/p
+	mkdir -p "$P"
+	cd "$P"
+	mkdir -p k include "$@"
+}
+
 # gxx_spec COMPILER CLASS=SRC,SRC..: in the current folder, write k/orch.cpp
 # and spec.yaml, whose classes pack it (g++) with their SRCs, incores of role
 # w: COMPILER (gcc dependency output) with -O2 -fPIC -shared and -Iinclude.

@@ -10,9 +10,7 @@
 need g++ g++
 need python3 python3
 
-P=$T/p
-mkdir -p "$P/k" "$P/include"
-cd "$P"
+gxx_project
 printf 'extern "C" int f(void) { return 1; }\nextern "C" int g(void) { return 2; }\n' > k/vs.cpp
 printf 'extern "C" int f(void) { return 3; }\n' > k/map.cpp
 printf 'extern "C" int f(void) { return 4; }\n' > k/xmap.cpp

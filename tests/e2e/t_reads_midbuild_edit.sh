@@ -12,9 +12,7 @@
 . "$(dirname "$0")/lib.sh"
 need g++ g++
 
-P=$T/p
-mkdir -p "$P/k" "$P/include"
-cd "$P"
+gxx_project
 cat > cc.sh <<'SH'
 #!/bin/sh
 # once: g++, then the edit (after g++ read the header). aba: the edit, g++,

@@ -8,9 +8,7 @@
 . "$(dirname "$0")/lib.sh"
 need g++ g++
 
-P=$T/p
-mkdir -p "$P/k" "$P/include" "$P/other/sub"
-cd "$P"
+gxx_project other/sub
 ln -s ../other/sub include/sub
 printf '#include "../x.h"\n' > other/sub/a.h
 echo '#define X 1' > include/x.h

@@ -8,9 +8,7 @@
 . "$(dirname "$0")/lib.sh"
 need g++ g++
 
-P=$T/p
-mkdir -p "$P/k" "$P/include"
-cd "$P"
+gxx_project
 printf '#define BUILT __DATE__ " " __TIME__\n' > include/clock.h
 printf '#include "clock.h"\nextern "C" const char *f(void) { return BUILT; }\n' > k/clock.cpp
 printf 'extern "C" const char *g(void) { return __TIMESTAMP__; }\n' > k/stamp.cpp

@@ -10,9 +10,7 @@ need g++ g++
 need python3 python3
 unset CPATH C_INCLUDE_PATH LIBRARY_PATH
 
-P=$T/p
-mkdir -p "$P/k" "$P/include" "$P/sysdir"
-cd "$P"
+gxx_project sysdir
 export CPLUS_INCLUDE_PATH=$P/sysdir
 echo '#define SYSV 8' > sysdir/sysh.h
 for u in mmd mf wp; do
