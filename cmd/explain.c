@@ -31,17 +31,47 @@ static int unit_matches(const struct plan_unit *u, const char *what)
 	       !strncmp(u->key, what, n);
 }
 
+/* The spec and plan of a Makefile kwarm gen wrote, with the cache cache_dir
+ * (NULL: the Makefile's): 0 (caller releases both), or after reporting 2
+ * when it is not one or its spec fails, 1 when its plan fails. */
+static int load_plan(const char *makefile, const char *cache_dir, struct spec *spec,
+		     struct plan *plan)
+{
+	char *text = NULL, *spec_path = NULL, *its_cache = NULL, *out_dir = NULL;
+	size_t len;
+	int ret = 2;
+
+	if (read_file_all(makefile, &text, &len)) {
+		error_errno("cannot read '%s'", makefile);
+		goto out;
+	}
+	if (makefile_read_header(text, &spec_path, &its_cache, &out_dir)) {
+		error("'%s' is not a Makefile kwarm gen wrote", makefile);
+		goto out;
+	}
+	if (spec_load(spec, spec_path))
+		goto out;
+	ret = plan_build(plan, spec, cache_dir ? cache_dir : its_cache, out_dir, NULL) ? 1 : 0;
+	if (ret)
+		spec_release(spec);
+out:
+	free(text);
+	free(spec_path);
+	free(its_cache);
+	free(out_dir);
+	return ret;
+}
+
 int cmd_explain(int argc, char **argv)
 {
 	const char *cache_opt = NULL, *makefile, *unit;
-	char *text = NULL, *spec_path = NULL, *cache_dir = NULL, *out_dir = NULL;
 	struct closure_cache cc;
 	struct cache cache = { NULL };
 	struct spec spec;
 	struct plan plan;
 	struct buf out = BUF_INIT;
-	size_t len, found = 0;
-	int ret = 2, have_spec = 0, have_plan = 0;
+	size_t found = 0;
+	int ret = 2;
 	struct option opts[] = {
 		OPT_STRING("--cache", &cache_opt),
 		OPT_END(),
@@ -55,25 +85,10 @@ int cmd_explain(int argc, char **argv)
 							   : "MAKEFILE and UNIT are needed");
 	makefile = argv[0];
 	unit = argv[1];
-	if (read_file_all(makefile, &text, &len)) {
-		error_errno("cannot read '%s'", makefile);
-		goto out;
-	}
-	if (makefile_read_header(text, &spec_path, &cache_dir, &out_dir)) {
-		error("'%s' is not a Makefile kwarm gen wrote", makefile);
-		goto out;
-	}
-	if (cache_opt) {
-		free(cache_dir);
-		cache_dir = xstrdup(cache_opt);
-	}
-	if (spec_load(&spec, spec_path))
-		goto out;
-	have_spec = 1;
+	ret = load_plan(makefile, cache_opt, &spec, &plan);
+	if (ret)
+		return ret;
 	ret = 1;
-	if (plan_build(&plan, &spec, cache_dir, out_dir, NULL))
-		goto out;
-	have_plan = 1;
 	if (cache_init(&cache, plan.cache_dir))
 		goto out;
 	closure_cache_init(&cc);
@@ -93,15 +108,9 @@ int cmd_explain(int argc, char **argv)
 	}
 	fputs(buf_str(&out), stdout);
 out:
-	if (have_plan)
-		plan_release(&plan);
-	if (have_spec)
-		spec_release(&spec);
+	plan_release(&plan);
+	spec_release(&spec);
 	cache_release(&cache);
 	buf_release(&out);
-	free(text);
-	free(spec_path);
-	free(cache_dir);
-	free(out_dir);
 	return ret;
 }
