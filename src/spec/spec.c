@@ -523,15 +523,33 @@ static int load_callable(struct loader *ld, yaml_node_t *node, int level,
 	return 0;
 }
 
+/* A level-3 class's list of callables into cls. */
+static int load_callables(struct loader *ld, yaml_node_t *list, struct spec_class *cls)
+{
+	struct hashmap names;
+	size_t n = yamltree_len(list);
+	int ret = 0;
+
+	cls->level = 3;
+	if (!n)
+		return fail(ld, list, "'callables' must be a non-empty list");
+	cls->callables = xcalloc(n, sizeof(*cls->callables));
+	hashmap_init(&names);
+	for (size_t i = 0; !ret && i < n; i++) {
+		cls->nr_callables = i + 1;
+		ret = load_callable(ld, yamltree_node(&ld->tree, yamltree_item(list, i)), 3,
+				    &names, &cls->callables[i]);
+	}
+	hashmap_release(&names);
+	return ret;
+}
+
 static int load_class(struct loader *ld, yaml_node_t *node, struct spec_class *cls)
 {
 	struct yamltree_field f[] = {
 		FIELD("name", 1), FIELD("runtime", 0), FIELD("toolchains", 0),
 		FIELD("callable", 0), FIELD("callables", 0),
 	};
-	struct hashmap names;
-	size_t n;
-	int ret = 0;
 
 	set_pos(&cls->pos, ld->spec->file, node);
 	ld->cls = NULL;
@@ -570,19 +588,7 @@ static int load_class(struct loader *ld, yaml_node_t *node, struct spec_class *c
 		cls->nr_callables = 1;
 		return load_callable(ld, f[3].value, 2, NULL, &cls->callables[0]);
 	}
-	cls->level = 3;
-	n = yamltree_len(f[4].value);
-	if (!n)
-		return fail(ld, f[4].value, "'callables' must be a non-empty list");
-	cls->callables = xcalloc(n, sizeof(*cls->callables));
-	hashmap_init(&names);
-	for (size_t i = 0; !ret && i < n; i++) {
-		cls->nr_callables = i + 1;
-		ret = load_callable(ld, yamltree_node(&ld->tree, yamltree_item(f[4].value, i)), 3,
-				    &names, &cls->callables[i]);
-	}
-	hashmap_release(&names);
-	return ret;
+	return load_callables(ld, f[4].value, cls);
 }
 
 /* The top level */
