@@ -10,6 +10,7 @@
 #include "path.h"
 #include "publish.h"
 #include "key/reads.h"
+#include "key/searchlist.h"
 #include "key/toolid.h"
 #include "cache/remote.h"
 #include "run.h"
@@ -513,13 +514,17 @@ static int same_inputs(struct compile_job *o, int report)
 	return same;
 }
 
-/* The manifest lines of what the compile read (reads.h); 0, 1 when a file
- * it read changed while it ran (*changed), or -1 after reporting. */
+/* The manifest lines of what the compile read (reads.h) and where its
+ * lookups found nothing (searchlist.h); 0, 1 when a file it read changed
+ * while it ran (*changed), or -1 after reporting. Without the compiler's
+ * search list, *uncached says so: a new header in a folder it searches
+ * first would not be seen. */
 static int read_lines(struct compile_job *o, struct closure_cache *cc, const struct attempt *a,
 		      int listed, const struct closure *closure, char **changed,
-		      struct buf *lines)
+		      const char **uncached, struct buf *lines)
 {
-	struct strvec files = STRVEC_INIT;
+	struct strvec files = STRVEC_INIT, places = STRVEC_INIT;
+	struct buf why = BUF_INIT;
 	int ret;
 
 	if (listed && deps_parse_file(a->file[DEPS], &files)) {
@@ -530,11 +535,17 @@ static int read_lines(struct compile_job *o, struct closure_cache *cc, const str
 		}
 		listed = 0;	/* it wrote none: the scanner's closure is all we know */
 	}
+	if (listed && searchlist_probes(cc, &o->uc, cc->tool_memo_dir, &files, &places, &why)) {
+		warning("%s: %s", o->label, why.s);
+		*uncached = "its compiler's include search list is not known";
+	}
 	ret = reads_manifest_lines(cc, o->uc.root, listed ? deps_family_name(o->family) : "none",
-				   &files, closure, &a->started, changed, lines);
+				   &files, &places, closure, &a->started, changed, lines);
 	if (ret < 0)
 		error("%s: cannot record what the compiler read", o->label);
 	strvec_release(&files);
+	strvec_release(&places);
+	buf_release(&why);
 	return ret;
 }
 
@@ -543,11 +554,12 @@ static int read_lines(struct compile_job *o, struct closure_cache *cc, const str
  * what the key names: it is never cached under it), what the compiler read
  * beyond the closure (the entry is used only while those stay as they are),
  * and what the key covered, so that kwarm explain can say what changed;
- * *clock: the time macros its files name (closure.h). 0, 1 when a file the
- * compile read changed while it ran (*changed), or -1 after reporting. */
+ * *uncached: why the result may not be cached, or NULL (the time macros its
+ * files name, closure.h). 0, 1 when a file the compile read changed while it
+ * ran (*changed), or -1 after reporting. */
 static int manifest_lines(struct compile_job *o, struct closure_cache *cc,
 			  const struct attempt *a, int listed, char *base, char **changed,
-			  int *clock, struct buf *lines)
+			  const char **uncached, struct buf *lines)
 {
 	char key_now[DIGEST_HEX_SIZE];
 	struct closure closure = { 0 };
@@ -562,8 +574,8 @@ static int manifest_lines(struct compile_job *o, struct closure_cache *cc,
 		      "run make again", o->label);
 		goto out;
 	}
-	*clock = closure.clock;
-	ret = read_lines(o, cc, a, listed, &closure, changed, lines);
+	*uncached = clock_uncached(closure.clock);
+	ret = read_lines(o, cc, a, listed, &closure, changed, uncached, lines);
 	if (ret)
 		goto out;
 	if (o->id && !strchr(o->id, '\n'))
@@ -589,17 +601,15 @@ static int compile_unit(struct compile_job *o, const struct cache *cache, struct
 	struct attempt a;
 	struct cache_adoption ad = { .fd = -1 };
 	struct buf *why;
-	char *tools = NULL, *cannot = NULL, *changed = NULL;
-	const char *final = NULL, *uncached;
+	/* Compiler identities and search lists outlive this process: no 1 MB
+	 * hash and no -v run per compile. */
+	char *tools = path_join(home->dir, "tools"), *cannot = NULL, *changed = NULL;
+	const char *final = NULL, *uncached = NULL;
 	double start = now_monotonic(), seconds;
-	int ret = -1, failed, stored, renamed, listed = 0, again = 0, clock = 0;
+	int ret = -1, failed, stored, renamed, listed = 0, again = 0;
 
 	closure_cache_init(&cc);
-	if (cache) {
-		/* Compiler identities outlive this process: no 1 MB hash per compile. */
-		tools = path_join(cache->dir, "tools");
-		cc.tool_memo_dir = tools;
-	}
+	cc.tool_memo_dir = tools;
 	o->family = compile_family(o, &cc);
 	/* The outputs go beside the entry, so that a rename publishes them. */
 	attempt_init(&a, home, o->key);
@@ -622,7 +632,7 @@ compile:
 		if (run_steps(o, &a, &output, &final, &listed, NULL))
 			goto out;
 	}
-	failed = manifest_lines(o, &cc, &a, listed, base, &changed, &clock, &lines);
+	failed = manifest_lines(o, &cc, &a, listed, base, &changed, &uncached, &lines);
 	if (failed == 1 && !again++) {
 		/* The edit has most likely landed by now: once more, from the files
 		 * as they are, a fresh memo of them and a fresh start stamp. */
@@ -645,7 +655,7 @@ compile:
 	if (failed)
 		goto out;
 	/* Kept privately: this run packs it, the next compiles it again. */
-	uncached = home == cache && o->private_dir ? clock_uncached(clock) : NULL;
+	uncached = home == cache && o->private_dir ? uncached : NULL;
 	drop_held(o);
 	why = hold(o, home == cache);
 	stored = !uncached && !cache_unit_adopt_begin(home, o->key, final, o->label, lines.s, &ad, why);

@@ -136,7 +136,8 @@ struct manifest {
 
 /* Parse a manifest's lines (without its length line); 0, or -1 with *why set
  * to a static reason. */
-/* A line of the reads (reads.h): "read <64 hex> <path>" or "deps <family>";
+/* A line of the reads (reads.h): "read <64 hex> <path>", "absent <path>",
+ * "folder <path>", "file <path>" or "deps <family>";
  * the explain lines "id ..." and "covers ...". */
 static int reads_line(const char *p, size_t len)
 {
@@ -144,6 +145,10 @@ static int reads_line(const char *p, size_t len)
 		return len > 70 && strspn(p + 5, "0123456789abcdef") == 64 && p[69] == ' ';
 	if (starts_with(p, "deps "))
 		return len > 5 && len - 5 < 16;
+	if (starts_with(p, "absent ") || starts_with(p, "folder "))
+		return len > 7;
+	if (starts_with(p, "file "))
+		return len > 5;
 	return starts_with(p, "id ") || starts_with(p, "covers ");
 }
 
@@ -513,6 +518,13 @@ void cache_manifest_reads(const char *text, struct strvec *reads, char deps[16])
 
 		if (starts_with(p, "read ") && len > 5 + 65 && p[69] == ' ') {
 			strvec_push_nodup(reads, xstrndup(p + 5, len - 5));
+		} else if (starts_with(p, "absent ") || starts_with(p, "folder ") ||
+			   starts_with(p, "file ")) {
+			size_t word = strcspn(p, " ");
+
+			/* Padded as a digest: every reads line's path is at 65. */
+			strvec_pushf(reads, "%-64.*s %.*s", (int)word, p, (int)(len - word - 1),
+				     p + word + 1);
 		} else if (starts_with(p, "deps ") && len - 5 < 16) {
 			memcpy(deps, p + 5, len - 5);
 			deps[len - 5] = '\0';

@@ -8,7 +8,8 @@
  *   entries.lock              the per-entry locks: entry <key> is an fcntl OFD write lock
  *                             on one byte of this file, at its key's first 15 hex digits
  *   tools/                    compiler identities, reused while a compiler's stat holds
- *                             (their memo: toolid.c)
+ *                             (their memo: toolid.c), and compilers' include search
+ *                             lists (searchlist.c)
  *   tmp/                      probes of whether the cache can be written
  *   reads/<k0>/<base>         the entry last compiled for a base key (reads.h)
  *   events.log, events.lock   what each step did with the cache (cachelog.c)
@@ -26,6 +27,9 @@
  *   deps <gcc|clang|none>      how the files the compiler read were listed
  *   read <64 hex> <path>       one per file the compiler read beyond the scanner's
  *                              closure (its dependency output), as it named it
+ *   absent <path>              a place its lookups found nothing, a folder they
+ *   folder <path>              passed over, a file they found and it did not
+ *   file <path>                read (searchlist.h): still so
  *   unit <label>
  *   <8 digits: the manifest's length in bytes, this line included>
  *
@@ -109,8 +113,9 @@ int cache_unit_remove(const struct cache *c, const char *key);
  * the end of the entry, not its artifact: 1, 0 when there is no such entry (or
  * it cannot be opened), -1 when it does not end in a manifest of key. */
 int cache_unit_manifest(const char *dir, const char *key, struct buf *text);
-/* The recorded reads of a manifest's text ("HEX PATH", appended to reads) and
- * its deps family (empty when the manifest has none). */
+/* The recorded reads of a manifest's text ("HEX PATH", appended to reads; an
+ * absent, folder or file line as "WORD PATH" with the word padded to 64
+ * characters) and its deps family (empty when the manifest has none). */
 void cache_manifest_reads(const char *text, struct strvec *reads, char deps[16]);
 
 #endif

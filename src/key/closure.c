@@ -41,8 +41,8 @@ struct scan {
 	int clock;	/* CLOSURE_CLOCK, CLOSURE_MTIME */
 };
 
-/* Probe results, stored as non-NULL pointers in cc->probes. */
-enum probe { PROBE_NONE = 1, PROBE_FILE, PROBE_DIR };
+/* Probe results (closure.h's), stored as non-NULL pointers in cc->probes. */
+enum probe { PROBE_NONE = CLOSURE_NONE, PROBE_FILE = CLOSURE_FILE, PROBE_DIR = CLOSURE_DIR };
 
 void closure_cache_init(struct closure_cache *cc)
 {
@@ -328,6 +328,25 @@ static struct scan *get_scan(struct closure_cache *cc, const char *abs)
 	return s;
 }
 
+int closure_lookups(struct closure_cache *cc, const char *abs, struct strvec *out)
+{
+	struct scan *s = hashmap_get(&cc->scans, abs), fresh = { .nr = 0 };
+	struct filestamp stamp;
+
+	/* A file the scanner did not see is neither digested nor kept: the
+	 * compiler's own headers are hashed as its reads already. */
+	if (!s || !still_valid(cc, abs, s)) {
+		if (read_file(cc, abs, &stamp))
+			return -1;
+		scan_text(&fresh, cc->data.s, cc->data.len);
+		s = &fresh;
+	}
+	for (size_t i = 0; i < s->nr; i++)
+		strvec_pushf(out, "%s\t%s", kind_names[s->d[i].kind], s->d[i].text);
+	scan_clear(&fresh);
+	return 0;
+}
+
 static enum probe probe(struct closure_cache *cc, const char *abs)
 {
 	uintptr_t known = (uintptr_t)hashmap_get(&cc->probes, abs);
@@ -341,6 +360,13 @@ static enum probe probe(struct closure_cache *cc, const char *abs)
 	hashmap_put(&cc->probes, abs, (void *)(uintptr_t)what);
 	return what;
 }
+
+int closure_probe(struct closure_cache *cc, const char *abs)
+{
+	return (int)probe(cc, abs);
+}
+
+
 
 struct walk {
 	struct closure_cache *cc;

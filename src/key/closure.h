@@ -72,6 +72,16 @@ void closure_cache_release(struct closure_cache *cc);
 int closure_compute(struct closure_cache *cc, const char *root, const struct strvec *sources,
 		    const struct strvec *include_dirs, struct closure *out);
 void closure_release(struct closure *c);
+/* What is at abs (memoized in cc as the scanner's own probes): */
+#define CLOSURE_NONE 1	/* nothing, or a path through a non-folder */
+#define CLOSURE_FILE 2	/* a file (stat follows links) */
+#define CLOSURE_DIR 3	/* a folder */
+int closure_probe(struct closure_cache *cc, const char *abs);
+/* Append the lookups of the file at abs, one "KIND\tNAME" per #include,
+ * #include_next or __has_include line (KIND as in the edges), to out (read
+ * once while its stamp holds, as the scanner reads it). 0, or -1 with errno
+ * set when it cannot be read. */
+int closure_lookups(struct closure_cache *cc, const char *abs, struct strvec *out);
 /* Feed the closure into d canonically (files with their digests, then edges). */
 void closure_digest(const struct closure *c, struct digest *d);
 /* Every folder where a new file could change how a name resolves

@@ -26,13 +26,41 @@ static char *pointer_path(const char *cache_dir, const char *base)
 	return buf_detach(&b);
 }
 
+/* What is at abs now, in the form of a recorded line's first field: for a
+ * file read (read), its digest, or "" when it cannot be read; for a place,
+ * READS_ABSENT, READS_FOLDER or READS_FILE, padded. */
+static void state_now(struct closure_cache *cc, const char *abs, int read,
+		      char hex[DIGEST_HEX_SIZE])
+{
+	int what;
+
+	if (read) {
+		if (filehash_get(&cc->files, abs, hex))
+			hex[0] = '\0';
+		return;
+	}
+	what = closure_probe(cc, abs);
+	snprintf(hex, DIGEST_HEX_SIZE, "%-64s", what == CLOSURE_DIR ? READS_FOLDER :
+		 what == CLOSURE_FILE ? READS_FILE : READS_ABSENT);
+}
+
+/* Is a recorded line about a place looked at rather than a file read? Its
+ * first field is a padded word, not 64 digits. */
+static int is_place(const char *line)
+{
+	return strcspn(line, " ") < 64;
+}
+
 int reads_match(struct closure_cache *cc, const char *root, const struct strvec *reads,
 		struct buf *why)
 {
 	for (size_t i = 0; i < reads->nr; i++) {
 		const char *line = reads->v[i], *path = line + 65;
-		char *abs = path_join(root, path), hex[DIGEST_HEX_SIZE] = "";
-		int same = !filehash_get(&cc->files, abs, hex) && !strncmp(hex, line, 64);
+		char *abs = path_join(root, path), hex[DIGEST_HEX_SIZE];
+		int same;
+
+		state_now(cc, abs, !is_place(line), hex);
+		same = hex[0] && !strncmp(hex, line, 64);
 
 		free(abs);
 		if (!same) {
@@ -163,7 +191,8 @@ int reads_pick_key(struct closure_cache *cc, const char *cache_dir, const char *
 		for (size_t i = 0; i < last.nr; i++) {
 			char *abs = path_join(root, last.v[i] + 65), hex[DIGEST_HEX_SIZE];
 
-			if (filehash_get(&cc->files, abs, hex))
+			state_now(cc, abs, !is_place(last.v[i]), hex);
+			if (!hex[0])
 				snprintf(hex, sizeof(hex), "missing");
 			digest_add_str(&d, "path", last.v[i] + 65);
 			digest_add_str(&d, "sha256", hex);
@@ -181,8 +210,18 @@ int reads_pick_key(struct closure_cache *cc, const char *cache_dir, const char *
 	goto out;
 chosen:
 	memcpy(key, chosen, DIGEST_HEX_SIZE);
-	for (size_t i = 0; inputs && i < from->nr; i++)
-		strvec_push_nodup(inputs, path_join(root, from->v[i] + 65));
+	/* A place where nothing may appear is watched through its folder. */
+	for (size_t i = 0; inputs && i < from->nr; i++) {
+		char *abs = path_join(root, from->v[i] + 65);
+
+		if (is_place(from->v[i])) {
+			char *dir = path_dirname(abs);
+
+			free(abs);
+			abs = dir;
+		}
+		strvec_push_nodup(inputs, abs);
+	}
 	/* An entry never built: its appearance changes the choice. */
 	if (!got && appear) {
 		struct buf b = BUF_INIT;
@@ -252,8 +291,9 @@ static char *find_changed(const char *root, const struct strvec *vis,
 }
 
 int reads_manifest_lines(struct closure_cache *cc, const char *root, const char *family,
-			 const struct strvec *listed, const struct closure *closure,
-			 const struct timespec *since, char **changed, struct buf *out)
+			 const struct strvec *listed, const struct strvec *places,
+			 const struct closure *closure, const struct timespec *since,
+			 char **changed, struct buf *out)
 {
 	struct hashmap held;
 	struct strvec vis = STRVEC_INIT;
@@ -284,6 +324,11 @@ int reads_manifest_lines(struct closure_cache *cc, const char *root, const char 
 			buf_addf(out, "read %s %s\n", hex, vis.v[i]);
 		free(abs);
 	}
+	for (size_t i = 0; i < places->nr && !ret; i++)
+		if (strchr(places->v[i], '\n'))
+			ret = error("cannot record a place looked at whose name has a newline");
+		else
+			buf_addf(out, "%s\n", places->v[i]);
 	if (!ret && since && (*changed = find_changed(root, &vis, closure, since)))
 		ret = 1;
 	hashmap_release(&held);
