@@ -136,9 +136,9 @@ struct manifest {
 
 /* Parse a manifest's lines (without its length line); 0, or -1 with *why set
  * to a static reason. */
-/* A line of the reads (reads.h): "read <64 hex> <path>", "absent <path>",
- * "folder <path>", "file <path>" or "deps <family>";
- * the explain lines "id ..." and "covers ...". */
+/* A line of the reads (reads.h): "read <64 hex> <path>", "deps <family>", or
+ * 2 for a place: "absent <path>", "folder <path>", "file <path>"; the explain
+ * lines "id ..." and "covers ...". */
 static int reads_line(const char *p, size_t len)
 {
 	if (starts_with(p, "read "))
@@ -146,10 +146,33 @@ static int reads_line(const char *p, size_t len)
 	if (starts_with(p, "deps "))
 		return len > 5 && len - 5 < 16;
 	if (starts_with(p, "absent ") || starts_with(p, "folder "))
-		return len > 7;
+		return len > 7 ? 2 : 0;
 	if (starts_with(p, "file "))
-		return len > 5;
+		return len > 5 ? 2 : 0;
 	return starts_with(p, "id ") || starts_with(p, "covers ");
+}
+
+/* "places N HEX" at p: the next N lines have SHA-256 HEX. A place whose name
+ * a flipped bit changed, or that a flipped newline joined to the next, still
+ * holds (nothing is at the name it says), so a read line's check on its own
+ * file would not see the damage. 0 (*n set), or -1. */
+static int places_line(const char *p, size_t len, unsigned long long *n)
+{
+	const char *start = p + len + 1, *end = start;
+	char *after, hex[DIGEST_HEX_SIZE];
+
+	errno = 0;
+	*n = strtoull(p + 7, &after, 10);
+	if (errno || p[7] < '0' || p[7] > '9' || *after != ' ' || after + 65 != p + len ||
+	    p[len] != '\n')
+		return -1;
+	for (unsigned long long i = 0; i < *n; i++) {
+		end = strchr(end, '\n');
+		if (!end++)
+			return -1;
+	}
+	digest_bytes_hex(start, (size_t)(end - start), hex);
+	return memcmp(hex, after + 1, 64) ? -1 : 0;
 }
 
 /* Every line before the label is one cache.h lists: a damaged one (a flipped
@@ -158,7 +181,8 @@ static int reads_line(const char *p, size_t len)
 static int parse_manifest(const char *text, size_t tlen, struct manifest *m, const char **why)
 {
 	const char *p = text;
-	int have = 0;
+	int have = 0, kind;
+	unsigned long long places = 0, counted = 0;
 
 	if (strlen(text) != tlen) {
 		*why = "a NUL byte in the manifest";
@@ -193,15 +217,22 @@ static int parse_manifest(const char *text, size_t tlen, struct manifest *m, con
 				return -1;
 			}
 			have |= 4;
-		} else if (!reads_line(p, len)) {
+		} else if (starts_with(p, "places ")) {
+			if (places_line(p, len, &places)) {
+				*why = "damaged places in manifest";
+				return -1;
+			}
+		} else if (!(kind = reads_line(p, len))) {
 			*why = "unknown line in manifest";
 			return -1;
+		} else {
+			counted += kind == 2;
 		}
 		p += len;
 		if (*p == '\n')
 			p++;
 	}
-	if (have != 7) {
+	if (have != 7 || places != counted) {
 		*why = "incomplete manifest";
 		return -1;
 	}

@@ -27,6 +27,8 @@
  *   deps <gcc|clang|none>      how the files the compiler read were listed
  *   read <64 hex> <path>       one per file the compiler read beyond the scanner's
  *                              closure (its dependency output), as it named it
+ *   places <n> <64 hex>        how many of the next three lines follow, and the
+ *                              SHA-256 of theirs
  *   absent <path>              a place its lookups found nothing, a folder they
  *   folder <path>              passed over, a file they found and it did not
  *   file <path>                read (searchlist.h): still so

@@ -297,6 +297,7 @@ int reads_manifest_lines(struct closure_cache *cc, const char *root, const char 
 {
 	struct hashmap held;
 	struct strvec vis = STRVEC_INIT;
+	struct buf place_lines = BUF_INIT;
 	int ret = 0;
 
 	hashmap_init(&held);
@@ -328,10 +329,18 @@ int reads_manifest_lines(struct closure_cache *cc, const char *root, const char 
 		if (strchr(places->v[i], '\n'))
 			ret = error("cannot record a place looked at whose name has a newline");
 		else
-			buf_addf(out, "%s\n", places->v[i]);
+			buf_addf(&place_lines, "%s\n", places->v[i]);
+	if (places->nr) {
+		char hex[DIGEST_HEX_SIZE];
+
+		digest_bytes_hex(place_lines.s, place_lines.len, hex);
+		buf_addf(out, "places %zu %s\n", places->nr, hex);
+		buf_add(out, place_lines.s, place_lines.len);
+	}
 	if (!ret && since && (*changed = find_changed(root, &vis, closure, since)))
 		ret = 1;
 	hashmap_release(&held);
 	strvec_release(&vis);
+	buf_release(&place_lines);
 	return ret;
 }

@@ -902,20 +902,27 @@ static void test_corruption(const struct cache *c, const struct corruption *row)
 /* No entry file: absent (0). remove: the entry goes; removing again is fine. */
 /* Every bit of a manifest that records reads, flipped alone: the entry is
  * refused, or its reads name the same files (a digest that changed does not
- * match the file: a miss); a read line must never drop out unseen, or the
- * entry would be used whatever that file holds now. */
+ * match the file: a miss) and its places are as they were (a place whose
+ * name changed would still hold); a read line must never drop out unseen, or
+ * the entry would be used whatever that file holds now. */
 static void test_manifest_bits(const struct cache *c)
 {
 	static const char key[] = "9e0000000000000000000000000000000000000000000000000000000000000f";
-	static const char extra[] =
-		"deps gcc\n"
-		"read 1111111111111111111111111111111111111111111111111111111111111111 /usr/include/a.h\n"
-		"read 2222222222222222222222222222222222222222222222222222222222222222 inc/b.h\n";
+	static const char places[] = "absent /usr/local/include/a.h\nfile inc/c.h\n";
+	static const char *const place_items[] = {
+		"absent                                                           /usr/local/include/a.h",
+		"file                                                             inc/c.h",
+	};
 	char *tmp = xstrfmt("%s/tmp/artifact.bits", c->dir), *mpath = cache_unit_path(c, key, ".m");
-	char *bytes, deps[16];
+	char *bytes, deps[16], hex[DIGEST_HEX_SIZE], *extra;
 	size_t len, start, bad = 0;
 	struct buf text = BUF_INIT, copy = BUF_INIT;
 
+	digest_bytes_hex(places, strlen(places), hex);
+	extra = xstrfmt("deps gcc\n"
+			"read 1111111111111111111111111111111111111111111111111111111111111111 /usr/include/a.h\n"
+			"read 2222222222222222222222222222222222222222222222222222222222222222 inc/b.h\n"
+			"places 2 %s\n%s", hex, places);
 	check_write_file(tmp, "0123456789", 10, 0644);
 	CHECK_INT(cache_unit_store(c, key, tmp, "bits", extra, NULL), 0);
 	unlink(tmp);
@@ -940,7 +947,10 @@ static void test_manifest_bits(const struct cache *c)
 			for (size_t i = 0; got == 1 && i < reads.nr; i++)
 				if (strstr(reads.v[i] + 1, "read "))
 					got = 2;
-			if (got == 1 && reads.nr < 2 && !bad++)
+			for (size_t i = 0; got == 1 && i < ARRAY_SIZE(place_items); i++)
+				if (strvec_find(&reads, place_items[i]) < 0)
+					got = 3;
+			if ((got == 3 || (got == 1 && reads.nr < 4)) && !bad++)
 				fprintf(stderr, "byte %zu bit %d: %zu reads accepted\n", at, bit, reads.nr);
 			strvec_release(&reads);
 		}
@@ -949,6 +959,7 @@ static void test_manifest_bits(const struct cache *c)
 	buf_release(&text);
 	buf_release(&copy);
 	free(bytes);
+	free(extra);
 	free(mpath);
 	free(tmp);
 }
