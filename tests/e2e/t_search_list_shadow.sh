@@ -9,7 +9,9 @@
 # -idirafter (searched after -I whatever the order of the words), a header
 # only a system header includes (newly in a -I folder), and a quoted include
 # of a system header (its own folder first); and the header gcc includes on
-# its own (stdc-predef.h), newly there. Real g++ and clang++.
+# its own (stdc-predef.h), newly there. Real g++ and clang++. A compiler
+# whose list cannot be learned (it fails -v) is not cached: its unit compiles
+# on every run.
 . "$(dirname "$0")/lib.sh"
 need g++ g++
 need clang++ clang
@@ -33,6 +35,10 @@ echo '#define V_multi 1' > "$SR/usr/include/multi.h"
 printf '#include <inner.h>\n#include "quote.h"\n' > "$SR/usr/include/outer.h"
 echo '#define V_inner 1' > "$SR/usr/include/inner.h"
 echo '#define V_quote 1' > "$SR/usr/local/include/quote.h"
+printf '#!/bin/sh\nfor w; do [ "$w" = -v ] && exit 1; done\nexec g++ "$@"\n' > blindcc
+chmod +x blindcc
+printf '#include <blind.h>\nextern "C" int f(void) { return 7; }\n' > k/blind.cpp
+echo '/* blind */' > include/blind.h
 sys="-O2, -fPIC, -shared, -nostdlib, '--sysroot=$SR'"
 cat > spec.yaml <<EOF
 version: 1
@@ -43,6 +49,7 @@ toolchains:
     after: {compiler: g++, deps: gcc, flags: [-O2, -fPIC, -shared, -idirafter, '$T/da'], include_dirs: [include]}
     sys: {compiler: g++, deps: gcc, flags: [$sys], include_dirs: [include]}
     clang: {compiler: clang++, deps: clang, flags: [$sys], include_dirs: [include]}
+    blind: {compiler: ./blindcc, deps: gcc, flags: [-O2, -fPIC, -shared], include_dirs: [include]}
 classes:
   - name: TestShadow
     callable:
@@ -55,10 +62,14 @@ classes:
         - {func_id: 4, source: k/quote.cpp, core_type: sys}
         - {func_id: 5, source: k/clocal.cpp, core_type: clang}
         - {func_id: 6, source: k/predef.cpp, core_type: sys}
+        - {func_id: 7, source: k/blind.cpp, core_type: blind}
 EOF
 gxx_run cold
+grep -q "incore 'blind' (blind): not cached: its compiler's include search list is not known" "$T/run.out" ||
+	{ cat "$T/run.out"; fail "no warning that the unit of a compiler without a known list is not cached"; }
 gxx_run warm
-grep -q '\] built ' "$T/run.out" && { cat "$T/run.out"; fail "a warm run compiled units"; }
+[ "$(grep -c '\] built ' "$T/run.out")" = 1 ] && grep -q "built incore 'blind'" "$T/run.out" ||
+	{ cat "$T/run.out"; fail "a warm run compiled other units than the one not cached"; }
 echo '#define V_after 2' > include/after.h
 printf '#define V_local 2\n#define V_clocal 2\n' > "$SR/usr/local/include/local.h"
 echo '#define V_predef 2' > "$SR/usr/local/include/stdc-predef.h"
@@ -76,5 +87,6 @@ for u in "${cases[@]}"; do
 done
 gxx_same_as_fresh TestShadow "new headers earlier in the compiler's search list"
 gxx_run "warm after the new headers"
-grep -q '\] built ' "$T/run.out" && { cat "$T/run.out"; fail "a warm run after the new headers compiled units"; }
+[ "$(grep -c '\] built ' "$T/run.out")" = 1 ] ||
+	{ cat "$T/run.out"; fail "a warm run after the new headers compiled more than the unit not cached"; }
 pass "a new header earlier in the compiler's own search list recompiles the unit it shadows for"
