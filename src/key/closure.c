@@ -331,12 +331,17 @@ static struct scan *get_scan(struct closure_cache *cc, const char *abs)
 int closure_lookups(struct closure_cache *cc, const char *abs, struct strvec *out)
 {
 	struct scan *s = hashmap_get(&cc->scans, abs), fresh = { .nr = 0 };
-	struct filestamp stamp;
+	int fd, failed;
 
-	/* A file the scanner did not see is neither digested nor kept: the
-	 * compiler's own headers are hashed as its reads already. */
+	/* A file the scanner did not see is neither digested nor kept (nor
+	 * stamped): the compiler's own headers are hashed as its reads already. */
 	if (!s || !still_valid(cc, abs, s)) {
-		if (read_file(cc, abs, &stamp))
+		fd = open(abs, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			return -1;
+		failed = read_fd(fd, &cc->data);
+		close(fd);
+		if (failed)
 			return -1;
 		scan_text(&fresh, cc->data.s, cc->data.len);
 		s = &fresh;

@@ -298,9 +298,13 @@ static void note_once(struct prober *p, struct strvec *into, char *line)
 /* Look at cand (absolute): 1 when a file is there. */
 static int look(struct prober *p, const char *cand)
 {
-	int what = closure_probe(p->cc, cand);
-	char *top, *vis;
+	/* Its folder first: one look at a missing bits/ answers for every
+	 * bits/NAME in it. */
+	char *parent = path_dirname(cand), *top, *vis;
+	int what = closure_probe(p->cc, parent) == CLOSURE_DIR ? closure_probe(p->cc, cand)
+							       : CLOSURE_NONE;
 
+	free(parent);
 	if (what == CLOSURE_FILE) {
 		if (!hashmap_get(&p->read, cand)) {
 			vis = path_visible(p->root, cand);
