@@ -152,18 +152,45 @@ static int reads_line(const char *p, size_t len)
 	return starts_with(p, "id ") || starts_with(p, "covers ");
 }
 
-/* "places N HEX" at p: the next N lines have SHA-256 HEX. A place whose name
- * a flipped bit changed, or that a flipped newline joined to the next, still
- * holds (nothing is at the name it says), so a read line's check on its own
- * file would not see the damage. 0 (*n set), or -1. */
+/* FNV-1a: any one byte changed changes it (each step is a bijection of the
+ * state), at a small cost per byte, unlike a digest's. */
+static uint64_t places_sum(const char *s, size_t len)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ (unsigned char)s[i]) * 0x100000001b3ULL;
+	return h;
+}
+
+void cache_add_places(struct buf *out, const struct strvec *places)
+{
+	size_t at;
+
+	if (!places->nr)
+		return;
+	buf_addf(out, "places %zu ", places->nr);
+	at = out->len;
+	buf_addf(out, "%016llx\n", 0ULL);
+	for (size_t i = 0; i < places->nr; i++)
+		buf_addf(out, "%s\n", places->v[i]);
+	snprintf(out->s + at, 17, "%016llx", (unsigned long long)places_sum(out->s + at + 17,
+									 out->len - at - 17));
+	out->s[at + 16] = '\n';
+}
+
+/* "places N SUM" at p: the next N lines have places_sum SUM. A place whose
+ * name a flipped bit changed, or that a flipped newline joined to the next,
+ * still holds (nothing is at the name it says), so a read line's check on
+ * its own file would not see the damage. 0 (*n set), or -1. */
 static int places_line(const char *p, size_t len, unsigned long long *n)
 {
 	const char *start = p + len + 1, *end = start;
-	char *after, hex[DIGEST_HEX_SIZE];
+	char *after, sum[17];
 
 	errno = 0;
 	*n = strtoull(p + 7, &after, 10);
-	if (errno || p[7] < '0' || p[7] > '9' || *after != ' ' || after + 65 != p + len ||
+	if (errno || p[7] < '0' || p[7] > '9' || *after != ' ' || after + 17 != p + len ||
 	    p[len] != '\n')
 		return -1;
 	for (unsigned long long i = 0; i < *n; i++) {
@@ -171,8 +198,9 @@ static int places_line(const char *p, size_t len, unsigned long long *n)
 		if (!end++)
 			return -1;
 	}
-	digest_bytes_hex(start, (size_t)(end - start), hex);
-	return memcmp(hex, after + 1, 64) ? -1 : 0;
+	snprintf(sum, sizeof(sum), "%016llx",
+		 (unsigned long long)places_sum(start, (size_t)(end - start)));
+	return memcmp(sum, after + 1, 16) ? -1 : 0;
 }
 
 /* Every line before the label is one cache.h lists: a damaged one (a flipped
@@ -552,10 +580,14 @@ void cache_manifest_reads(const char *text, struct strvec *reads, char deps[16])
 		} else if (starts_with(p, "absent ") || starts_with(p, "folder ") ||
 			   starts_with(p, "file ")) {
 			size_t word = strcspn(p, " ");
+			char *line = xmalloc(65 + len - word);
 
 			/* Padded as a digest: every reads line's path is at 65. */
-			strvec_pushf(reads, "%-64.*s %.*s", (int)word, p, (int)(len - word - 1),
-				     p + word + 1);
+			memset(line, ' ', 65);
+			memcpy(line, p, word);
+			memcpy(line + 65, p + word + 1, len - word - 1);
+			line[64 + len - word] = '\0';
+			strvec_push_nodup(reads, line);
 		} else if (starts_with(p, "deps ") && len - 5 < 16) {
 			memcpy(deps, p + 5, len - 5);
 			deps[len - 5] = '\0';

@@ -27,8 +27,8 @@
  *   deps <gcc|clang|none>      how the files the compiler read were listed
  *   read <64 hex> <path>       one per file the compiler read beyond the scanner's
  *                              closure (its dependency output), as it named it
- *   places <n> <64 hex>        how many of the next three lines follow, and the
- *                              SHA-256 of theirs
+ *   places <n> <16 hex>        how many of the next three lines follow, and the
+ *                              FNV-1a of their bytes
  *   absent <path>              a place its lookups found nothing, a folder they
  *   folder <path>              passed over, a file they found and it did not
  *   file <path>                read (searchlist.h): still so
@@ -119,5 +119,8 @@ int cache_unit_manifest(const char *dir, const char *key, struct buf *text);
  * absent, folder or file line as "WORD PATH" with the word padded to 64
  * characters) and its deps family (empty when the manifest has none). */
 void cache_manifest_reads(const char *text, struct strvec *reads, char deps[16]);
+/* The manifest lines of places (each "WORD PATH", no newline), with the
+ * count and sum before them; nothing for none. */
+void cache_add_places(struct buf *out, const struct strvec *places);
 
 #endif

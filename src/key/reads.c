@@ -32,6 +32,7 @@ static char *pointer_path(const char *cache_dir, const char *base)
 static void state_now(struct closure_cache *cc, const char *abs, int read,
 		      char hex[DIGEST_HEX_SIZE])
 {
+	const char *word;
 	int what;
 
 	if (read) {
@@ -40,8 +41,11 @@ static void state_now(struct closure_cache *cc, const char *abs, int read,
 		return;
 	}
 	what = closure_probe(cc, abs);
-	snprintf(hex, DIGEST_HEX_SIZE, "%-64s", what == CLOSURE_DIR ? READS_FOLDER :
-		 what == CLOSURE_FILE ? READS_FILE : READS_ABSENT);
+	word = what == CLOSURE_DIR ? READS_FOLDER : what == CLOSURE_FILE ? READS_FILE
+									   : READS_ABSENT;
+	memset(hex, ' ', DIGEST_HEX_SIZE - 1);
+	memcpy(hex, word, strlen(word));
+	hex[DIGEST_HEX_SIZE - 1] = '\0';
 }
 
 /* Is a recorded line about a place looked at rather than a file read? Its
@@ -297,7 +301,6 @@ int reads_manifest_lines(struct closure_cache *cc, const char *root, const char 
 {
 	struct hashmap held;
 	struct strvec vis = STRVEC_INIT;
-	struct buf place_lines = BUF_INIT;
 	int ret = 0;
 
 	hashmap_init(&held);
@@ -328,19 +331,11 @@ int reads_manifest_lines(struct closure_cache *cc, const char *root, const char 
 	for (size_t i = 0; i < places->nr && !ret; i++)
 		if (strchr(places->v[i], '\n'))
 			ret = error("cannot record a place looked at whose name has a newline");
-		else
-			buf_addf(&place_lines, "%s\n", places->v[i]);
-	if (places->nr) {
-		char hex[DIGEST_HEX_SIZE];
-
-		digest_bytes_hex(place_lines.s, place_lines.len, hex);
-		buf_addf(out, "places %zu %s\n", places->nr, hex);
-		buf_add(out, place_lines.s, place_lines.len);
-	}
+	if (!ret)
+		cache_add_places(out, places);
 	if (!ret && since && (*changed = find_changed(root, &vis, closure, since)))
 		ret = 1;
 	hashmap_release(&held);
 	strvec_release(&vis);
-	buf_release(&place_lines);
 	return ret;
 }

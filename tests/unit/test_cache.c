@@ -908,23 +908,26 @@ static void test_corruption(const struct cache *c, const struct corruption *row)
 static void test_manifest_bits(const struct cache *c)
 {
 	static const char key[] = "9e0000000000000000000000000000000000000000000000000000000000000f";
-	static const char places[] = "absent /usr/local/include/a.h\nfile inc/c.h\n";
+	static const char *const places[] = { "absent /usr/local/include/a.h", "file inc/c.h" };
 	static const char *const place_items[] = {
 		"absent                                                           /usr/local/include/a.h",
 		"file                                                             inc/c.h",
 	};
 	char *tmp = xstrfmt("%s/tmp/artifact.bits", c->dir), *mpath = cache_unit_path(c, key, ".m");
-	char *bytes, deps[16], hex[DIGEST_HEX_SIZE], *extra;
+	char *bytes, deps[16];
 	size_t len, start, bad = 0;
-	struct buf text = BUF_INIT, copy = BUF_INIT;
+	struct buf text = BUF_INIT, copy = BUF_INIT, extra = BUF_INIT;
+	struct strvec place_lines = STRVEC_INIT;
 
-	digest_bytes_hex(places, strlen(places), hex);
-	extra = xstrfmt("deps gcc\n"
-			"read 1111111111111111111111111111111111111111111111111111111111111111 /usr/include/a.h\n"
-			"read 2222222222222222222222222222222222222222222222222222222222222222 inc/b.h\n"
-			"places 2 %s\n%s", hex, places);
+	buf_adds(&extra, "deps gcc\n"
+		 "read 1111111111111111111111111111111111111111111111111111111111111111 /usr/include/a.h\n"
+		 "read 2222222222222222222222222222222222222222222222222222222222222222 inc/b.h\n");
+	for (size_t i = 0; i < ARRAY_SIZE(places); i++)
+		strvec_push(&place_lines, places[i]);
+	cache_add_places(&extra, &place_lines);
+	strvec_release(&place_lines);
 	check_write_file(tmp, "0123456789", 10, 0644);
-	CHECK_INT(cache_unit_store(c, key, tmp, "bits", extra, NULL), 0);
+	CHECK_INT(cache_unit_store(c, key, tmp, "bits", extra.s, NULL), 0);
 	unlink(tmp);
 	read_bytes(mpath, &bytes, &len);
 	start = 10;
@@ -959,7 +962,7 @@ static void test_manifest_bits(const struct cache *c)
 	buf_release(&text);
 	buf_release(&copy);
 	free(bytes);
-	free(extra);
+	buf_release(&extra);
 	free(mpath);
 	free(tmp);
 }
