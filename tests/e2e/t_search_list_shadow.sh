@@ -9,7 +9,8 @@
 # -idirafter (searched after -I whatever the order of the words), a header
 # only a system header includes (newly in a -I folder), and a quoted include
 # of a system header (its own folder first); and the header gcc includes on
-# its own (stdc-predef.h), newly there. Real g++ and clang++. A compiler
+# its own (stdc-predef.h), or a header a macro names (found after -I), newly
+# there. Real g++ and clang++. A compiler
 # whose list cannot be learned (it fails -v) is not cached: its unit compiles
 # on every run.
 . "$(dirname "$0")/lib.sh"
@@ -29,6 +30,8 @@ for u in after local multi inner quote clocal; do
 done
 printf '#ifndef V_predef\n#define V_predef 1\n#endif\nextern "C" int f(void) { return V_predef; }\n' > k/predef.cpp
 echo '#define V_after 1' > "$T/da/after.h"
+printf '#define H <mac.h>\n#include H\nextern "C" int f(void) { return V_macro; }\n' > k/macro.cpp
+echo '#define V_macro 1' > "$T/da/mac.h"
 echo '#define V_local 1' > "$SR/usr/include/local.h"
 echo '#define V_clocal 1' >> "$SR/usr/include/local.h"
 echo '#define V_multi 1' > "$SR/usr/include/multi.h"
@@ -63,6 +66,7 @@ classes:
         - {func_id: 5, source: k/clocal.cpp, core_type: clang}
         - {func_id: 6, source: k/predef.cpp, core_type: sys}
         - {func_id: 7, source: k/blind.cpp, core_type: blind}
+        - {func_id: 8, source: k/macro.cpp, core_type: after}
 EOF
 gxx_run cold
 grep -q "incore 'blind' (blind): not cached: its compiler's include search list is not known" "$T/run.out" ||
@@ -73,7 +77,8 @@ gxx_run warm
 echo '#define V_after 2' > include/after.h
 printf '#define V_local 2\n#define V_clocal 2\n' > "$SR/usr/local/include/local.h"
 echo '#define V_predef 2' > "$SR/usr/local/include/stdc-predef.h"
-cases=(after local clocal inner quote predef)
+echo '#define V_macro 2' > include/mac.h
+cases=(after local clocal inner quote predef macro)
 if [ -n "$arch" ]; then
 	mkdir -p "$SR/usr/include/$arch"
 	echo '#define V_multi 2' > "$SR/usr/include/$arch/multi.h"
