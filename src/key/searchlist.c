@@ -33,6 +33,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -279,6 +280,7 @@ struct prober {
 	const char *root;
 	struct hashmap read;	/* absolute (physical) paths the compiler read */
 	struct hashmap seen;	/* places given already */
+	struct hashmap looked;	/* candidate -> 1 + whether a file is there */
 	struct strvec dirs;	/* the list, absolute: quote folders, then bracket */
 	size_t quote;		/* how many of dirs are for "name" only */
 	struct strvec macro_dirs;	/* folders of files with a macro-named #include */
@@ -295,8 +297,8 @@ static void note_once(struct prober *p, struct strvec *into, char *line)
 	strvec_push_nodup(into, line);
 }
 
-/* Look at cand (absolute): 1 when a file is there. */
-static int look(struct prober *p, const char *cand)
+/* Look at cand (absolute), and note the place: 1 when a file is there. */
+static int look_once(struct prober *p, const char *cand)
 {
 	/* Its folder first: one look at a missing bits/ answers for every
 	 * bits/NAME in it. */
@@ -330,6 +332,18 @@ static int look(struct prober *p, const char *cand)
 	free(vis);
 	free(top);
 	return 0;
+}
+
+/* Most headers are looked for by many files: each place is noted once. */
+static int look(struct prober *p, const char *cand)
+{
+	uintptr_t known = (uintptr_t)hashmap_get(&p->looked, cand);
+
+	if (!known) {
+		known = 1 + look_once(p, cand);
+		hashmap_put(&p->looked, cand, (void *)known);
+	}
+	return known == 2;
 }
 
 /* One lookup of name from the folder from (the includer's, as named). */
@@ -485,6 +499,7 @@ int searchlist_probes(struct closure_cache *cc, const struct unit_command *uc,
 
 	hashmap_init(&p.read);
 	hashmap_init(&p.seen);
+	hashmap_init(&p.looked);
 	for (size_t i = 0; i < read->nr; i++) {
 		char *abs = path_join_physical(uc->root, read->v[i]);
 
@@ -512,5 +527,6 @@ int searchlist_probes(struct closure_cache *cc, const struct unit_command *uc,
 	strvec_release(&p.macro_dirs);
 	hashmap_release(&p.read);
 	hashmap_release(&p.seen);
+	hashmap_release(&p.looked);
 	return ret;
 }
