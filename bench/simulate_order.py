@@ -9,11 +9,26 @@ the pass ends, and then, at each job's end, the passed-over entries are tried
 again in list order. Units cost workloads.py's seconds, a pack PACK seconds.
 
     python3 bench/simulate_order.py [--kwarm K] [--standin S] [--pack 0.1] [--step 0] [--ns 2,3,8]
+                                    [--shapes qwen,...] [--noise 0.03 --seeds 10] [--waits]
 
 --step S adds S seconds to every step, unit or pack (kwarm's own work in a
 step and make's hand-over: 5-10 ms a step at the bench's scale 0.1, so about
 0.05-0.1 in the model's unscaled seconds). With it, orders that tie on exact
 costs can differ by the number of steps each slot runs.
+
+--shapes picks the workloads (default qwen, qwen-late, deepseek, suite; also
+qwen-pair and suite/K, the suite shrunk K times as bench.py --quick's suite/4).
+
+--noise F --seeds K: the mean over K runs in which every step's cost is
+scaled by its own factor in [1 - F, 1 + F] (the same factors for both
+orders). With exact costs most of the suite's units cost the same, so which
+of them make reaps first (here: the lower target name) decides which packs
+make finds ready in its first pass, and figures at the 0.002 level follow
+that tie-break, not the order.
+
+--waits adds, per order, the packs' mean wait from their last unit's end to
+their start (model seconds) and how many started only after the last unit
+had started: packs make passed over in its first pass (issue #13's item 1).
 
 Prints one row per workload and N: makespan / LB for both orders, where
 LB = max(longest unit, total work / N) as in the benchmark's table.
@@ -22,6 +37,7 @@ LB = max(longest unit, total work / N) as in the benchmark's table.
 import argparse
 import heapq
 import os
+import random
 import re
 import shlex
 import subprocess
@@ -31,8 +47,9 @@ import tempfile
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import workloads as wl  # noqa: E402
 
-SHAPES = (("qwen", lambda: wl.qwen()), ("qwen-late", lambda: wl.qwen(late=True)),
-          ("deepseek", lambda: wl.deepseek()), ("suite", lambda: wl.suite()))
+SHAPES = {"qwen": lambda: wl.qwen(), "qwen-late": lambda: wl.qwen(late=True),
+          "qwen-pair": wl.qwen_pair, "deepseek": lambda: wl.deepseek(), "suite": lambda: wl.suite()}
+DEFAULT_SHAPES = ("qwen", "qwen-late", "deepseek", "suite")
 NS = (2, 3, 8)
 CMD_LINE = re.compile(r"^KW_CMD_([0-9a-f]{64}) = (.*)$")
 UNITS_VAR = re.compile(r"^(KW_UNITS_\S+) :=")
@@ -79,8 +96,18 @@ def unit_key(target):
     return base[:-2] if base.endswith(".m") else None
 
 
-def simulate(order, deps, cost, n):
-    """Makespan of make -jN down order (see the module's comment)."""
+def shape(name):
+    """The workload of a --shapes name."""
+    if name.startswith("suite/"):
+        return wl.suite(int(name[len("suite/"):]))
+    if name not in SHAPES:
+        raise SystemExit("simulate_order: no shape %s" % name)
+    return SHAPES[name]()
+
+
+def simulate(order, deps, cost, n, starts=None):
+    """Makespan of make -jN down order (see the module's comment); starts,
+    when given, gets each target's start time."""
     done, running, t = set(), [], 0.0
     passed = []
 
@@ -92,6 +119,8 @@ def simulate(order, deps, cost, n):
     def start(target):
         while len(running) >= n:
             finish_one()
+        if starts is not None:
+            starts[target] = t
         heapq.heappush(running, (t + cost(target), target))
 
     for target in order:
@@ -127,7 +156,22 @@ def plan_ids(plan):
     return ids
 
 
-def shape_rows(kwarm, standin, name, w, d, pack, ns, step=0.0):
+def factor(noise, seed, target):
+    """A target's cost factor in run seed: deterministic, the same for both orders."""
+    if not noise:
+        return 1.0
+    return 1.0 + noise * random.Random("%d %s" % (seed, os.path.basename(target))).uniform(-1.0, 1.0)
+
+
+def waits(deps, cost, starts):
+    """(mean wait of a pack from its last unit's end to its start, packs
+    started after the last unit started)."""
+    last_unit = max(s for target, s in starts.items() if target not in deps)
+    wait = [starts[p] - max(starts[u] + cost(u) for u in units) for p, units in deps.items()]
+    return sum(wait) / max(1, len(wait)), sum(starts[p] >= last_unit for p in deps)
+
+
+def shape_rows(kwarm, standin, name, w, d, pack, ns, step=0.0, noise=0.0, seeds=1):
     spec = w.write(os.path.join(d, "src"), {"orch": standin, "aiv": standin, "aic": standin})
     costs = {}
     for u in w.units():
@@ -153,28 +197,43 @@ def shape_rows(kwarm, standin, name, w, d, pack, ns, step=0.0):
     for n in ns:
         lb = max(w.longest(), w.total() / n)
         row = [name, n, lb]
+        extra = []
         for mk in (spec_mk, hist_mk):
             order, deps, cmds = read_makefile(mk)
-
-            def cost(target):
-                key = unit_key(target)
-                return (costs[cmds[key]] if key else pack) + step
-            row.append(simulate(order, deps, cost, n) / lb)
-        rows.append(row)
+            span = wait = late = 0.0
+            for seed in range(seeds):
+                def cost(target):
+                    key = unit_key(target)
+                    return (costs[cmds[key]] if key else pack) * factor(noise, seed, target) + step
+                starts = {}
+                span += simulate(order, deps, cost, n, starts)
+                mean, after = waits(deps, cost, starts)
+                wait += mean
+                late += after
+            row.append(span / seeds / lb)
+            extra += [wait / seeds, late / seeds]
+        rows.append(row + extra)
     return rows
 
 
-def table(kwarm, standin, pack=0.1, ns=NS, step=0.0):
+def table(kwarm, standin, pack=0.1, ns=NS, step=0.0, shapes=DEFAULT_SHAPES, noise=0.0, seeds=1,
+          show_waits=False):
     """The table's lines."""
-    out = ["simulated warm-up (make -jN model, exact stand-in costs, pack %g s%s): makespan / LB"
-           % (pack, ", %g s more a step" % step if step else ""),
-           "workload    N     LB s |   spec  history"]
+    costs = ("costs within %g%%, mean of %d runs" % (100 * noise, seeds) if noise
+             else "exact stand-in costs")
+    out = ["simulated warm-up (make -jN model, %s, pack %g s%s): makespan / LB"
+           % (costs, pack, ", %g s more a step" % step if step else ""),
+           "workload    N     LB s |   spec  history" + (" | spec: wait s late  history: wait s late"
+                                                         if show_waits else "")]
     with tempfile.TemporaryDirectory(prefix="kwarm-sim-") as tmp:
-        for name, make in SHAPES:
-            d = os.path.join(tmp, name)
-            for row in shape_rows(kwarm, standin, name, make(), d, pack, ns, step):
-                mark = "  history worse" if row[4] > row[3] + 1e-9 else ""
-                out.append("%-10s %2d %8.2f | %6.3f   %6.3f%s" % tuple(row + [mark]))
+        for name in shapes:
+            d = os.path.join(tmp, name.replace("/", "-"))
+            for row in shape_rows(kwarm, standin, name, shape(name), d, pack, ns, step, noise, seeds):
+                line = "%-10s %2d %8.2f | %6.3f   %6.3f" % tuple(row[:5])
+                if show_waits:
+                    line += " | %12.2f %4.0f %15.2f %4.0f" % tuple(row[5:])
+                # As printed: a mean over noisy runs is never exactly equal.
+                out.append(line + ("  history worse" if round(row[4], 3) > round(row[3], 3) else ""))
     return out
 
 
@@ -186,9 +245,15 @@ def main():
     ap.add_argument("--pack", type=float, default=0.1, help="a pack's seconds (default 0.1)")
     ap.add_argument("--step", type=float, default=0.0, help="seconds added to every step (default 0)")
     ap.add_argument("--ns", default=",".join(map(str, NS)), help="the -j values (default 2,3,8)")
+    ap.add_argument("--shapes", default=",".join(DEFAULT_SHAPES),
+                    help="workloads: %s or suite/K (default %s)" % (", ".join(SHAPES), ",".join(DEFAULT_SHAPES)))
+    ap.add_argument("--noise", type=float, default=0.0, help="each step's cost within this fraction (default 0)")
+    ap.add_argument("--seeds", type=int, default=1, help="runs to average with --noise (default 1)")
+    ap.add_argument("--waits", action="store_true", help="the packs' waits and late starts too")
     a = ap.parse_args()
     ns = tuple(int(x) for x in a.ns.split(","))
-    print("\n".join(table(os.path.abspath(a.kwarm), os.path.abspath(a.standin), a.pack, ns, a.step)))
+    print("\n".join(table(os.path.abspath(a.kwarm), os.path.abspath(a.standin), a.pack, ns, a.step,
+                           a.shapes.split(","), a.noise, a.seeds if a.noise else 1, a.waits)))
 
 
 if __name__ == "__main__":
