@@ -4,6 +4,7 @@
 #include "pack/pack.h"
 #include "plan/planfile.h"
 #include "report/annotate.h"
+#include "report/made.h"
 #include "parseopt.h"
 #include "report/progress.h"
 #include "publish.h"
@@ -42,6 +43,8 @@ struct recompiler {
 	const char *goals;
 	int github;
 	struct closure_cache cc;	/* the files' digests, for check */
+	struct made_table made;		/* what this run's compiles published */
+	int made_open;			/* made is open (at check's first call) */
 };
 
 /* The compile job of unit key, from its record, whose words (job points into
@@ -66,14 +69,23 @@ static int load_job(const struct planfile_ref *d, const char *key, struct compil
 	return ret;
 }
 
-/* An entry found, not compiled by this run: its reads as this run sees them
- * (its base key is this run's: the key names it). */
-static int check(struct pack_recompile *rc, const char *key)
+/* An entry made during the run: this run's compile step built it from this
+ * root's files, with these bytes; or else its reads as this run sees them (its
+ * base key is this run's: the key names it). */
+static int check(struct pack_recompile *rc, const char *key, const char *sha)
 {
 	struct recompiler *r = (struct recompiler *)rc;
 	struct compile_job job;
 	struct strvec words;
-	int ret = load_job(r->desc, key, &job, &words);
+	int ret;
+
+	if (r->rs && !r->made_open) {
+		made_open(&r->made, r->rs);
+		r->made_open = 1;
+	}
+	if (r->made_open && made_has(&r->made, key, sha))
+		return 0;
+	ret = load_job(r->desc, key, &job, &words);
 
 	if (!ret && !reads_entry_matches(&r->cc, job.cache, job.uc.root, key))
 		ret = error("%s: another process compiled it from other inputs than this run "
@@ -167,6 +179,8 @@ int cmd_pack(int argc, char **argv)
 	if (!pack_run(&cache, priv, ckey, &desc, out, stamp, desc.cmds_len ? &r.rc : NULL))
 		ret = 0;
 	closure_cache_release(&r.cc);
+	if (r.made_open)
+		made_close(&r.made);
 out:
 	if (state) {
 		struct progress_step step = {

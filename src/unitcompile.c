@@ -3,6 +3,7 @@
 #include "cache/cache.h"
 #include "cache/cachelog.h"
 #include "report/events.h"
+#include "report/made.h"
 #include "report/progress.h"
 #include "report/runid.h"
 #include "report/durations.h"
@@ -669,6 +670,9 @@ compile:
 	stored = stored && !cache_unit_adopt_finish(&ad);
 	if (stored && renamed)
 		a.published = final;
+	/* Built from this root's files: the run's packs need not check it. */
+	if (stored && home == cache && o->rs)
+		made_mark(o->rs, o->key, ad.sha);
 	hold(o, 0);
 	if (!stored) {
 		/* The cache took the compile but not its entry: keep the result

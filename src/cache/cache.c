@@ -283,12 +283,13 @@ static size_t length_line(const char *line)
 	return line[LENGTH_LINE - 1] == '\n' ? tlen : 0;
 }
 
-/* Split entry bytes into artifact and manifest; the artifact's size, or -1
- * with *why set to a static reason. */
-static long long split_entry(const char *data, size_t len, const char *key, const char **why)
+/* Split entry bytes into artifact and manifest; the artifact's size (its
+ * digest to hex), or -1 with *why set to a static reason. */
+static long long split_entry(const char *data, size_t len, const char *key, const char **why,
+			     char hex[DIGEST_HEX_SIZE])
 {
 	struct manifest m;
-	char hex[DIGEST_HEX_SIZE], *text;
+	char *text;
 	size_t tlen = len < LENGTH_LINE ? 0 : length_line(data + len - LENGTH_LINE), start;
 	int bad;
 
@@ -324,19 +325,22 @@ static long long split_entry(const char *data, size_t len, const char *key, cons
 
 long long cache_entry_check(const char *data, size_t len, const char *key, const char **why)
 {
+	char hex[DIGEST_HEX_SIZE];
+
 	if (!len) {
 		*why = "empty";
 		return -1;
 	}
-	return split_entry(data, len, key, why);
+	return split_entry(data, len, key, why, hex);
 }
 
 int cache_unit_get(const struct cache *c, const char *key, struct buf *data,
-		   const char **why, double *used)
+		   const char **why, struct cache_use *used)
 {
 	static const struct timespec now_atime[2] = { { 0, UTIME_NOW }, { 0, UTIME_OMIT } };
 	char *mpath = cache_unit_path(c, key, CACHE_ENTRY_SUFFIX), *bytes = NULL;
 	int fd = open(mpath, O_RDONLY | O_CLOEXEC);
+	char hex[DIGEST_HEX_SIZE];
 	long long size;
 	struct stat st;
 	size_t len;
@@ -350,13 +354,14 @@ int cache_unit_get(const struct cache *c, const char *key, struct buf *data,
 			*why = strerror(errno);
 		goto out;
 	}
-	size = split_entry(bytes, len, key, why);
+	size = split_entry(bytes, len, key, why, hex);
 	if (size < 0)
 		goto out;
 	if (data)
 		buf_add(data, bytes, (size_t)size);
 	if (used) {
-		*used = (double)st.st_mtim.tv_sec + (double)st.st_mtim.tv_nsec / 1e9;
+		used->mtime = (double)st.st_mtim.tv_sec + (double)st.st_mtim.tv_nsec / 1e9;
+		memcpy(used->sha, hex, sizeof(hex));
 		(void)futimens(fd, now_atime);
 	}
 	ret = 1;
@@ -434,21 +439,20 @@ int cache_unit_adopt_begin(const struct cache *c, const char *key, const char *t
 			   const char *label, const char *extra, struct cache_adoption *a,
 			   struct buf *why)
 {
-	char hex[DIGEST_HEX_SIZE];
 	struct buf man = BUF_INIT;
 	int ret = -1;
 
 	memset(a, 0, sizeof(*a));
 	a->fd = -1;
 	a->why = why;
-	if (digest_file_hex(tmp_path, hex, &a->size))
+	if (digest_file_hex(tmp_path, a->sha, &a->size))
 		return error_errno_to(why, "cannot read compiled output '%s'", tmp_path);
 	a->fd = open(tmp_path, O_WRONLY | O_APPEND | O_CLOEXEC);
 	if (a->fd < 0) {
 		/* A compiler may leave its output read-only: publish a copy now. */
 		return cache_unit_store(c, key, tmp_path, label, extra, why);
 	}
-	add_manifest(&man, key, a->size, hex, label, extra);
+	add_manifest(&man, key, a->size, a->sha, label, extra);
 	if (write_all(a->fd, man.s, man.len)) {
 		error_errno_to(why, "cannot append to '%s'", tmp_path);
 		/* Leave the compiled file as it was, for the caller's fallback. */

@@ -73,13 +73,18 @@ void cache_unlock(int fd);
 /* 1 when the entry is present and valid, 0 when absent, -1 when present but
  * corrupt (reported when report is set). */
 int cache_unit_check(const struct cache *c, const char *key, int report);
+/* What a use of an entry (the pack step's) learns of it. */
+struct cache_use {
+	double mtime;			/* a make target's: kept */
+	char sha[DIGEST_HEX_SIZE];	/* the artifact's digest */
+};
 /* The same, silent, adding a valid entry's artifact to data (may be NULL); for
  * a corrupt one (-1), *why says what is wrong (static text, or strerror's).
  * With used (a use of the entry: the pack step's), a valid entry's manifest
- * gets now as its atime (its last use, for prune) and keeps its mtime (a make
- * target's), which goes to *used. */
+ * gets now as its atime (its last use, for prune) and keeps its mtime, which
+ * goes to *used with the artifact's digest. */
 int cache_unit_get(const struct cache *c, const char *key, struct buf *data,
-		   const char **why, double *used);
+		   const char **why, struct cache_use *used);
 /* Check the bytes of a whole entry file (from elsewhere: a remote) as entry
  * key: the artifact's size, or -1 with *why set (static text). data must be
  * followed by a NUL byte (as buf and read_file_all leave it). */
@@ -101,6 +106,7 @@ struct cache_adoption {
 	char *tmp, *mpath;	/* owned */
 	int fd;			/* open on tmp until finish; -1 when a copy was published */
 	uint64_t size;		/* the artifact's, to restore tmp on failure */
+	char sha[DIGEST_HEX_SIZE];	/* the artifact's digest, as begin read it */
 	struct buf *why;	/* begin's, for finish */
 };
 int cache_unit_adopt_begin(const struct cache *c, const char *key, const char *tmp_path,

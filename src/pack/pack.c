@@ -87,12 +87,14 @@ struct hits {
 
 /* Read a unit's verified bytes, from the cache or else the private store
  * (priv, when open). 1 when read, 2 when read from a cache entry made since
- * the run began, 0 when neither holds it valid. */
+ * the run began (its artifact's digest to sha), 0 when neither holds it
+ * valid. */
 static int find_unit(const struct cache *cache, const struct cache *priv,
-		     const struct packdesc_item *it, struct buf *bin, struct hits *hits)
+		     const struct packdesc_item *it, struct buf *bin, struct hits *hits,
+		     char sha[DIGEST_HEX_SIZE])
 {
+	struct cache_use used;
 	const char *why;
-	double mtime;
 
 	buf_reset(bin);
 	/* A unit compiled without the cache: the private store holds it. */
@@ -100,9 +102,11 @@ static int find_unit(const struct cache *cache, const struct cache *priv,
 	    cache_unit_get(priv, it->key, bin, &why, NULL) == 1)
 		return 1;
 	buf_reset(bin);
-	if (cache_unit_get(cache, it->key, bin, &why, &mtime) == 1) {
-		if (mtime >= hits->run_start)
+	if (cache_unit_get(cache, it->key, bin, &why, &used) == 1) {
+		if (used.mtime >= hits->run_start) {
+			memcpy(sha, used.sha, DIGEST_HEX_SIZE);
 			return 2;
+		}
 		strvec_push(&hits->keys, it->key);
 		return 1;
 	}
@@ -117,10 +121,12 @@ static int read_unit(const struct cache *cache, struct cache *priv, const char *
 		     const char *what, const char *kind, const struct packdesc_item *it,
 		     struct buf *bin, struct hits *hits, struct pack_recompile *rc)
 {
-	int got = find_unit(cache, priv, it, bin, hits);
+	char sha[DIGEST_HEX_SIZE];
+	int got = find_unit(cache, priv, it, bin, hits, sha);
 
-	/* Made during the run: make found it, not this run's compile step. */
-	if (got == 2 && rc && rc->check(rc, it->key))
+	/* Made during the run: by this run's compile step, or by another
+	 * process (make found it). */
+	if (got == 2 && rc && rc->check(rc, it->key, sha))
 		return error("cannot pack %s: %s '%s' in the cache is not what this run would "
 			     "compile", what, kind, it->label);
 	if (got)
@@ -131,7 +137,7 @@ static int read_unit(const struct cache *cache, struct cache *priv, const char *
 				     it->label);
 		if (open_private(priv, private_dir))
 			return -1;
-		if (find_unit(cache, priv, it, bin, hits))
+		if (find_unit(cache, priv, it, bin, hits, sha))
 			return 0;
 		return error("cannot pack %s: %s '%s' is not in the cache after its compile",
 			     what, kind, it->label);

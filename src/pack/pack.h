@@ -14,9 +14,9 @@
 struct pack_recompile {
 	int (*compile)(struct pack_recompile *self, const char *key);
 	/* An entry made since the run began, maybe by another process from other
-	 * files than this run's: 0 when it read what this run sees, else -1
-	 * after reporting. */
-	int (*check)(struct pack_recompile *self, const char *key);
+	 * files than this run's (its artifact's digest is sha): 0 when it read
+	 * what this run sees, else -1 after reporting. */
+	int (*check)(struct pack_recompile *self, const char *key, const char *sha);
 };
 
 /* Pack callable ckey from the cache into out_path and mark stamp_path; 0 or -1

@@ -280,24 +280,28 @@ static void test_store_read(const struct cache *c)
 }
 
 /* A use reads the entry as a get does, refreshes its atime (for prune),
- * keeps its mtime (a make target's) and says what it was. */
+ * keeps its mtime (a make target's) and says what it was, with the
+ * artifact's digest. */
 static void test_use(const struct cache *c)
 {
 	static const struct timespec old[2] = { { 1000000000, 0 }, { 1000000000, 500000000 } };
-	char key[DIGEST_HEX_SIZE], *m;
+	char key[DIGEST_HEX_SIZE], sha[DIGEST_HEX_SIZE], *m;
 	struct buf out = BUF_INIT;
 	const char *why;
-	double mtime = 0, before = now_wall();
+	struct cache_use used = { 0 };
+	double before = now_wall();
 	struct stat st;
 
 	make_key("use", key);
-	CHECK_INT(cache_unit_get(c, key, &out, &why, &mtime), 0);	/* absent */
+	CHECK_INT(cache_unit_get(c, key, &out, &why, &used), 0);	/* absent */
 	CHECK_INT(store(c, key, artifact, sizeof(artifact), "lib/u.cpp"), 0);
 	m = cache_unit_path(c, key, ".m");
 	CHECK_INT(utimensat(AT_FDCWD, m, old, 0), 0);
-	CHECK_INT(cache_unit_get(c, key, &out, &why, &mtime), 1);
+	CHECK_INT(cache_unit_get(c, key, &out, &why, &used), 1);
 	CHECK(out.len == sizeof(artifact) && !memcmp(out.s, artifact, sizeof(artifact)));
-	CHECK(mtime == 1000000000.5);
+	CHECK(used.mtime == 1000000000.5);
+	digest_bytes_hex(artifact, sizeof(artifact), sha);
+	CHECK_STR(used.sha, sha);
 	CHECK_INT(stat(m, &st), 0);
 	CHECK_INT(st.st_mtim.tv_sec, 1000000000);
 	CHECK(st.st_atim.tv_sec >= (time_t)before - 1);

@@ -81,17 +81,24 @@ static const struct planfile_ref *ref(const char *ckey)
 static struct fake_recompile {
 	struct pack_recompile rc;
 	const struct cache *c;
-	int calls, fail, checks, check_fails;
+	int calls, fail, checks, check_fails, bad_shas;
 	char key[DIGEST_HEX_SIZE];
 } recompiled;
 
 /* A stand-in for the check of an entry made during the run (outside make,
  * every entry is). */
-static int fake_check(struct pack_recompile *rc, const char *key)
+static int fake_check(struct pack_recompile *rc, const char *key, const char *sha)
 {
 	struct fake_recompile *f = (struct fake_recompile *)rc;
+	char want[DIGEST_HEX_SIZE];
+	struct buf bin = BUF_INIT;
+	const char *why;
 
-	(void)key;
+	/* The digest it is given is of the entry's artifact. */
+	CHECK_INT(cache_unit_get(f->c, key, &bin, &why, NULL), 1);
+	digest_bytes_hex(bin.s, bin.len, want);
+	f->bad_shas += !!strcmp(sha, want);
+	buf_release(&bin);
 	f->checks++;
 	return f->check_fails ? error("the fake check fails") : 0;
 }
@@ -408,6 +415,7 @@ static void test_recompile(void)
 	/* An entry made since the run began is checked; one that fails it is
 	 * not packed. */
 	CHECK(recompiled.checks > 0);
+	CHECK_INT(recompiled.bad_shas, 0);
 	recompiled.check_fails = 1;
 	CHECK_INT(pack_quiet(cbad, out, stamp, &recompiled.rc, &msg), -1);
 	CHECK(strstr(msg, "is not what this run would compile") != NULL);

@@ -10,6 +10,8 @@
 #include "path.h"
 #include "report/runid.h"
 #include "report/runstate.h"
+#include "report/made.h"
+#include "key/digest.h"
 #include "report/trace.h"
 #include "util.h"
 
@@ -283,6 +285,46 @@ static void test_packing(void)
 	free(kw);
 }
 
+/* The made table holds a key with its artifact's digest: another key, or the
+ * same key with other bytes (an entry replaced since), is not this run's; a
+ * key published again takes its slot; keys that start alike probe on; with
+ * no total known nothing is recorded. */
+static void test_made(void)
+{
+	char *kw = path_join(tmpdir, "made"), *total;
+	char k1[DIGEST_HEX_SIZE], k2[DIGEST_HEX_SIZE], s1[DIGEST_HEX_SIZE], s2[DIGEST_HEX_SIZE];
+	struct made_table t;
+	struct runstate rs;
+
+	digest_bytes_hex("k1", 2, k1);
+	memcpy(k2, k1, sizeof(k2));
+	k2[63] = k1[63] == '0' ? '1' : '0';	/* the same first slot */
+	digest_bytes_hex("s1", 2, s1);
+	digest_bytes_hex("s2", 2, s2);
+	runstate_open(&rs, kw, "/u");
+	made_mark(&rs, k1, s1);
+	made_open(&t, &rs);
+	CHECK(!made_has(&t, k1, s1));
+	made_close(&t);
+	total = path_join(rs.dir, "total");
+	check_write_file(total, "3\n", 2, 0644);
+	made_mark(&rs, k1, s1);
+	made_open(&t, &rs);
+	CHECK(made_has(&t, k1, s1));
+	CHECK(!made_has(&t, k1, s2));
+	CHECK(!made_has(&t, k2, s1));
+	made_mark(&rs, k2, s2);
+	CHECK(made_has(&t, k2, s2));
+	CHECK(made_has(&t, k1, s1));
+	made_mark(&rs, k1, s2);
+	CHECK(made_has(&t, k1, s2));
+	CHECK(!made_has(&t, k1, s1));
+	made_close(&t);
+	runstate_release(&rs);
+	free(total);
+	free(kw);
+}
+
 static void test_counters(void)
 {
 	char *kw = path_join(tmpdir, "counters"), *events, *text;
@@ -475,6 +517,7 @@ int main(int argc, char **argv)
 	TEST(test_open_last(), "open_last");
 	TEST(test_slots(), "slots");
 	TEST(test_packing(), "packing");
+	TEST(test_made(), "made");
 	TEST(test_counters(), "counters");
 	TEST(test_total(), "total");
 	free(tmpdir);
