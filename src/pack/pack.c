@@ -211,9 +211,15 @@ int pack_run(const struct cache *cache, const char *private_dir, const char *cke
 	 * An empty folder in the output's place goes (one that holds files is
 	 * reported by the publish). */
 	(void)rmdir(out_path);
-	if (remove_stamps(stamp_path) || publish_bytes_gently(out_path, image.s, image.len, NULL) ||
-	    publish_bytes_gently(stamp_path, "", 0, NULL))
+	if (remove_stamps(stamp_path) || publish_bytes_gently(out_path, image.s, image.len, NULL))
 		goto out;
+	/* Made after the callable is durable, so the stamp needs no fsync of its
+	 * own: empty, it is whole once it exists, and one a crash loses only
+	 * costs a repack. */
+	if (write_file(stamp_path, "", 0)) {
+		error_errno("cannot create '%s'", stamp_path);
+		goto out;
+	}
 	printf("kwarm: packed %s: %s (%zu incores, %zu bytes)\n", d.what, out_path,
 	       d.nr_children, image.len);
 	fflush(stdout);
