@@ -204,13 +204,14 @@ int publish_sync_folder_gently(const char *path, struct buf *why)
 	return ret;
 }
 
-int publish_commit(struct publish *p, struct buf *why)
+/* publish_commit, without the fsyncs unless durable. */
+static int commit(struct publish *p, int durable, struct buf *why)
 {
 	int fd, ret;
 
 	if (!p->tmp || p->fd < 0)
 		BUG("publish_commit without publish_begin");
-	if (fsync(p->fd)) {
+	if (durable && fsync(p->fd)) {
 		error_errno_to(why, "cannot fsync '%s'", p->tmp);
 		goto fail;
 	}
@@ -229,12 +230,17 @@ int publish_commit(struct publish *p, struct buf *why)
 	p->slot = -1;
 	free(p->tmp);
 	p->tmp = NULL;
-	ret = publish_sync_folder_gently(p->final, why);
+	ret = durable ? publish_sync_folder_gently(p->final, why) : 0;
 	publish_abort(p);
 	return ret;
 fail:
 	publish_abort(p);
 	return -1;
+}
+
+int publish_commit(struct publish *p, struct buf *why)
+{
+	return commit(p, 1, why);
 }
 
 void publish_abort(struct publish *p)
@@ -250,12 +256,24 @@ void publish_abort(struct publish *p)
 	*p = (struct publish)PUBLISH_INIT;
 }
 
-int publish_bytes_gently(const char *final, const void *data, size_t len, struct buf *why)
+/* begin + write + commit, durable or not. */
+static int publish_bytes(const char *final, const void *data, size_t len, int durable,
+			 struct buf *why)
 {
 	struct publish p;
 
 	if (publish_begin(&p, final, why) || publish_write(&p, data, len, why))
 		return -1;
-	return publish_commit(&p, why);
+	return commit(&p, durable, why);
+}
+
+int publish_bytes_gently(const char *final, const void *data, size_t len, struct buf *why)
+{
+	return publish_bytes(final, data, len, 1, why);
+}
+
+int publish_report_gently(const char *final, const void *data, size_t len, struct buf *why)
+{
+	return publish_bytes(final, data, len, 0, why);
 }
 

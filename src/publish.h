@@ -44,6 +44,9 @@ int publish_commit(struct publish *p, struct buf *why);
 void publish_abort(struct publish *p);
 /* begin + write + commit of one whole buffer. */
 int publish_bytes_gently(const char *final, const void *data, size_t len, struct buf *why);
+/* The same without the fsyncs, for a report: readers still see the old file
+ * or the whole new one, but a crash may leave either, or an empty file. */
+int publish_report_gently(const char *final, const void *data, size_t len, struct buf *why);
 /* fsync path's folder, making a rename there durable; 0, or -1 after reporting. */
 int publish_sync_folder_gently(const char *path, struct buf *why);
 

@@ -328,8 +328,10 @@ int summary_write(const struct runstate *rs, int counts[4])
 	path = path_join(rs->kw_dir, SUMMARY_FILE);
 	/* An empty folder in its place (a hand left it) would refuse every write. */
 	(void)rmdir(path);
-	/* Not reported: the caller says it in its own words. */
-	ret = publish_bytes_gently(path, b.s, b.len, &unsaid);
+	/* Not reported: the caller says it in its own words. Not fsynced: a
+	 * report, written last in the run (on its critical path), which
+	 * 'kwarm summary' writes again. */
+	ret = publish_report_gently(path, b.s, b.len, &unsaid);
 	buf_release(&unsaid);
 	free(path);
 	free(note);

@@ -94,6 +94,13 @@ static void test_bytes(void)
 	CHECK_INT(stat(final, &st), 0);
 	CHECK_INT(st.st_size, 0);
 	check_listing(dir, "out.bin");
+
+	/* A report's publish replaces it the same way, leaving no temp. */
+	CHECK_INT(publish_report_gently(final, "report\n", 7, NULL), 0);
+	text = file_text(final);
+	CHECK_STR(text, "report\n");
+	free(text);
+	check_listing(dir, "out.bin");
 	free(final);
 	free(dir);
 }
