@@ -20,14 +20,18 @@ int cache_probe(const struct cache *c, char **why)
 	char block[4096] = { 0 };
 
 	*why = NULL;
-	/* A real write: creating an empty file still works on a full disk. */
-	if (fd < 0 || write_all(fd, block, sizeof(block)) || fsync(fd))
+	/* A real write: creating an empty file still works on a full disk. The
+	 * write reserves its space (delayed allocation), and where it cannot
+	 * (NFS, FUSE) the close flushes it and says: no fsync, which would
+	 * commit the journal at every gen. */
+	if (fd < 0 || write_all(fd, block, sizeof(block)))
 		*why = xstrfmt_errno("cannot write in '%s'", c->dir);
 	/* The entries' locks are of this kind: probe it. */
 	else if (os_lock_range(fd, 0, 0, 1, 0))
 		*why = xstrfmt_errno("cannot lock files in '%s'", c->dir);
 	if (fd >= 0) {
-		close(fd);
+		if (close(fd) && !*why)
+			*why = xstrfmt_errno("cannot write in '%s'", c->dir);
 		unlink(probe);
 	}
 	free(probe);
