@@ -21,8 +21,7 @@ esac
 exec g++ "$@"
 SH
 chmod +x "$T/cc.sh"
-mkdir -p "$T/src/k" "$T/src/include"
-cd "$T/src"
+gxx_project
 printf '#define CFG "scale.h"\n#include CFG\nextern "C" int f(void) { return SCALE; }\n' > k/first.cpp
 printf 'extern "C" int g(void) { return 5; }\n' > k/later.cpp
 echo '#define SCALE 3' > include/scale.h
