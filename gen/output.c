@@ -68,6 +68,15 @@ static int stamp(struct sink *s, const struct timespec *start)
 	return 0;
 }
 
+/* Publish s, whose folder a later publish_commit syncs. */
+static int commit_batched(struct sink *s)
+{
+	int ret = publish_commit_batched(&s->pub, NULL);
+
+	sink_release(s);
+	return ret;
+}
+
 int gen_output_write(struct gen_output *o, const struct plan *plan,
 		     struct makefile_options *opts, const char *self,
 		     const struct timespec *start)
@@ -85,10 +94,11 @@ int gen_output_write(struct gen_output *o, const struct plan *plan,
 		goto fail;
 	make_files(o, plan, opts);
 	/* Every file whole in its temp, with the time gen started, before any
-	 * is published: an input changed after gen read it is not older. */
+	 * is published: an input changed after gen read it is not older. All
+	 * three are in one folder: the Makefile's commit, last, syncs it once. */
 	if (sink_finish(&o->side) || sink_finish(&o->inputs) || sink_finish(&o->makefile) ||
 	    stamp(&o->side, start) || stamp(&o->inputs, start) || stamp(&o->makefile, start) ||
-	    sink_commit(&o->side) || sink_commit(&o->inputs) || sink_commit(&o->makefile))
+	    commit_batched(&o->side) || commit_batched(&o->inputs) || sink_commit(&o->makefile))
 		goto fail;
 	return 0;
 fail:

@@ -204,14 +204,17 @@ int publish_sync_folder_gently(const char *path, struct buf *why)
 	return ret;
 }
 
-/* publish_commit, without the fsyncs unless durable. */
-static int commit(struct publish *p, int durable, struct buf *why)
+/* What commit fsyncs. */
+enum { SYNC_FILE = 1, SYNC_FOLDER = 2, SYNC_BOTH = 3 };
+
+/* publish_commit, with the fsyncs sync says. */
+static int commit(struct publish *p, int sync, struct buf *why)
 {
 	int fd, ret;
 
 	if (!p->tmp || p->fd < 0)
 		BUG("publish_commit without publish_begin");
-	if (durable && fsync(p->fd)) {
+	if ((sync & SYNC_FILE) && fsync(p->fd)) {
 		error_errno_to(why, "cannot fsync '%s'", p->tmp);
 		goto fail;
 	}
@@ -230,7 +233,7 @@ static int commit(struct publish *p, int durable, struct buf *why)
 	p->slot = -1;
 	free(p->tmp);
 	p->tmp = NULL;
-	ret = durable ? publish_sync_folder_gently(p->final, why) : 0;
+	ret = sync & SYNC_FOLDER ? publish_sync_folder_gently(p->final, why) : 0;
 	publish_abort(p);
 	return ret;
 fail:
@@ -240,7 +243,12 @@ fail:
 
 int publish_commit(struct publish *p, struct buf *why)
 {
-	return commit(p, 1, why);
+	return commit(p, SYNC_BOTH, why);
+}
+
+int publish_commit_batched(struct publish *p, struct buf *why)
+{
+	return commit(p, SYNC_FILE, why);
 }
 
 void publish_abort(struct publish *p)
@@ -256,20 +264,20 @@ void publish_abort(struct publish *p)
 	*p = (struct publish)PUBLISH_INIT;
 }
 
-/* begin + write + commit, durable or not. */
-static int publish_bytes(const char *final, const void *data, size_t len, int durable,
+/* begin + write + commit with the fsyncs sync says. */
+static int publish_bytes(const char *final, const void *data, size_t len, int sync,
 			 struct buf *why)
 {
 	struct publish p;
 
 	if (publish_begin(&p, final, why) || publish_write(&p, data, len, why))
 		return -1;
-	return commit(&p, durable, why);
+	return commit(&p, sync, why);
 }
 
 int publish_bytes_gently(const char *final, const void *data, size_t len, struct buf *why)
 {
-	return publish_bytes(final, data, len, 1, why);
+	return publish_bytes(final, data, len, SYNC_BOTH, why);
 }
 
 int publish_report_gently(const char *final, const void *data, size_t len, struct buf *why)

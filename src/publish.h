@@ -39,6 +39,10 @@ int publish_write(struct publish *p, const void *data, size_t len, struct buf *w
  * and remove the temp; the final name is untouched unless only the folder fsync
  * failed (the rename was done). p holds nothing afterwards either way. */
 int publish_commit(struct publish *p, struct buf *why);
+/* The same without the folder's fsync, for a file published before others in
+ * the same folder: the publish_commit of the last one makes every rename
+ * there durable. */
+int publish_commit_batched(struct publish *p, struct buf *why);
 /* Close and remove the temp and free p's strings. Idempotent; safe after commit
  * and on a PUBLISH_INIT or zeroed struct. */
 void publish_abort(struct publish *p);

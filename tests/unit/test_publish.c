@@ -79,6 +79,7 @@ static int exists(const char *path)
 static void test_bytes(void)
 {
 	char *dir = check_fresh_dir(tmpdir, "bytes"), *final = xstrfmt("%s/out.bin", dir), *text;
+	struct publish p;
 	struct stat st;
 
 	CHECK_INT(publish_bytes_gently(final, "hello\nworld\n", 12, NULL), 0);
@@ -93,6 +94,15 @@ static void test_bytes(void)
 	CHECK_INT(publish_bytes_gently(final, "", 0, NULL), 0);
 	CHECK_INT(stat(final, &st), 0);
 	CHECK_INT(st.st_size, 0);
+	check_listing(dir, "out.bin");
+
+	/* So does a commit that leaves the folder's fsync to a later one. */
+	CHECK_INT(publish_begin(&p, final, NULL), 0);
+	CHECK_INT(publish_write(&p, "batch\n", 6, NULL), 0);
+	CHECK_INT(publish_commit_batched(&p, NULL), 0);
+	text = file_text(final);
+	CHECK_STR(text, "batch\n");
+	free(text);
 	check_listing(dir, "out.bin");
 
 	/* A report's publish replaces it the same way, leaving no temp. */
