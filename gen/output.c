@@ -1,4 +1,5 @@
 #include "output.h"
+#include "os.h"
 #include "path.h"
 #include "planwrite.h"
 #include "util.h"
@@ -58,13 +59,16 @@ static int begin_beside(struct sink *s, const char *self, const char *suffix)
 	return ret;
 }
 
-/* Give s's temp the time start. */
+/* Give s's temp the time start, and start writing it back: the three
+ * files' data goes out together, so that the first fsync's journal commit
+ * covers all three and the other two have little left to wait for. */
 static int stamp(struct sink *s, const struct timespec *start)
 {
 	struct timespec times[2] = { { 0, UTIME_OMIT }, *start };
 
 	if (futimens(s->pub.fd, times))
 		return error_errno("cannot set the time of '%s'", s->pub.tmp);
+	os_start_writeback(s->pub.fd);
 	return 0;
 }
 
