@@ -236,7 +236,7 @@ class Bench:
                 row[col] = statistics.median(secs) / lb if secs else None
             if w.name.startswith("suite"):
                 # Where its slots sat idle, for issue #13's note on the suite.
-                row["idle"] = [(name, trace_idle.idle(trace_of(c), n, secs))
+                row["idle"] = [(name, trace_idle.idle(trace_of(c), n, secs, plan_of(c)))
                                for name, secs, c in (("kwarm", first, cache), ("kw+rec", second, cache2))]
             log("  N=%d LB %.2f s%s: kwarm %.2f, with record %.2f, pool %.2f, xargs %.2f, ninja %s"
                 % (n, lb, ", medians of %d" % row["runs"] if row["runs"] > 1 else "", row["kwarm"],
@@ -550,6 +550,11 @@ def trace_of(cache):
     return os.path.join(os.path.dirname(cache), "out", ".kwarm", "trace.json")
 
 
+def plan_of(cache):
+    """The plan side file of the kwarm_cold run whose cache this is."""
+    return os.path.join(os.path.dirname(cache), "warmup.mk.plan")
+
+
 def compile_spans(path):
     """(compiles started, most running at once) from a STANDIN_LOG: the
     lines of sources (.cpp), not of links, whose input is an object. The
@@ -671,14 +676,20 @@ def idle_rows(t, spans):
     if not rows:
         return
     t.append("  the suite's slot time (N x wall) from each run's trace.json: busy in a step, idle before the first")
-    t.append("  step (head), between steps on a slot (hand-over), after the last step started (tail)")
+    t.append("  step (head), between steps on a slot (hand-over), after the last step started (tail); each pack's")
+    t.append("  wait from its last unit's end to its start, and the packs that started after the last compile")
+    t.append("  started (make passed them over in its first pass) and after it ended")
     for n, name, x in rows:
         total = x["n"] * x["wall"]
         t.append("  N=%-2d %-6s %4d steps %6.1f slot-s: busy %4.1f%%, head %3.1f%%, hand-over %4.1f%% (%2.0f ms each),"
-                 " tail %3.1f%%; %d of %d packs after the last compile"
+                 " tail %3.1f%%"
                  % (n, name, x["steps"], total, 100 * x["busy"] / total, 100 * x["head"] / total,
-                    100 * x["middle"] / total, x["handover_ms"], 100 * x["tail"] / total,
-                    x["packs_after_compiles"], x["packs"]))
+                    100 * x["middle"] / total, x["handover_ms"], 100 * x["tail"] / total))
+        waits = ("%d waited over %.0f ms, mean %.2f s, longest %.2f s"
+                 % (x["waited"], 1000 * trace_idle.HANDOVER, x["wait_mean"], x["wait_max"])
+                 if x["waits"] else "waits n/a (no plan)")
+        t.append("  %10s %d packs: %s; %d started after the last compile started, %d after it ended"
+                 % ("", x["packs"], waits, x["packs_after_last_start"], x["packs_after_compiles"]))
 
 
 def farm_section(t, f2, farm):
