@@ -18,8 +18,8 @@
  *	a PATH		an entry never built: changed when it exists, not older
  *
  * (a unit never built: once its entry exists, the Makefile learns what the
- * compile read, and then watches those files). The paths pass through
- * make's check: no control character or backslash. */
+ * compile read, and then watches those files). The paths hold no
+ * control character (gen refuses one). */
 #define WATCH_HEAD "# kwarm watch list 1: what remakes the Makefile beside it (kwarm stale)\n"
 
 static void write_watch_list(struct sink *out, const struct plan *plan)

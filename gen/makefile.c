@@ -27,20 +27,15 @@ static size_t span_printable(const char *s, const char *stop)
 	return n;
 }
 
-/* Characters a file name may not contain anywhere in the Makefile: make has no
- * way to quote ';' '=' '(' ')' or '\' in a prerequisite list, a blank at the
- * end of a name is lost, and control characters (newline above all) would end
- * a line. */
-static int unsafe_for_make(const char *path, int as_prerequisite)
+/* Control characters (a newline above all) would end a line of the Makefile
+ * or of its watch list: a path that holds one is refused. The watch list is
+ * read by kwarm stale, not make, so what make cannot quote in a prerequisite
+ * list (';' '=' '(' ')' '\', a blank at the end) is no bar. */
+static int unsafe_for_make(const char *path)
 {
-	size_t n = strlen(path);
-	size_t ok = span_printable(path, as_prerequisite ? "\x7f;=()\\" : "\x7f");
+	size_t ok = span_printable(path, "\x7f");
 
-	if (ok < n)
-		return (unsigned char)path[ok];
-	if (as_prerequisite && n && path[n - 1] == ' ')
-		return ' ';
-	return 0;
+	return path[ok] ? (unsigned char)path[ok] : 0;
 }
 
 /* A path as a make target (as_target) or prerequisite: make reads '%' as a
@@ -91,7 +86,7 @@ static int check_unit_paths(const struct plan_unit *u)
 
 	for (size_t l = 0; l < ARRAY_SIZE(lists); l++)
 		for (size_t i = 0; i < lists[l]->nr; i++) {
-			int c = unsafe_for_make(lists[l]->v[i], 0);
+			int c = unsafe_for_make(lists[l]->v[i]);
 
 			if (c)
 				return error("%s of class %s: '%s' has a character that cannot "
@@ -366,7 +361,7 @@ static int check_paths(const struct plan *plan, const struct makefile_options *o
 		if (check_unit_paths(plan->units[i]))
 			return -1;
 	for (size_t i = 0; i < plan->inputs.nr; i++) {
-		int c = unsafe_for_make(plan->inputs.v[i], 1);
+		int c = unsafe_for_make(plan->inputs.v[i]);
 
 		if (c)
 			return error("input '%s' has a character that cannot pass through make "
