@@ -536,6 +536,13 @@ static int read_lines(struct compile_job *o, struct closure_cache *cc, const str
 		}
 		listed = 0;	/* it wrote none: the scanner's closure is all we know */
 	}
+	if (listed && o->family == DEPS_CLANG) {
+		struct strvec written = files;
+
+		strvec_init(&files);
+		deps_clang_names(o->uc.root, &written, &files);
+		strvec_release(&written);
+	}
 	if (listed && searchlist_probes(cc, &o->uc, cc->tool_memo_dir, &files, &places, &why)) {
 		warning("%s: %s", o->label, why.s);
 		*uncached = "its compiler's include search list is not known";

@@ -1,11 +1,15 @@
 #include "key/deps.h"
 #include "buf.h"
+#include "hashmap.h"
+#include "path.h"
 #include "util.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static const char *const family_names[] = { "none", "gcc", "clang" };
 
@@ -108,6 +112,18 @@ static void end_word(struct buf *w, int in_prereqs, struct strvec *out)
 	buf_reset(w);
 }
 
+static void add_backslashes(struct buf *w, size_t n)
+{
+	while (n--)
+		buf_addch(w, '\\');
+}
+
+/*
+ * gcc and clang quote as GNU make reads: a blank after 2N+1 backslashes is N
+ * backslashes and the blank, after 2N it is N backslashes and the name ends;
+ * '#' gets one backslash (those before it are the name's own); '$' is '$$';
+ * any other backslash is the name's own.
+ */
 void deps_parse(const char *text, size_t len, struct strvec *out)
 {
 	const char *p = text, *end = text + len;
@@ -115,11 +131,30 @@ void deps_parse(const char *text, size_t len, struct strvec *out)
 	int in_prereqs = 0;
 
 	while (p < end) {
-		char c = *p;
+		size_t run = 0;
+		char c;
 
-		if (c == '\\' && p + 1 < end && p[1] == '\n') {
+		while (p + run < end && p[run] == '\\')
+			run++;
+		c = p + run < end ? p[run] : '\0';
+		if (run && (c == ' ' || c == '\t')) {
+			add_backslashes(&w, run / 2);
+			p += run - run % 2;	/* at the escaped blank, or the blank that ends it */
+			if (run % 2) {
+				buf_addch(&w, c);
+				p += 2;
+			}
+		} else if (run && c == '#') {
+			add_backslashes(&w, run - 1);
+			buf_addch(&w, '#');
+			p += run + 1;
+		} else if (run && c == '\n') {
+			add_backslashes(&w, run - 1);
 			end_word(&w, in_prereqs, out);	/* a continued line */
-			p += 2;
+			p += run + 1;
+		} else if (run) {
+			add_backslashes(&w, run);
+			p += run;
 		} else if (c == ' ' || c == '\t' || c == '\r' || c == '\n') {
 			end_word(&w, in_prereqs, out);
 			if (c == '\n')
@@ -131,9 +166,7 @@ void deps_parse(const char *text, size_t len, struct strvec *out)
 			in_prereqs = 1;
 			p++;
 		} else {
-			if (c == '\\' && p + 1 < end && (p[1] == ' ' || p[1] == '#'))
-				c = *++p;
-			else if (c == '$' && p + 1 < end && p[1] == '$')
+			if (c == '$' && p + 1 < end && p[1] == '$')
 				p++;
 			buf_addch(&w, c);
 			p++;
@@ -141,6 +174,127 @@ void deps_parse(const char *text, size_t len, struct strvec *out)
 	}
 	end_word(&w, in_prereqs, out);
 	buf_release(&w);
+}
+
+/* The names in the folder dir that hold a backslash (memo: dir -> strvec). */
+static const struct strvec *backslash_names(struct hashmap *memo, const char *dir)
+{
+	struct strvec *names = hashmap_get(memo, dir);
+	struct dirent *de;
+	DIR *d;
+
+	if (names)
+		return names;
+	names = xcalloc(1, sizeof(*names));
+	strvec_init(names);
+	if ((d = opendir(dir))) {
+		while ((de = readdir(d)))
+			if (strchr(de->d_name, '\\'))
+				strvec_push(names, de->d_name);
+		closedir(d);
+	}
+	hashmap_put(memo, dir, names);
+	return names;
+}
+
+/* The first len bytes of rest, each '/' read as the '\' clang wrote it for. */
+static char *backslashed(const char *rest, size_t len)
+{
+	char *name = xstrndup(rest, len);
+
+	for (char *q = name; (q = strchr(q, '/'));)
+		*q++ = '\\';
+	return name;
+}
+
+static void clang_expand(struct hashmap *memo, const char *dir, struct buf *shown,
+			 const char *rest, struct strvec *out);
+
+/* Go on from the name that the first len bytes of rest give in dir. */
+static void clang_follow(struct hashmap *memo, const char *dir, struct buf *shown,
+			 const char *rest, size_t len, struct strvec *out)
+{
+	char *name = backslashed(rest, len), *sub;
+	size_t at = shown->len;
+
+	buf_adds(shown, name);
+	if (!rest[len]) {
+		if (strvec_find(out, shown->s) < 0)
+			strvec_push(out, shown->s);
+	} else {
+		sub = path_join(dir, name);
+		buf_addch(shown, '/');
+		clang_expand(memo, sub, shown, rest + len + 1, out);
+		free(sub);
+	}
+	shown->s[shown->len = at] = '\0';
+	free(name);
+}
+
+/* Every name that rest (under dir, shown so far as shown) may be: each '/'
+ * may stand for a '\' where dir holds a name with one. */
+static void clang_expand(struct hashmap *memo, const char *dir, struct buf *shown,
+			 const char *rest, struct strvec *out)
+{
+	const struct strvec *odd = backslash_names(memo, dir);
+	const char *slash = strchr(rest, '/');
+
+	for (const char *q = odd->nr ? slash : NULL; q; q = strchr(q + 1, '/')) {
+		const char *next = strchr(q + 1, '/');
+		size_t len = next ? (size_t)(next - rest) : strlen(rest);
+		char *name = backslashed(rest, len);
+
+		if (strvec_find(odd, name) >= 0)
+			clang_follow(memo, dir, shown, rest, len, out);
+		free(name);
+	}
+	clang_follow(memo, dir, shown, rest, slash ? (size_t)(slash - rest) : strlen(rest), out);
+}
+
+/* Of several readings, those that name a file (relative to root); the plain
+ * one when none does, so that a file gone is still reported. */
+static void keep_existing(const char *root, const char *plain, struct strvec *cands,
+			  struct strvec *out)
+{
+	size_t before = out->nr;
+
+	for (size_t i = 0; i < cands->nr; i++) {
+		char *path = path_join(root, cands->v[i]);
+		struct stat st;
+
+		if (cands->nr == 1 || !stat(path, &st))
+			strvec_push(out, cands->v[i]);
+		free(path);
+	}
+	if (out->nr == before)
+		strvec_push(out, plain);
+	strvec_clear(cands);
+}
+
+void deps_clang_names(const char *root, const struct strvec *names, struct strvec *out)
+{
+	struct hashmap memo;
+	struct strvec cands = STRVEC_INIT;
+	struct buf shown = BUF_INIT;
+
+	hashmap_init(&memo);
+	for (size_t i = 0; i < names->nr; i++) {
+		const char *name = names->v[i];
+		int abs = name[0] == '/';
+
+		buf_reset(&shown);
+		if (abs)
+			buf_addch(&shown, '/');
+		clang_expand(&memo, abs ? "/" : root, &shown, name + abs, &cands);
+		keep_existing(root, name, &cands, out);
+	}
+	for (size_t i = 0; i < memo.nr; i++) {
+		strvec_release(memo.entries[i].value);
+		free(memo.entries[i].value);
+	}
+	hashmap_release(&memo);
+	strvec_release(&cands);
+	buf_release(&shown);
 }
 
 int deps_parse_file(const char *path, struct strvec *out)

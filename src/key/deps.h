@@ -35,11 +35,16 @@ int deps_request(enum deps_family f, size_t nsources, const char *dfile,
 size_t deps_user_option(const struct strvec *argv, size_t i);
 
 /* Parse a make-style dependency file (one or more "target: prereq..." rules,
- * backslash-newline continued, '\ ' for a space, '$$' for '$'); appends every
+ * backslash-newline continued, quoted as gcc and clang do: see deps.c); appends every
  * prerequisite once, in first-seen order. 0, or -1 with errno set when the file
  * cannot be read (ENOENT: the compiler wrote none). */
 int deps_parse_file(const char *path, struct strvec *out);
 /* The same over text already read. */
 void deps_parse(const char *text, size_t len, struct strvec *out);
+/* clang 14 writes each lone '\' of a name as '/' ("b\s.h" as "b/s.h"): the
+ * names each of names (relative to root, or absolute) may stand for go to
+ * out, those that exist when there are several (a file that the compiler did
+ * not read costs a compile at most), the name as written when none does. */
+void deps_clang_names(const char *root, const struct strvec *names, struct strvec *out);
 
 #endif

@@ -57,6 +57,11 @@ static void test_parse(void)
 		    "/usr/include/stdc-predef.h|a.h|b.h");
 	/* A ':' inside a path that is not the rule's colon. */
 	check_parse("t: dir/x:y.h z.h", "dir/x:y.h|z.h");
+	/* gcc's quoting of backslashes: doubled before an escaped blank (2N+1
+	 * backslashes: N and the blank; 2N: N, and the name ends), one more
+	 * before '#', as they are elsewhere. */
+	check_parse("t: w\\\\\\ .h e\\\\#.h b\\s.h x\\ y\\.h a\\\\ b\n",
+		    "w\\ .h|e\\#.h|b\\s.h|x y\\.h|a\\|b");
 	/* Nothing after the colon, no final newline. */
 	check_parse("t:", "");
 	check_parse("", "");
@@ -99,6 +104,54 @@ static void test_request(void)
 	strvec_release(&env);
 }
 
+/* deps_clang_names of one name under root, joined with '|'. */
+static char *clang_names(const char *root, const char *name)
+{
+	struct strvec in = STRVEC_INIT, out = STRVEC_INIT;
+	struct buf b = BUF_INIT;
+
+	strvec_push(&in, name);
+	deps_clang_names(root, &in, &out);
+	for (size_t i = 0; i < out.nr; i++)
+		buf_addf(&b, "%s%s", i ? "|" : "", out.v[i]);
+	strvec_release(&in);
+	strvec_release(&out);
+	return buf_detach(&b);
+}
+
+static void check_clang(const char *root, const char *name, const char *want)
+{
+	char *got = clang_names(root, name);
+
+	CHECK_STR(got, want);
+	free(got);
+}
+
+static void test_clang_names(void)
+{
+	static const char *const files[] = {
+		"inc/b\\s.h", "", "inc/x\\y/z\\w.h", "", "inc/q/r.h", "", "inc/q\\r.h", "",
+		"inc/plain.h", "", NULL
+	};
+	char *root = check_tmpdir("clang"), *abs;
+
+	check_write_tree(root, files);
+	/* A lone backslash written as '/', in a file's name and a folder's. */
+	check_clang(root, "inc/b/s.h", "inc/b\\s.h");
+	check_clang(root, "inc/x/y/z/w.h", "inc/x\\y/z\\w.h");
+	/* Both readings name a file: both are taken. */
+	check_clang(root, "inc/q/r.h", "inc/q\\r.h|inc/q/r.h");
+	check_clang(root, "inc/plain.h", "inc/plain.h");
+	/* No reading names a file: the name as written (reported missing). */
+	check_clang(root, "inc/gone/x.h", "inc/gone/x.h");
+	abs = xstrfmt("%s/inc/b/s.h", root);
+	free(root);
+	root = xstrfmt("%.*s\\s.h", (int)(strlen(abs) - 4), abs);
+	check_clang("/nowhere", abs, root);
+	free(abs);
+	free(root);
+}
+
 int main(int argc, char **argv)
 {
 	check_init(argc, argv);
@@ -106,5 +159,6 @@ int main(int argc, char **argv)
 	TEST(test_parse(), "parse");
 	TEST(test_family(), "family");
 	TEST(test_request(), "request");
+	TEST(test_clang_names(), "clang_names");
 	return check_done();
 }
