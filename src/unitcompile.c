@@ -303,14 +303,20 @@ static void drop_held(struct compile_job *o)
 	buf_reset(&o->held_errors);
 }
 
-/* What the time macros a unit's files name (closure.h) leave out of its key,
- * or NULL: the entry would be served with another time's bytes. */
-static const char *clock_uncached(int clock)
+/* Why the unit's result must not be cached, or NULL: what decides it that
+ * its key cannot cover. The time macros its files name (closure.h), whose
+ * entry would be served with another time's bytes; a header named by a
+ * macro, which the scanner cannot resolve, when the compiler listed no reads
+ * (listed 0). Caller frees. */
+static char *uncached_why(const struct closure *c, int listed)
 {
-	if (clock & CLOSURE_MTIME)
-		return "a file of it names __TIMESTAMP__";
-	if ((clock & CLOSURE_CLOCK) && !getenv("SOURCE_DATE_EPOCH"))
-		return "a file of it names __DATE__ or __TIME__, and SOURCE_DATE_EPOCH is not set";
+	if (c->clock & CLOSURE_MTIME)
+		return xstrdup("a file of it names __TIMESTAMP__");
+	if ((c->clock & CLOSURE_CLOCK) && !getenv("SOURCE_DATE_EPOCH"))
+		return xstrdup("a file of it names __DATE__ or __TIME__, and SOURCE_DATE_EPOCH is not set");
+	if (!listed && c->macro_at)
+		return xstrfmt("the header that '%s' includes by a macro is not in its key: "
+			       "the compiler lists no files it read", c->macro_at);
 	return NULL;
 }
 
@@ -516,38 +522,39 @@ static int same_inputs(struct compile_job *o, int report)
 }
 
 /* The manifest lines of what the compile read (reads.h) and where its
- * lookups found nothing (searchlist.h); 0, 1 when a file it read changed
- * while it ran (*changed), or -1 after reporting. Without the compiler's
- * search list, *uncached says so: a new header in a folder it searches
- * first would not be seen. */
+ * lookups found nothing (searchlist.h); *listed is 0 when the compiler wrote
+ * no list. 0, 1 when a file it read changed while it ran (*changed), or -1
+ * after reporting. Without the compiler's search list, *uncached says so
+ * (caller frees): a new header in a folder it searches first would not be
+ * seen. */
 static int read_lines(struct compile_job *o, struct closure_cache *cc, const struct attempt *a,
-		      int listed, const struct closure *closure, char **changed,
-		      const char **uncached, struct buf *lines)
+		      int *listed, const struct closure *closure, char **changed,
+		      char **uncached, struct buf *lines)
 {
 	struct strvec files = STRVEC_INIT, places = STRVEC_INIT;
 	struct buf why = BUF_INIT;
 	int ret;
 
-	if (listed && deps_parse_file(a->file[DEPS], &files)) {
+	if (*listed && deps_parse_file(a->file[DEPS], &files)) {
 		if (errno != ENOENT) {
 			strvec_release(&files);
 			return error_errno("%s: cannot read the compiler's dependency output '%s'",
 					   o->label, a->file[DEPS]);
 		}
-		listed = 0;	/* it wrote none: the scanner's closure is all we know */
+		*listed = 0;	/* it wrote none: the scanner's closure is all we know */
 	}
-	if (listed && o->family == DEPS_CLANG) {
+	if (*listed && o->family == DEPS_CLANG) {
 		struct strvec written = files;
 
 		strvec_init(&files);
 		deps_clang_names(o->uc.root, &written, &files);
 		strvec_release(&written);
 	}
-	if (listed && searchlist_probes(cc, &o->uc, cc->tool_memo_dir, &files, &places, &why)) {
+	if (*listed && searchlist_probes(cc, &o->uc, cc->tool_memo_dir, &files, &places, &why)) {
 		warning("%s: %s", o->label, why.s);
-		*uncached = "its compiler's include search list is not known";
+		*uncached = xstrdup("its compiler's include search list is not known");
 	}
-	ret = reads_manifest_lines(cc, o->uc.root, listed ? deps_family_name(o->family) : "none",
+	ret = reads_manifest_lines(cc, o->uc.root, *listed ? deps_family_name(o->family) : "none",
 				   &files, &places, closure, &a->started, changed, lines);
 	if (ret < 0)
 		error("%s: cannot record what the compiler read", o->label);
@@ -562,12 +569,12 @@ static int read_lines(struct compile_job *o, struct closure_cache *cc, const str
  * what the key names: it is never cached under it), what the compiler read
  * beyond the closure (the entry is used only while those stay as they are),
  * and what the key covered, so that kwarm explain can say what changed;
- * *uncached: why the result may not be cached, or NULL (the time macros its
- * files name, closure.h). 0, 1 when a file the compile read changed while it
- * ran (*changed), or -1 after reporting. */
+ * *uncached: why it must not be cached, or NULL (read_lines, uncached_why;
+ * caller frees). 0, 1 when a file the compile read changed while it ran
+ * (*changed), or -1 after reporting. */
 static int manifest_lines(struct compile_job *o, struct closure_cache *cc,
 			  const struct attempt *a, int listed, char *base, char **changed,
-			  const char **uncached, struct buf *lines)
+			  char **uncached, struct buf *lines)
 {
 	char key_now[DIGEST_HEX_SIZE];
 	struct closure closure = { 0 };
@@ -582,10 +589,13 @@ static int manifest_lines(struct compile_job *o, struct closure_cache *cc,
 		      "run make again", o->label);
 		goto out;
 	}
-	*uncached = clock_uncached(closure.clock);
-	ret = read_lines(o, cc, a, listed, &closure, changed, uncached, lines);
+	free(*uncached);
+	*uncached = NULL;
+	ret = read_lines(o, cc, a, &listed, &closure, changed, uncached, lines);
 	if (ret)
 		goto out;
+	if (!*uncached)
+		*uncached = uncached_why(&closure, listed);
 	if (o->id && !strchr(o->id, '\n'))
 		buf_addf(lines, "id %s\n", o->id);
 	for (size_t i = 0; i < covers.nr; i++)
@@ -612,7 +622,8 @@ static int compile_unit(struct compile_job *o, const struct cache *cache, struct
 	/* Compiler identities and search lists outlive this process: no 1 MB
 	 * hash and no -v run per compile. */
 	char *tools = path_join(home->dir, "tools"), *cannot = NULL, *changed = NULL;
-	const char *final = NULL, *uncached = NULL;
+	char *uncached = NULL;
+	const char *final = NULL;
 	double start = now_monotonic(), seconds;
 	int ret = -1, failed, stored, renamed, listed = 0, again = 0;
 
@@ -663,7 +674,10 @@ compile:
 	if (failed)
 		goto out;
 	/* Kept privately: this run packs it, the next compiles it again. */
-	uncached = home == cache && o->private_dir ? uncached : NULL;
+	if (home != cache || !o->private_dir) {
+		free(uncached);
+		uncached = NULL;
+	}
 	drop_held(o);
 	why = hold(o, home == cache);
 	stored = !uncached && !cache_unit_adopt_begin(home, o->key, final, o->label, lines.s, &ad, why);
@@ -712,6 +726,7 @@ out:
 	buf_release(&lines);
 	free(cannot);
 	free(changed);
+	free(uncached);
 	free(tools);
 	return ret;
 }

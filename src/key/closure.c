@@ -30,6 +30,7 @@ static const char *const kind_names[] = {
 
 struct directive {
 	enum directive_kind kind;
+	unsigned line;	/* in its file, from 1 */
 	char *text;	/* the name between the delimiters, or the macro text */
 };
 
@@ -119,17 +120,19 @@ static int is_ident(char c)
 	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
 }
 
-static void add_directive(struct scan *s, enum directive_kind kind, const char *text, size_t len)
+static void add_directive(struct scan *s, enum directive_kind kind, unsigned line,
+			  const char *text, size_t len)
 {
 	ALLOC_GROW(s->d, s->nr + 1, s->alloc);
 	s->d[s->nr].kind = kind;
+	s->d[s->nr].line = line;
 	s->d[s->nr].text = xstrndup(text, len);
 	s->nr++;
 }
 
 /* Every __has_include("name") or __has_include(<name>) of a directive line: the
  * answer depends on whether a file exists, which no dependency list records. */
-static void scan_has_include(struct scan *s, const char *p, const char *end)
+static void scan_has_include(struct scan *s, unsigned line, const char *p, const char *end)
 {
 	static const char word[] = "__has_include";
 
@@ -148,14 +151,14 @@ static void scan_has_include(struct scan *s, const char *p, const char *end)
 		close = memchr(p + 1, *p == '"' ? '"' : '>', (size_t)(end - p - 1));
 		if (!close)
 			return;
-		add_directive(s, *p == '"' ? HAS_QUOTE : HAS_ANGLE, p + 1, (size_t)(close - p - 1));
+		add_directive(s, *p == '"' ? HAS_QUOTE : HAS_ANGLE, line, p + 1, (size_t)(close - p - 1));
 		p = close + 1;
 	}
 }
 
 /* One line: optional blanks, '#', optional blanks, include or include_next, then
  * "name", <name> or anything else (a macro, recorded by its text). */
-static void scan_line(struct scan *s, const char *p, const char *end)
+static void scan_line(struct scan *s, unsigned line, const char *p, const char *end)
 {
 	int next = 0;
 	const char *close;
@@ -165,7 +168,7 @@ static void scan_line(struct scan *s, const char *p, const char *end)
 		return;
 	p = skip_blank(p + 1, end);
 	if (end - p >= 2 && (!memcmp(p, "if", 2) || !memcmp(p, "el", 2)))
-		scan_has_include(s, p, end);
+		scan_has_include(s, line, p, end);
 	if (end - p < 7 || memcmp(p, "include", 7))
 		return;
 	p += 7;
@@ -182,13 +185,13 @@ static void scan_line(struct scan *s, const char *p, const char *end)
 			enum directive_kind kind = *p == '"' ? (next ? INC_QUOTE_NEXT : INC_QUOTE)
 							     : (next ? INC_ANGLE_NEXT : INC_ANGLE);
 
-			add_directive(s, kind, p + 1, (size_t)(close - p - 1));
+			add_directive(s, kind, line, p + 1, (size_t)(close - p - 1));
 			return;
 		}
 	}
 	while (end > p && is_blank(end[-1]))
 		end--;
-	add_directive(s, INC_MACRO, p, (size_t)(end - p));
+	add_directive(s, INC_MACRO, line, p, (size_t)(end - p));
 }
 
 /* The time macros anywhere in the text (a comment too: that costs a compile
@@ -211,6 +214,7 @@ static int scan_clock(const char *data, size_t len)
 static void scan_text(struct scan *s, const char *data, size_t len)
 {
 	const char *p = data, *end = data + len;
+	unsigned line = 0;
 
 	if (len >= 3 && !memcmp(p, "\xef\xbb\xbf", 3))
 		p += 3;	/* a UTF-8 byte order mark */
@@ -218,7 +222,7 @@ static void scan_text(struct scan *s, const char *data, size_t len)
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		const char *eol = nl ? nl : end;
 
-		scan_line(s, p, eol);
+		scan_line(s, ++line, p, eol);
 		p = nl ? nl + 1 : end;
 	}
 }
@@ -428,6 +432,8 @@ static int follow(struct walk *w, const char *from, const char *folder, const st
 
 	if (d->kind == INC_MACRO || !d->text[0]) {
 		strvec_pushf(&w->out->edges, "%s\t%s\t%s\t", from, kind_names[d->kind], d->text);
+		if (d->kind == INC_MACRO && !w->out->macro_at)
+			w->out->macro_at = xstrfmt("%s:%u", from, d->line);
 		return 0;
 	}
 	if (d->text[0] == '/') {
@@ -540,6 +546,8 @@ void closure_release(struct closure *c)
 	c->files = NULL;
 	c->nr = c->alloc = 0;
 	c->clock = 0;
+	free(c->macro_at);
+	c->macro_at = NULL;
 	strvec_release(&c->edges);
 	strvec_release(&c->dirs);
 }

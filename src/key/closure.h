@@ -55,6 +55,7 @@ struct closure {
 	struct strvec edges;
 	struct strvec dirs;	/* searched folders, compiler-visible, sorted, unique */
 	int clock;	/* CLOSURE_CLOCK, CLOSURE_MTIME: what a file of it names */
+	char *macro_at;	/* "FILE:LINE" of the first #include by a macro, or NULL */
 };
 
 /* __DATE__ or __TIME__ (the time the compiler runs, or SOURCE_DATE_EPOCH), and

@@ -167,6 +167,8 @@ static void test_tree(void)
 	/* The recorded digest is the content's. */
 	digest_bytes_hex("int zz;\n", 8, hex);
 	CHECK_STR(c.files[7].hex, hex);
+	/* The first include by a macro, in visit order, at its line. */
+	CHECK_STR(c.macro_at, "inc2/z.h:2");
 	strvec_init(&dirs);
 	strvec_pushv(&dirs, closure_searched_dirs(&c));
 	CHECK_INT(dirs.nr, ARRAY_SIZE(searched));
