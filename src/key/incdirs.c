@@ -148,7 +148,9 @@ static int resolve(struct closure_cache *cc, const char *root, const struct strv
 			continue;
 		}
 		hashmap_put(&seen_dirs, abs, (void *)1);
-		strvec_push_nodup(&set, path_visible(root, abs));
+		/* As spelled: the compiler names a header found there (__FILE__)
+		 * by the folder's word and the name ("./a/x.h" is not "a/x.h"). */
+		strvec_push(&set, dirs->v[i]);
 		l = get_listing(cc, abs);
 		if (l->status)
 			ret = -1;

@@ -3,7 +3,7 @@
  * and, only for a name that more than one of them holds, on their order (a
  * folder given twice counts at its first place). Two lists that agree on both
  * find the same file for every name, #include_next included, however they
- * are spelled or ordered: a key over this instead of the -I words lets such
+ * are ordered: a key over this instead of the -I words lets such
  * units share one compile, while a new header in a folder changes nothing
  * unless it shadows or is shadowed. */
 #ifndef KWARM_INCDIRS_H
@@ -13,7 +13,8 @@
 #include "strvec.h"
 
 /* Append what the -I folders dirs (compiler-visible, relative to the absolute
- * root) decide to lines, sorted: "folder\tDIR" for each folder searched, and
+ * root) decide to lines, sorted: "folder\tDIR" for each folder searched (the
+ * word of its first place: a header's __FILE__ is spelled through it), and
  * "shared\tNAME\tDIR\tDIR..." for each name several hold (in search order);
  * and every folder listed (absolute) to folders (may be NULL): a new file there
  * changes the resolution. 0, or -1 when a folder cannot be listed whole

@@ -340,7 +340,7 @@ static int base_key(struct closure_cache *cc, const struct unit_command *uc,
 	add(&d, why, "platform", uc->platform);
 	if (add_tool(cc, uc->root, uc->argv.v[0], "compiler", &d, tools_out, why))
 		goto fail_digest;
-	/* Two units whose -I lists differ in spelling or order but resolve every
+	/* Two units whose -I lists differ in order or repeats but resolve every
 	 * name alike compile alike: the key covers the resolution instead. */
 	by_resolution = keys_by_resolution(uc, &idirs) && !position_dependent(&closure) &&
 			!incdirs_resolution(cc, uc->root, &idirs, &resolution, tools_out);

@@ -4,7 +4,9 @@
 # lists its include folders in another order (and one twice) compile it once,
 # and each callable equals that class built alone from an empty cache; once a
 # header of the same name is in both folders, the order matters and they
-# compile apart; with -g (the output records the folders) they never merge.
+# compile apart; with -g (the output records the folders) they never merge;
+# nor do -Ia and a flag -I./a, whose headers' __FILE__ differ ("a/x.h",
+# "./a/x.h").
 . "$(dirname "$0")/lib.sh"
 need g++ g++
 unset CPATH C_INCLUDE_PATH CPLUS_INCLUDE_PATH LIBRARY_PATH
@@ -22,11 +24,12 @@ spec() {
 	local flags=$1; shift
 	printf 'version: 1\nplatform: a5sim\ntoolchains:\n'
 	printf '  orchestration: {compiler: g++, flags: [-O2, -fPIC, -shared%s]}\n' "$flags"
-	printf '  incore:\n    aiv: {compiler: g++, flags: [-O2, -fPIC, -shared%s]}\nclasses:\n' "$flags"
+	printf '  incore:\n    aiv: {compiler: g++, flags: [-O2, -fPIC, -shared%s]}\n' "$flags"
+	printf '    dot: {compiler: g++, flags: [-O2, -fPIC, -shared%s, -I./a]}\nclasses:\n' "$flags"
 	for c in "$@"; do
-		case $c in A) dirs='[a, b]' ;; B) dirs='[b, a, a]' ;; esac
+		case $c in A) dirs='[a, b]' ;; B) dirs='[b, a, a]' ;; C) dirs='[b]' ;; esac
 		printf '  - name: %s\n    callable:\n      orchestration: {source: k/orch.cpp, function_name: e}\n' "$c"
-		printf '      incores:\n        - {func_id: 0, source: k/k.cpp, core_type: aiv, extra_include_dirs: %s}\n' "$dirs"
+		printf '      incores:\n        - {func_id: 0, source: k/k.cpp, core_type: %s, extra_include_dirs: %s}\n' "$([ "$c" = C ] && echo dot || echo aiv)" "$dirs"
 	done
 }
 units() { sed -n 's/^# platform a5sim: .*callables, \([0-9]*\) distinct units$/\1/p' "$1"; }
@@ -70,3 +73,14 @@ make -f "$T/g.mk" -j2 warmup > /dev/null 2>&1 || fail "the -g warm-up failed"
 alone 3b ", -g" B
 cmp "$T/out-g/B.callable" "$T/alone-3b/B.callable" || fail "B with -g differs from B built alone"
 pass "with -g the include lists stay in the key: never merged"
+
+# A header's __FILE__ is its folder as spelled, then its name: -I./a (a flag,
+# passed as written) is not -Ia.
+echo '#define X sizeof(__FILE__)' > a/x.h
+spec "" A C > spec-f.yaml
+"$KWARM" gen spec-f.yaml -o "$T/f.mk" --cache "$T/cache" --out "$T/out-f"
+[ "$(units "$T/f.mk")" = 3 ] || fail "-Ia and -I./a with __FILE__: $(units "$T/f.mk") units, not 3"
+make -f "$T/f.mk" -j2 warmup > /dev/null 2>&1 || fail "the __FILE__ warm-up failed"
+alone 4c "" C
+cmp "$T/out-f/C.callable" "$T/alone-4c/C.callable" || fail "C (-I./a) differs from C built alone"
+pass "-Ia and -I./a stay apart: a header's __FILE__ is spelled through its folder"
