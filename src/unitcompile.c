@@ -305,22 +305,25 @@ static void drop_held(struct compile_job *o)
 
 /* Why the unit's result must not be cached, or NULL: what decides it that
  * its key cannot cover. The time macros its files name (closure.h), whose
- * entry would be served with another time's bytes; a header named by a
- * macro, which the scanner cannot resolve, when the compiler listed no reads
- * (listed 0). Caller frees. */
+ * entry would be served with another time's bytes; an assembler directive
+ * that reads a file; a header named by a macro, which the scanner cannot
+ * resolve, when the compiler listed no reads (listed 0). Caller frees. */
 static char *uncached_why(const struct closure *c, int listed)
 {
-	if (c->clock & CLOSURE_MTIME)
+	if (c->unkeyed & CLOSURE_MTIME)
 		return xstrdup("a file of it names __TIMESTAMP__");
-	if ((c->clock & CLOSURE_CLOCK) && !getenv("SOURCE_DATE_EPOCH"))
+	if ((c->unkeyed & CLOSURE_CLOCK) && !getenv("SOURCE_DATE_EPOCH"))
 		return xstrdup("a file of it names __DATE__ or __TIME__, and SOURCE_DATE_EPOCH is not set");
+	if (c->unkeyed & CLOSURE_ASM_FILE)
+		return xstrdup("a file of it names .incbin or .include, whose file the "
+			       "assembler reads unlisted");
 	if (!listed && c->macro_at)
 		return xstrfmt("the header that '%s' includes by a macro is not in its key: "
 			       "the compiler lists no files it read", c->macro_at);
 	return NULL;
 }
 
-static void warn_clock(void *data, const char *why)
+static void warn_not_cached(void *data, const char *why)
 {
 	const struct compile_job *o = data;
 
@@ -703,7 +706,7 @@ compile:
 			 xstrfmt("it cannot store results: %s", buf_str(&o->held_errors));
 		if (home != cache || !o->private_dir || access(final, F_OK) ||
 		    store_fall_back(priv, o->private_dir, 0, cannot,
-				    uncached ? warn_clock : warn_uncached_once, o)) {
+				    uncached ? warn_not_cached : warn_uncached_once, o)) {
 			show_held(o);
 			goto out;
 		}

@@ -39,7 +39,7 @@ struct scan {
 	char hex[DIGEST_HEX_SIZE];
 	struct directive *d;
 	size_t nr, alloc;
-	int clock;	/* CLOSURE_CLOCK, CLOSURE_MTIME */
+	int unkeyed;	/* CLOSURE_CLOCK, CLOSURE_MTIME, CLOSURE_ASM_FILE */
 };
 
 /* Probe results (closure.h's), stored as non-NULL pointers in cc->probes. */
@@ -194,21 +194,27 @@ static void scan_line(struct scan *s, unsigned line, const char *p, const char *
 	add_directive(s, INC_MACRO, line, p, (size_t)(end - p));
 }
 
-/* The time macros anywhere in the text (a comment too: that costs a compile
- * at most). Two searches of the bytes, not a look at every line. */
-static int scan_clock(const char *data, size_t len)
+/* The time macros and the assembler's file directives anywhere in the text
+ * (a comment too: that costs a compile at most). Three searches of the
+ * bytes, not a look at every line. */
+static int scan_unkeyed(const char *data, size_t len)
 {
 	const char *p = data, *end = data + len;
-	int clock = memmem(data, len, "__DATE__", 8) ? CLOSURE_CLOCK : 0;
+	int found = memmem(data, len, "__DATE__", 8) ? CLOSURE_CLOCK : 0;
 
 	while ((p = memmem(p, (size_t)(end - p), "__TIME", 6))) {
 		p += 6;
 		if (end - p >= 2 && !memcmp(p, "__", 2))
-			clock |= CLOSURE_CLOCK;
+			found |= CLOSURE_CLOCK;
 		else if (end - p >= 7 && !memcmp(p, "STAMP__", 7))
-			clock |= CLOSURE_MTIME;
+			found |= CLOSURE_MTIME;
 	}
-	return clock;
+	for (p = data; (p = memmem(p, (size_t)(end - p), ".inc", 4)); ) {
+		p += 4;
+		if ((end - p >= 3 && !memcmp(p, "bin", 3)) || (end - p >= 4 && !memcmp(p, "lude", 4)))
+			found |= CLOSURE_ASM_FILE;
+	}
+	return found;
 }
 
 static void scan_text(struct scan *s, const char *data, size_t len)
@@ -328,7 +334,7 @@ static struct scan *get_scan(struct closure_cache *cc, const char *abs)
 	s->stamp = stamp;
 	digest_bytes_hex(cc->data.s, cc->data.len, s->hex);
 	scan_text(s, cc->data.s, cc->data.len);
-	s->clock = scan_clock(cc->data.s, cc->data.len);
+	s->unkeyed = scan_unkeyed(cc->data.s, cc->data.len);
 	return s;
 }
 
@@ -488,7 +494,7 @@ static int visit(struct walk *w, const char *abs, const char *source)
 	c->files[c->nr].path = vis;
 	memcpy(c->files[c->nr].hex, s->hex, DIGEST_HEX_SIZE);
 	c->nr++;
-	c->clock |= s->clock;
+	c->unkeyed |= s->unkeyed;
 	folder = path_dirname(abs);
 	/* s stays valid below: each file is visited once, so nothing rescans it. */
 	for (size_t i = 0; i < s->nr && !ret; i++)
@@ -545,7 +551,7 @@ void closure_release(struct closure *c)
 	free(c->files);
 	c->files = NULL;
 	c->nr = c->alloc = 0;
-	c->clock = 0;
+	c->unkeyed = 0;
 	free(c->macro_at);
 	c->macro_at = NULL;
 	strvec_release(&c->edges);

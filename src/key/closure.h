@@ -54,7 +54,7 @@ struct closure {
 	 * directive's text) and RESOLVED empty when the name did not resolve. */
 	struct strvec edges;
 	struct strvec dirs;	/* searched folders, compiler-visible, sorted, unique */
-	int clock;	/* CLOSURE_CLOCK, CLOSURE_MTIME: what a file of it names */
+	int unkeyed;	/* CLOSURE_CLOCK, CLOSURE_MTIME, CLOSURE_ASM_FILE: what a file of it names */
 	char *macro_at;	/* "FILE:LINE" of the first #include by a macro, or NULL */
 };
 
@@ -62,6 +62,9 @@ struct closure {
  * __TIMESTAMP__ (a file's mtime): no digest of content covers what they give. */
 #define CLOSURE_CLOCK 1
 #define CLOSURE_MTIME 2
+/* .incbin or .include (in an asm statement, say): the assembler reads a file
+ * that no compiler's dependency output lists. */
+#define CLOSURE_ASM_FILE 4
 
 void closure_cache_init(struct closure_cache *cc);
 void closure_cache_release(struct closure_cache *cc);
