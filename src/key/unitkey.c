@@ -316,6 +316,94 @@ static int add_tool(struct closure_cache *cc, const char *root, const char *prog
 	return 0;
 }
 
+/* The word of an option that takes one (-L, -l): joined ("-Lx"), or the next
+ * word (*i moves on to it); NULL when word i is not that option. */
+static const char *option_value(const struct strvec *words, size_t *i, const char *opt)
+{
+	const char *w = words->v[*i];
+	size_t n = strlen(opt);
+
+	if (strncmp(w, opt, n))
+		return NULL;
+	if (w[n])
+		return w + n;
+	return *i + 1 < words->nr ? words->v[++*i] : NULL;
+}
+
+/* A folder to watch for a file that would appear at rel (under root): its
+ * own, or the nearest above it that exists. */
+static void watch_folder(const char *root, const char *rel, struct strvec *inputs)
+{
+	char *dir = path_join_normal(root, rel);
+	struct stat st;
+
+	while (strcmp(dir, "/") && (stat(dir, &st) || !S_ISDIR(st.st_mode))) {
+		char *up = path_dirname(dir);
+
+		free(dir);
+		dir = up;
+	}
+	strvec_push_nodup(inputs, dir);
+}
+
+/*
+ * The libraries a link may take from the -L folders and LIBRARY_PATH's, in
+ * that order (libNAME.so and libNAME.a for -lNAME, FILE for -l:FILE): each
+ * one's digest, or that it is missing, so that an edit of a project's
+ * library, or a new one that shadows another, changes the key. The folders
+ * the driver searches after those are the toolchain's, as its headers are.
+ */
+static void add_libraries(struct closure_cache *cc, const char *root,
+			  const struct strvec *words, struct digest *d,
+			  struct strvec *inputs, struct strvec *why)
+{
+	struct strvec dirs = STRVEC_INIT, libs = STRVEC_INIT;
+	const char *v, *env = getenv("LIBRARY_PATH");
+	size_t first = 1;
+
+	/* Most commands name no library: one look at each word's start. */
+	while (first < words->nr && (words->v[first][0] != '-' || words->v[first][1] != 'l'))
+		first++;
+	if (first == words->nr)
+		return;
+	for (size_t i = 1; i < words->nr; i++)
+		if ((v = option_value(words, &i, "-L")))
+			strvec_push(&dirs, v);
+		else if ((v = option_value(words, &i, "-l")) && v[0] == ':')
+			strvec_push(&libs, v + 1);
+		else if (v)
+			strvec_pushf(&libs, "lib%s.so\nlib%s.a", v, v);
+	if (libs.nr && env && *env)
+		strvec_split_at(&dirs, env, ':');
+	for (size_t i = 0; libs.nr && i < dirs.nr; i++) {
+		const char *dir = *dirs.v[i] ? dirs.v[i] : ".";
+
+		for (size_t k = 0; k < libs.nr; k++) {
+			struct strvec names = STRVEC_INIT;
+
+			strvec_split_at(&names, libs.v[k], '\n');
+			for (size_t n = 0; n < names.nr; n++) {
+				char *rel = path_join(dir, names.v[n]), *abs = path_join(root, rel);
+				char hex[DIGEST_HEX_SIZE] = "missing";
+				struct stat st;
+
+				if (!stat(abs, &st) && S_ISREG(st.st_mode) &&
+				    !filehash_get(&cc->files, abs, hex) && inputs)
+					strvec_push(inputs, abs);
+				add(d, why, "library", rel);
+				add(d, why, "library-digest", hex);
+				free(rel);
+				free(abs);
+			}
+			strvec_release(&names);
+		}
+		if (inputs)
+			watch_folder(root, dir, inputs);
+	}
+	strvec_release(&dirs);
+	strvec_release(&libs);
+}
+
 static int base_key(struct closure_cache *cc, const struct unit_command *uc,
 		    char hex[DIGEST_HEX_SIZE], struct closure *closure_out,
 		    struct strvec *tools_out, struct strvec *why)
@@ -366,6 +454,7 @@ static int base_key(struct closure_cache *cc, const struct unit_command *uc,
 	/* Files that flags name (a -include header, a response file, a profile):
 	 * their content matters as much as a source's. */
 	add_named_words(uc->root, &uc->argv, &sources, &d, tools_out, why);
+	add_libraries(cc, uc->root, &uc->argv, &d, tools_out, why);
 	closure_digest(&closure, &d);
 	for (size_t i = 0; why && i < closure.nr; i++)
 		strvec_pushf(why, "file %s %s", closure.files[i].hex, closure.files[i].path);
@@ -377,6 +466,7 @@ static int base_key(struct closure_cache *cc, const struct unit_command *uc,
 			add(&d, why, "linkarg", uc->link.v[i]);
 		/* A linker script's content, say. */
 		add_named_words(uc->root, &uc->link, NULL, &d, tools_out, why);
+		add_libraries(cc, uc->root, &uc->link, &d, tools_out, why);
 	}
 	add(&d, why, "extract", uc->extract_text ? "text" : "none");
 	/* The same for every unit of a process: digested once. */
