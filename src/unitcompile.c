@@ -431,7 +431,10 @@ static int run_compile(struct compile_job *o, struct attempt *a, struct buf *out
 	}
 	/* This process exists for this compile: its environment is the child's. */
 	for (size_t i = 0; i < env.nr; i++)
-		putenv(env.v[i]);
+		if (strchr(env.v[i], '='))
+			putenv(env.v[i]);
+		else
+			unsetenv(env.v[i]);
 	ret = run_step("compile", &argv, o, output, why);
 	for (size_t i = 0; i < env.nr; i++) {
 		char *name = xstrndup(env.v[i], strcspn(env.v[i], "="));

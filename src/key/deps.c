@@ -80,8 +80,10 @@ int deps_request(enum deps_family f, size_t nsources, const char *dfile,
 	}
 	if (f != DEPS_GCC)
 		return -1;
-	/* "FILE TARGET": gcc appends one rule per source, system headers included. */
+	/* "FILE TARGET": gcc appends one rule per source, system headers included.
+	 * A DEPENDENCIES_OUTPUT of the caller's would win over it. */
 	strvec_pushf(env_extra, "SUNPRO_DEPENDENCIES=%s kwarm-deps", dfile);
+	strvec_push(env_extra, "DEPENDENCIES_OUTPUT");
 	return 0;
 }
 

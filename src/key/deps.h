@@ -23,8 +23,9 @@ enum deps_family deps_family_detect(const char *path);
 enum deps_family deps_family_named(const char *real);
 
 /* How one compile of nsources sources writes its list to dfile: words to add
- * after the compiler (to argv_extra) and "NAME=VALUE" variables to set (to
- * env_extra). 0 when it writes one, -1 when this family cannot (nothing added). */
+ * after the compiler (to argv_extra) and "NAME=VALUE" variables to set, or
+ * "NAME" to unset (to env_extra). 0 when it writes one, -1 when this family
+ * cannot (nothing added). */
 int deps_request(enum deps_family f, size_t nsources, const char *dfile,
 		 struct strvec *argv_extra, struct strvec *env_extra);
 

@@ -176,11 +176,17 @@ static void env_include_dirs(struct strvec *dirs)
 	}
 }
 
-/* Variables that change what a compiler reads or emits. */
+/* Variables that change what a compiler reads or emits (clang's driver edits
+ * its command by CCC_OVERRIDE_OPTIONS). */
 const char *const unitkey_steering_env[] = {
 	"CPATH", "C_INCLUDE_PATH", "CPLUS_INCLUDE_PATH", "OBJC_INCLUDE_PATH", "GCC_EXEC_PREFIX",
-	"COMPILER_PATH", "LIBRARY_PATH", "SOURCE_DATE_EPOCH", "GCC_COMPARE_DEBUG", NULL
+	"COMPILER_PATH", "LIBRARY_PATH", "SOURCE_DATE_EPOCH", "GCC_COMPARE_DEBUG",
+	"CCC_OVERRIDE_OPTIONS", NULL
 };
+
+/* Those after the first ones join the key only when set: the entries made
+ * before they were listed keep their keys. */
+#define STEERING_KEYED_UNSET 9
 
 static void digest_env(struct digest *d, const char *name)
 {
@@ -188,6 +194,12 @@ static void digest_env(struct digest *d, const char *name)
 
 	digest_add_str(d, "env", name);
 	digest_add_str(d, value ? "set" : "unset", value ? value : "");
+}
+
+/* Is the i-th steering variable part of the key now? */
+static int steering_keyed(size_t i)
+{
+	return i < STEERING_KEYED_UNSET || getenv(unitkey_steering_env[i]);
 }
 
 /* The description line of a variable (kwarm explain compares them). */
@@ -279,7 +291,8 @@ static const char *steering_env_hex(struct closure_cache *cc)
 
 		digest_init(&d);
 		for (size_t i = 0; unitkey_steering_env[i]; i++)
-			digest_env(&d, unitkey_steering_env[i]);
+			if (steering_keyed(i))
+				digest_env(&d, unitkey_steering_env[i]);
 		digest_final_hex(&d, cc->env_hex);
 	}
 	return cc->env_hex;
@@ -472,7 +485,8 @@ static int base_key(struct closure_cache *cc, const struct unit_command *uc,
 	/* The same for every unit of a process: digested once. */
 	digest_add_str(&d, "steering-env", steering_env_hex(cc));
 	for (size_t i = 0; why && unitkey_steering_env[i]; i++)
-		note_env(why, unitkey_steering_env[i]);
+		if (steering_keyed(i))
+			note_env(why, unitkey_steering_env[i]);
 	digest_add_u64(&d, "envc", uc->env.nr);
 	for (size_t i = 0; i < uc->env.nr; i++) {
 		digest_env(&d, uc->env.v[i]);

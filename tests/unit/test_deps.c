@@ -95,8 +95,9 @@ static void test_request(void)
 	CHECK_INT(env.nr, 0);
 	/* Several: gcc appends per source through its variable; clang cannot. */
 	CHECK_INT(deps_request(DEPS_GCC, 2, "d", &argv, &env), 0);
-	CHECK_INT(env.nr, 1);
+	CHECK_INT(env.nr, 2);
 	CHECK_STR(env.v[0], "SUNPRO_DEPENDENCIES=d kwarm-deps");
+	CHECK_STR(env.v[1], "DEPENDENCIES_OUTPUT");	/* unset: it would win */
 	CHECK_INT(deps_request(DEPS_CLANG, 2, "d", &argv, &env), -1);
 	CHECK_INT(deps_request(DEPS_NONE, 1, "d", &argv, &env), -1);
 	CHECK_INT(argv.nr, 3);
