@@ -7,9 +7,7 @@
 . "$(dirname "$0")/lib.sh"
 need g++ g++
 
-P=$T/p
-mkdir -p "$P/k" "$P/include"
-cd "$P"
+gxx_project
 printf 'AAAA' > k/data.bin
 printf 'asm(".section .rodata\\n.globl blob\\nblob: .incbin \\"k/data.bin\\"\\n.previous");\n' > include/blob.h
 printf '#include "blob.h"\nextern "C" char blob[];\nextern "C" char f(void) { return blob[0]; }\n' > k/bin.cpp

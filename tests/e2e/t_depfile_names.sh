@@ -12,9 +12,7 @@
 need g++ g++
 need clang++ clang
 
-P=$T/p
-mkdir -p "$P/include"
-cd "$P"
+gxx_project
 names=('a b.h' 'h#.h' 'd$.h' 'c:o.h' 'b\s.h' 'x y\.h' 'w\ .h' 'e\#.h')
 src() {
 	local i=0 n

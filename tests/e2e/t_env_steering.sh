@@ -11,9 +11,7 @@ need g++ g++
 need clang++ clang
 unset CCC_OVERRIDE_OPTIONS DEPENDENCIES_OUTPUT SUNPRO_DEPENDENCIES
 
-P=$T/p
-mkdir -p "$P/k" "$P/include"
-cd "$P"
+gxx_project
 printf 'extern "C" int f(int *p, int n) { int s = 0; for (int i = 0; i < n; i++) s += p[i]; return s; }\n' > k/sum.cpp
 gxx_spec clang++ TestClang=k/sum.cpp
 sed -i 's/deps: gcc/deps: clang/' spec.yaml

@@ -9,9 +9,7 @@
 need g++ g++
 unset LIBRARY_PATH
 
-P=$T/p
-mkdir -p "$P/k" "$P/include" "$P/lib" "$P/lib2"
-cd "$P"
+gxx_project lib lib2
 # foo DIR N: DIR/libfoo.a whose foo() returns N.
 foo() {
 	printf 'extern "C" int foo(void) { return %s; }\n' "$2" > "$T/foo.cpp"

@@ -9,9 +9,7 @@
 . "$(dirname "$0")/lib.sh"
 need g++ g++
 
-P=$T/p
-mkdir -p "$P/k" "$P/include"
-cd "$P"
+gxx_project
 echo '#define V 1' > include/cfg.h
 echo '#define W 1' > include/fn.h
 printf '#define CFG "cfg.h"\n#include CFG\nextern "C" int f(void) { return V; }\n' > k/mac.cpp
