@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # labels: e2e
-# A header named by a macro (#include CFG, #include HDR(x)) is out of the
-# scanner's reach: only the compiler's dependency output puts it in the key.
+# A header named by a macro (#include CFG, #include HDR(x)) or by -include is
+# out of the scanner's reach: only the compiler's dependency output puts it
+# (and what it includes) in the key.
 # With a compiler that writes none (deps: none), such a unit is never served
 # from the cache: it is kept privately (one warning naming the unit and the
-# include's file:line) and compiled again by the next run, so an edit of the
-# header is seen. With the dependency output (deps: gcc) it is cached.
+# include's file:line, or the -include) and compiled again by the next run, so
+# an edit of the header is seen. With the dependency output (deps: gcc) it is cached.
 . "$(dirname "$0")/lib.sh"
 need g++ g++
 
@@ -14,8 +15,12 @@ echo '#define V 1' > include/cfg.h
 echo '#define W 1' > include/fn.h
 printf '#define CFG "cfg.h"\n#include CFG\nextern "C" int f(void) { return V; }\n' > k/mac.cpp
 printf '#define HDR(x) #x\n\n#include HDR(fn.h)\nextern "C" int g(void) { return W; }\n' > k/fn.cpp
+printf '#include "deep.h"\n' > include/pre.h
+echo '#define D 1' > include/deep.h
+printf 'extern "C" int p(void) { return D; }\n' > k/pre.cpp
 printf 'extern "C" int h(void) { return 3; }\n' > k/plain.cpp
-gxx_spec g++ TestMacro=k/mac.cpp,k/fn.cpp,k/plain.cpp
+gxx_spec g++ TestMacro=k/mac.cpp,k/fn.cpp,k/pre.cpp,k/plain.cpp
+gxx_roles 'pre=-include, pre.h'
 sed -i 's/deps: gcc/deps: none/' spec.yaml
 
 gxx_run cold "$T/run1.out"
@@ -23,25 +28,30 @@ holds -x "$T/run1.out" "kwarm: warning: incore 'mac' (w): not cached: the header
 	"no warning naming mac and its include's line"
 holds "$T/run1.out" "incore 'fn' (w): not cached: the header that 'k/fn.cpp:3' includes by a macro" \
 	"no warning naming fn and its include's line"
-[ "$(grep -c 'not cached' "$T/run1.out")" = 2 ] || { cat "$T/run1.out"; fail "not two warnings"; }
+holds "$T/run1.out" "incore 'pre' (pre): not cached: what its '-include' includes is not in its key" \
+	"no warning naming pre and its -include"
+[ "$(grep -c 'not cached' "$T/run1.out")" = 3 ] || { cat "$T/run1.out"; fail "not three warnings"; }
 gxx_same_as_fresh TestMacro cold
 
 echo '#define V 2' > include/cfg.h
 echo '#define W 2' > include/fn.h
+echo '#define D 2' > include/deep.h
 gxx_run "headers edited" "$T/run2.out"
-for u in mac fn; do
+for u in mac fn pre; do
 	holds "$T/run2.out" "built incore '$u'" "editing its macro-named header did not recompile '$u'"
 done
 ! grep -q "built incore 'plain'" "$T/run2.out" || { cat "$T/run2.out"; fail "'plain' was compiled again"; }
 gxx_same_as_fresh TestMacro "headers edited"
-pass "without dependency output, a unit including a header by a macro is compiled again each run"
+pass "without dependency output, a unit including a header by a macro or -include is compiled again each run"
 
 sed -i 's/deps: none/deps: gcc/' spec.yaml
 gxx_run "deps: gcc" "$T/run3.out"
 gxx_run "deps: gcc, again" "$T/run4.out"
 ! grep -q 'not cached\|built incore' "$T/run4.out" || { cat "$T/run4.out"; fail "with deps: gcc, not cached"; }
 echo '#define V 3' > include/cfg.h
+echo '#define D 3' > include/deep.h
 gxx_run "deps: gcc, cfg.h edited" "$T/run5.out"
 holds "$T/run5.out" "built incore 'mac'" "with deps: gcc, editing cfg.h did not recompile 'mac'"
+holds "$T/run5.out" "built incore 'pre'" "with deps: gcc, editing deep.h did not recompile 'pre'"
 gxx_same_as_fresh TestMacro "deps: gcc, cfg.h edited"
 pass "with dependency output, such a unit is cached, and an edit of the header seen"
