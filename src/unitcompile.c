@@ -330,6 +330,8 @@ static char *uncached_why(const struct closure *c, const struct strvec *argv, in
 	if (c->unkeyed & CLOSURE_ASM_FILE)
 		return xstrdup("a file of it names .incbin or .include, whose file the "
 			       "assembler reads unlisted");
+	if (c->unkeyed & CLOSURE_PCH_DIR)
+		return xstrdup("a header of it has a folder of precompiled headers beside it");
 	if (!listed && c->macro_at)
 		return xstrfmt("the header that '%s' includes by a macro is not in its key: "
 			       "the compiler lists no files it read", c->macro_at);

@@ -390,6 +390,7 @@ struct walk {
 	struct hashmap visited;		/* absolute path -> (void *)1 */
 	struct hashmap searched;	/* absolute folder -> (void *)1 */
 	struct closure *out;
+	struct buf gch;			/* a candidate's NAME.gch (its room is reused) */
 };
 
 /* A new file at cand would appear in its folder, or, if that is missing, in
@@ -410,6 +411,41 @@ static void note_searched(struct walk *w, const char *cand)
 
 static int visit(struct walk *w, const char *abs, const char *source);
 
+/* The closure file vis (taken) with its digest. */
+static void add_file(struct walk *w, char *vis, const char hex[DIGEST_HEX_SIZE])
+{
+	struct closure *c = w->out;
+
+	ALLOC_GROW(c->files, c->nr + 1, c->alloc);
+	c->files[c->nr].path = vis;
+	memcpy(c->files[c->nr].hex, hex, DIGEST_HEX_SIZE);
+	c->nr++;
+}
+
+/* gcc looks for cand.gch before cand in each folder, and takes it while it
+ * is valid, without a look at cand's text nor a line in its dependency
+ * output: its digest is the closure's too (a folder of them is unkeyed). */
+static int precompiled(struct walk *w, const char *cand)
+{
+	struct buf *gch = &w->gch;
+	char hex[DIGEST_HEX_SIZE];
+	enum probe what;
+
+	buf_reset(gch);
+	buf_adds(gch, cand);
+	buf_adds(gch, ".gch");
+	what = probe(w->cc, gch->s);
+	if (what == PROBE_DIR)
+		w->out->unkeyed |= CLOSURE_PCH_DIR;
+	if (what != PROBE_FILE || hashmap_get(&w->visited, gch->s))
+		return 0;
+	if (filehash_get(&w->cc->files, gch->s, hex))
+		return error_errno_to(w->cc->why, "cannot read '%s'", gch->s);
+	hashmap_put(&w->visited, gch->s, (void *)1);
+	add_file(w, path_visible(w->root, gch->s), hex);
+	return 0;
+}
+
 static int try_candidate(struct walk *w, const char *cand, const char *from,
 			 const struct directive *d, int *found)
 {
@@ -418,6 +454,8 @@ static int try_candidate(struct walk *w, const char *cand, const char *from,
 	int ret;
 
 	note_searched(w, cand);
+	if (!probe_only && precompiled(w, cand))
+		return -1;
 	if (probe(w->cc, cand) != PROBE_FILE)
 		return 0;
 	*found = 1;
@@ -490,10 +528,7 @@ static int visit(struct walk *w, const char *abs, const char *source)
 		free(vis);
 		return ret;
 	}
-	ALLOC_GROW(c->files, c->nr + 1, c->alloc);
-	c->files[c->nr].path = vis;
-	memcpy(c->files[c->nr].hex, s->hex, DIGEST_HEX_SIZE);
-	c->nr++;
+	add_file(w, vis, s->hex);
 	c->unkeyed |= s->unkeyed;
 	folder = path_dirname(abs);
 	/* s stays valid below: each file is visited once, so nothing rescans it. */
@@ -521,6 +556,7 @@ int closure_compute(struct closure_cache *cc, const char *root, const struct str
 	strvec_init(&w.dirs);
 	hashmap_init(&w.visited);
 	hashmap_init(&w.searched);
+	buf_init(&w.gch);
 	for (size_t i = 0; i < include_dirs->nr; i++) {
 		strvec_push_nodup(&w.dirs, path_join_physical(abs_root, include_dirs->v[i]));
 	}
@@ -538,6 +574,7 @@ int closure_compute(struct closure_cache *cc, const char *root, const struct str
 		closure_release(out);
 	}
 	hashmap_release(&w.searched);
+	buf_release(&w.gch);
 	hashmap_release(&w.visited);
 	strvec_release(&w.dirs);
 	free(abs_root);

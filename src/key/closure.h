@@ -54,7 +54,7 @@ struct closure {
 	 * directive's text) and RESOLVED empty when the name did not resolve. */
 	struct strvec edges;
 	struct strvec dirs;	/* searched folders, compiler-visible, sorted, unique */
-	int unkeyed;	/* CLOSURE_CLOCK, CLOSURE_MTIME, CLOSURE_ASM_FILE: what a file of it names */
+	int unkeyed;	/* CLOSURE_CLOCK, CLOSURE_MTIME, CLOSURE_ASM_FILE, CLOSURE_PCH_DIR */
 	char *macro_at;	/* "FILE:LINE" of the first #include by a macro, or NULL */
 };
 
@@ -65,6 +65,8 @@ struct closure {
 /* .incbin or .include (in an asm statement, say): the assembler reads a file
  * that no compiler's dependency output lists. */
 #define CLOSURE_ASM_FILE 4
+/* A folder NAME.gch beside a header NAME: gcc may take any valid file in it. */
+#define CLOSURE_PCH_DIR 8
 
 void closure_cache_init(struct closure_cache *cc);
 void closure_cache_release(struct closure_cache *cc);

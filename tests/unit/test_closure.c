@@ -470,6 +470,45 @@ static void test_large(void)
 	free(root);
 }
 
+/* A precompiled x.h.gch beside x.h (gcc takes it first) is a closure file;
+ * a folder of them makes the closure unkeyed. */
+static void test_precompiled(void)
+{
+	static const char *const files[] = {
+		"a.c", "#include \"x.h\"\n#include <y.h>\n", "inc/x.h", "int x;\n",
+		"inc/x.h.gch", "binary", "inc/y.h", "int y;\n", NULL
+	};
+	char *root = check_tmpdir("closure/gch"), *dir;
+	struct closure_cache cc;
+	struct strvec src, inc;
+	struct closure c;
+
+	check_write_tree(root, files);
+	closure_cache_init(&cc);
+	dirs_of(&src, "a.c", NULL, NULL);
+	dirs_of(&inc, "inc", NULL, NULL);
+	CHECK_INT(closure_compute(&cc, root, &src, &inc, &c), 0);
+	CHECK_INT(c.nr, 4);
+	if (c.nr == 4) {
+		CHECK_STR(c.files[1].path, "inc/x.h.gch");
+		CHECK_STR(c.files[2].path, "inc/x.h");
+	}
+	CHECK_INT(c.unkeyed, 0);
+	closure_release(&c);
+	dir = xstrfmt("%s/inc/y.h.gch", root);
+	CHECK_INT(mkdir(dir, 0777), 0);
+	closure_cache_release(&cc);
+	closure_cache_init(&cc);
+	CHECK_INT(closure_compute(&cc, root, &src, &inc, &c), 0);
+	CHECK_INT(c.unkeyed, CLOSURE_PCH_DIR);
+	closure_release(&c);
+	closure_cache_release(&cc);
+	strvec_release(&src);
+	strvec_release(&inc);
+	free(dir);
+	free(root);
+}
+
 int main(int argc, char **argv)
 {
 	check_init(argc, argv);
@@ -481,5 +520,6 @@ int main(int argc, char **argv)
 	TEST(test_memo(), "memo");
 	TEST(test_roots(), "roots");
 	TEST(test_unreadable(), "unreadable");
+	TEST(test_precompiled(), "precompiled");
 	return check_done();
 }
