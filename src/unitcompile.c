@@ -303,23 +303,13 @@ static void drop_held(struct compile_job *o)
 	buf_reset(&o->held_errors);
 }
 
-/* The word of argv that makes the compiler read a header no #include names
- * (-include FILE, -imacros FILE), or NULL: the scanner does not follow it. */
-static const char *forced_header(const struct strvec *argv)
-{
-	for (size_t i = 1; i < argv->nr; i++)
-		if (starts_with(argv->v[i], "-include") || starts_with(argv->v[i], "-imacros"))
-			return argv->v[i];
-	return NULL;
-}
-
 /* Why the unit's result must not be cached, or NULL: what decides it that
  * its key cannot cover. The time macros its files name (closure.h), whose
  * entry would be served with another time's bytes; an assembler directive
  * that reads a file; when the compiler listed no reads (listed 0), a header
  * named by a macro or by -include, which the scanner does not follow.
  * Caller frees. */
-static char *uncached_why(const struct closure *c, const struct strvec *argv, int listed)
+static char *uncached_why(const struct closure *c, const struct unit_command *uc, int listed)
 {
 	const char *forced;
 
@@ -335,7 +325,7 @@ static char *uncached_why(const struct closure *c, const struct strvec *argv, in
 	if (!listed && c->macro_at)
 		return xstrfmt("the header that '%s' includes by a macro is not in its key: "
 			       "the compiler lists no files it read", c->macro_at);
-	if (!listed && (forced = forced_header(argv)))
+	if (!listed && (forced = unitkey_forced_header(uc)))
 		return xstrfmt("what its '%s' includes is not in its key: "
 			       "the compiler lists no files it read", forced);
 	return NULL;
@@ -619,7 +609,7 @@ static int manifest_lines(struct compile_job *o, struct closure_cache *cc,
 	if (ret)
 		goto out;
 	if (!*uncached)
-		*uncached = uncached_why(&closure, &o->uc.argv, listed);
+		*uncached = uncached_why(&closure, &o->uc, listed);
 	if (o->id && !strchr(o->id, '\n'))
 		buf_addf(lines, "id %s\n", o->id);
 	for (size_t i = 0; i < covers.nr; i++)

@@ -270,6 +270,19 @@ static int keys_by_resolution(const struct unit_command *uc, struct strvec *dirs
 	return 1;
 }
 
+const char *unitkey_forced_header(const struct unit_command *uc)
+{
+	for (size_t i = 1; i < uc->argv.nr; i++) {
+		const char *w = uc->argv.v[i];
+
+		/* Most words are no -i option: one look at their start. */
+		if (w[0] == '-' && w[1] == 'i' &&
+		    (starts_with(w, "-include") || starts_with(w, "-imacros")))
+			return w;
+	}
+	return NULL;
+}
+
 /* Does a lookup depend on where the includer sits in the -I list? #include_next
  * goes on after the includer's folder; a macro-named include may reach a file
  * the scanner did not read, with an #include_next of its own. */
@@ -469,6 +482,11 @@ static int base_key(struct closure_cache *cc, const struct unit_command *uc,
 	add_named_words(uc->root, &uc->argv, &sources, &d, tools_out, why);
 	add_libraries(cc, uc->root, &uc->argv, &d, tools_out, why);
 	closure_digest(&closure, &d);
+	/* A unit that may have to stay private (unitcompile.c: its files name the
+	 * clock or .incbin, a header comes by a macro or -include) keys apart from
+	 * an entry an older kwarm cached for it, which no later edit would undo. */
+	if (closure.unkeyed || closure.macro_at || unitkey_forced_header(uc))
+		add(&d, why, "may-stay-private", "1");
 	for (size_t i = 0; why && i < closure.nr; i++)
 		strvec_pushf(why, "file %s %s", closure.files[i].hex, closure.files[i].path);
 	digest_add_u64(&d, "linkc", uc->link.nr);

@@ -40,6 +40,9 @@ void unit_command_inputs(const struct unit_command *uc, struct strvec *sources,
 			 struct strvec *include_dirs);
 /* How many sources unit_command_inputs would give, without copying them. */
 size_t unit_command_nr_sources(const struct unit_command *uc);
+/* The word that makes the compiler read a header no #include of its files
+ * names (-include FILE, -imacros FILE), or NULL: the scanner does not follow it. */
+const char *unitkey_forced_header(const struct unit_command *uc);
 /* The variables every compiler's key covers (NULL-terminated), besides a
  * toolchain's own env: list. */
 extern const char *const unitkey_steering_env[];

@@ -55,3 +55,14 @@ holds "$T/run5.out" "built incore 'mac'" "with deps: gcc, editing cfg.h did not 
 holds "$T/run5.out" "built incore 'pre'" "with deps: gcc, editing deep.h did not recompile 'pre'"
 gxx_same_as_fresh TestMacro "deps: gcc, cfg.h edited"
 pass "with dependency output, such a unit is cached, and an edit of the header seen"
+
+# Such units key apart from the entries an older kwarm cached for them (the
+# key notes it): those would be served after any edit of the header.
+for u in k/mac.cpp k/fn.cpp k/pre.cpp k/plain.cpp k/orch.cpp; do
+	n=$(grep -la "covers file [0-9a-f]* $u\$" "$T"/cache/units/*/*.m | xargs grep -la 'covers may-stay-private 1' | wc -l || true)
+	case $u in
+	*/plain.cpp | */orch.cpp) [ "$n" = 0 ] || fail "$u keys as may-stay-private" ;;
+	*) [ "$n" -ge 1 ] || fail "$u does not key as may-stay-private" ;;
+	esac
+done
+pass "units that may stay private key apart from an older kwarm's entries"
