@@ -254,42 +254,47 @@ void reads_point(const char *cache_dir, const char *base, const char *key)
 	free(path);
 }
 
-static int before(const struct timespec *a, const struct timespec *b)
+static int within(int64_t ns, const struct timespec span[2])
 {
-	return a->tv_sec < b->tv_sec || (a->tv_sec == b->tv_sec && a->tv_nsec < b->tv_nsec);
+	return ns >= (int64_t)span[0].tv_sec * 1000000000 + span[0].tv_nsec &&
+	       ns <= (int64_t)span[1].tv_sec * 1000000000 + span[1].tv_nsec;
 }
 
 /* Did the file at root/path change between span[0] and span[1]? Its ctime
- * says: every change of content or link sets it to the time of the change, and
- * nothing sets it back (an mtime may lie in the future). */
-static int changed_within(const char *root, const char *path, const struct timespec span[2])
+ * says (the link's, and for a symlink its target's too): every change of
+ * content or link sets it to the time of the change, and nothing sets it
+ * back (an mtime may lie in the future). seen: the memo whose digest of it
+ * was just taken, after the compile (its look serves), or NULL. */
+static int changed_within(const struct filehash *seen, const char *root, const char *path,
+			  const struct timespec span[2])
 {
 	char *abs = path_join(root, path);
-	struct stat st;
-	int changed = lstat(abs, &st) || (!before(&st.st_ctim, &span[0]) &&
-					   !before(&span[1], &st.st_ctim));
+	struct filestamp fs;
+	int64_t link;
+	int changed = 0;
 
-	if (!changed && S_ISLNK(st.st_mode))
-		changed = stat(abs, &st) || (!before(&st.st_ctim, &span[0]) &&
-					     !before(&span[1], &st.st_ctim));
+	if (!seen || !filehash_seen(seen, abs, &fs, &link))
+		changed = filestamp_look(abs, &fs, &link);
+	changed = changed || (link >= 0 && within(link, span)) || within(fs.ctime_ns, span);
 	free(abs);
 	return changed;
 }
 
 /* The first file changed since the compile began, or NULL: it may have been
  * read as it was before, and neither the key (recomputed after it) nor a
- * digest taken now says what the compiler saw. */
-static char *find_changed(const char *root, const struct strvec *vis,
+ * digest taken now says what the compiler saw. The files of vis were just
+ * hashed through cc's memo. */
+static char *find_changed(struct closure_cache *cc, const char *root, const struct strvec *vis,
 			  const struct closure *closure, const struct timespec *since)
 {
 	struct timespec span[2] = { *since };
 
 	clock_gettime(CLOCK_REALTIME, &span[1]);
 	for (size_t i = 0; i < closure->nr; i++)
-		if (changed_within(root, closure->files[i].path, span))
+		if (changed_within(NULL, root, closure->files[i].path, span))
 			return xstrdup(closure->files[i].path);
 	for (size_t i = 0; i < vis->nr; i++)
-		if (changed_within(root, vis->v[i], span))
+		if (changed_within(&cc->files, root, vis->v[i], span))
 			return xstrdup(vis->v[i]);
 	return NULL;
 }
@@ -333,7 +338,7 @@ int reads_manifest_lines(struct closure_cache *cc, const char *root, const char 
 			ret = error("cannot record a place looked at whose name has a newline");
 	if (!ret)
 		cache_add_places(out, places);
-	if (!ret && since && (*changed = find_changed(root, &vis, closure, since)))
+	if (!ret && since && (*changed = find_changed(cc, root, &vis, closure, since)))
 		ret = 1;
 	hashmap_release(&held);
 	strvec_release(&vis);

@@ -25,6 +25,7 @@ g++ "$@" || exit
 case $edit in
 once) echo "#define SCALE $(($(wc -c < include/scale.h) + 1))" > include/scale.h ;;
 aba) cp plain.h.was include/plain.h ;;
+relink) ln -sfn scale-b.h include/scale.h ;;
 esac
 SH
 chmod +x cc.sh
@@ -83,3 +84,10 @@ echo once > cc.sh.always
 fails TestMacro "a macro-named header edited during every compile"
 echo aba > cc.sh.always
 fails TestPlain "a header edited and put back during every compile"
+# A symlink pointed at another, older file while it compiled: only the
+# link's own ctime tells.
+cp include/scale.h include/scale-a.h
+echo '#define SCALE 7' > include/scale-b.h
+ln -sfn scale-a.h include/scale.h
+echo relink > cc.sh.edit
+heal TestMacro "a macro-named header that is a symlink, pointed elsewhere while it compiled" scale.h

@@ -1,6 +1,7 @@
 /* Unit tests of filehash: the digest is the file's SHA-256, read once while
  * the file's stamp holds (reads counts the misses), read again after any
- * change stat can see, and a missing file is an error with errno set. */
+ * change stat can see, and a missing file is an error with errno set; the
+ * last look at a path is kept (filehash_seen), a symlink's own ctime with it. */
 #include "check.h"
 #include "key/digest.h"
 #include "key/filehash.h"
@@ -191,6 +192,50 @@ static void test_missing(void)
 	free(b);
 }
 
+/* What the last look saw: none before a look; then the stamp stat gives, and
+ * for a symlink its own ctime as lstat gives; none once a look fails. */
+static void test_seen(void)
+{
+	char *a = fresh("a.h", "#define A 44\n"), *link = path_join(dir, "seen.h");
+	char hex[DIGEST_HEX_SIZE];
+	struct filestamp seen, want;
+	struct stat st;
+	int64_t link_ctime;
+	struct filehash fh;
+
+	unlink(link);
+	CHECK_INT(symlink("a.h", link), 0);
+	filehash_init(&fh);
+	CHECK_INT(filehash_seen(&fh, a, &seen, &link_ctime), 0);
+	CHECK_INT(filehash_get(&fh, a, hex), 0);
+	CHECK_INT(filehash_seen(&fh, a, &seen, &link_ctime), 1);
+	CHECK_INT(stat(a, &st), 0);
+	filestamp_from_stat(&want, &st);
+	CHECK(filestamp_equal(&seen, &want));
+	CHECK(link_ctime == -1);
+
+	CHECK_INT(filehash_get(&fh, link, hex), 0);
+	CHECK_INT(filehash_seen(&fh, link, &seen, &link_ctime), 1);
+	CHECK(filestamp_equal(&seen, &want));
+	CHECK_INT(lstat(link, &st), 0);
+	CHECK(link_ctime == (int64_t)st.st_ctim.tv_sec * 1000000000 + st.st_ctim.tv_nsec);
+
+	/* A chmod moves the ctime: the memo reads again, and the look is the new one. */
+	CHECK_INT(chmod(a, 0600), 0);
+	CHECK_INT(filehash_get(&fh, a, hex), 0);
+	CHECK_INT(stat(a, &st), 0);
+	filestamp_from_stat(&want, &st);
+	CHECK_INT(filehash_seen(&fh, a, &seen, &link_ctime), 1);
+	CHECK(filestamp_equal(&seen, &want));
+
+	CHECK_INT(unlink(a), 0);
+	CHECK_INT(filehash_get(&fh, link, hex), -1);
+	CHECK_INT(filehash_seen(&fh, link, &seen, &link_ctime), 0);
+	filehash_release(&fh);
+	free(link);
+	free(a);
+}
+
 /* filestamp_equal tells apart every field. */
 static void test_stamp_equal(void)
 {
@@ -224,6 +269,7 @@ int main(int argc, char **argv)
 	TEST(test_mtime_only(), "mtime_only");
 	TEST(test_symlink(), "symlink");
 	TEST(test_missing(), "missing");
+	TEST(test_seen(), "seen");
 	TEST(test_stamp_equal(), "stamp_equal");
 	free(dir);
 	return check_done();
