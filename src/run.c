@@ -29,12 +29,11 @@ static int spawn(const char *const *argv, const char *dir, int fd, int to1, int 
 	posix_spawn_file_actions_adddup2(&actions, fd, to2);
 	if (dir)
 		os_spawn_chdir(&actions, dir);
-	/* The child gets the default dispositions make would give it. */
+	/* The child gets the dispositions make would give it: exec resets our
+	 * handlers, and an ignored SIGINT, SIGTERM or SIGHUP stays ignored, as
+	 * make's caller (nohup, a background job) meant for the whole job. */
 	posix_spawnattr_init(&attr);
 	sigemptyset(&defaults);
-	sigaddset(&defaults, SIGINT);
-	sigaddset(&defaults, SIGTERM);
-	sigaddset(&defaults, SIGHUP);
 	sigaddset(&defaults, SIGPIPE);
 	posix_spawnattr_setsigdefault(&attr, &defaults);
 	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF);

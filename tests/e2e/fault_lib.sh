@@ -139,6 +139,16 @@ fault_version() {
 	fault_expect "$T/refs/$v/TestA.callable" "[1]" "$T/bins/$v" orch k0 k1 k2 k3
 	fault_expect "$T/refs/$v/TestB/b.callable" "[]" "$T/bins/$v" orch k4 k5 k6
 }
+# fault_version_blocked: version 0, with k0's compiler blocking mid-write
+# (its partial output beside the entry): it creates $T/blocked, then waits
+# until $T/blocked.go exists. The expected TestA is made with k0 let go.
+fault_version_blocked() {
+	fault_version 0
+	printf '// kwarm-standin: block %s/blocked\n' "$T" >> "$R/src/k0.c"
+	(cd "$R" && : > "$T/blocked.go" && STANDIN_LOG= STANDIN_SCALE=0 "$STANDIN" -o "$T/bins/0/k0" src/k0.c)
+	rm "$T/blocked" "$T/blocked.go"
+	fault_expect "$T/refs/0/TestA.callable" "[1]" "$T/bins/0" orch k0 k1 k2 k3
+}
 # fault_check_current V: OUT holds version V's callables.
 fault_check_current() {
 	cmp -s "$T/refs/$1/TestA.callable" "$T/out/TestA.callable" &&
@@ -173,10 +183,12 @@ fault_settle() {
 # script has no job control, so setsid need not fork and $! is that group's
 # id), send SIG to the group DELAY seconds later and wait until all of it is
 # gone. Adds 1 to $interrupted when the signal found the group still there.
+# make starts with SIGINT at its default, as from a terminal: a script's
+# background job starts with it ignored, and so would make and its compilers.
 fault_signal_run() {
 	local sig=$1 v=$2 d=$3 pid
 	fault_version "$v"
-	setsid make -f warmup.mk -j2 warmup > "run$v.txt" 2>&1 &
+	setsid env --default-signal=INT make -f warmup.mk -j2 warmup > "run$v.txt" 2>&1 &
 	pid=$!
 	fault_group_leader "$pid"
 	sleep "$d"	# the random point of the signal: intended, not a wait

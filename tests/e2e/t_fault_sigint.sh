@@ -13,13 +13,10 @@ cd "$T"
 
 # 1. A known point: k0's compiler blocks until told to go; the others are done
 # or in flight. SIGINT then reaches make, kwarm compile and the compiler.
-fault_version 0
-printf '// kwarm-standin: block %s/blocked\n' "$T" >> "$R/src/k0.c"
-(cd "$R" && : > "$T/blocked.go" && STANDIN_LOG= STANDIN_SCALE=0 "$STANDIN" -o "$T/bins/0/k0" src/k0.c)
-rm "$T/blocked" "$T/blocked.go"
-fault_expect "$T/refs/0/TestA.callable" "[1]" "$T/bins/0" orch k0 k1 k2 k3
+fault_version_blocked
 gen_warmup
-setsid make -f warmup.mk -j2 warmup > int0.txt 2>&1 &
+# SIGINT at its default, as from a terminal (fault_signal_run says why).
+setsid env --default-signal=INT make -f warmup.mk -j2 warmup > int0.txt 2>&1 &
 pid=$!
 fault_group_leader "$pid"
 trap 'kill -KILL -- -"$pid" 2>/dev/null || true' EXIT
