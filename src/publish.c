@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 /*
@@ -31,6 +32,7 @@ struct temp_slot {
 
 static struct temp_slot temps[PUBLISH_MAX_TEMPS];
 static volatile sig_atomic_t temps_end;
+static volatile sig_atomic_t watched_child = -1;
 static int atexit_installed;
 static int signals_installed;
 
@@ -53,6 +55,17 @@ static void cleanup_all(void)
 
 static void cleanup_on_signal(int sig)
 {
+	pid_t child = (pid_t)watched_child;
+
+	if (child > 0) {
+		int saved = errno;
+
+		if (sig == SIGTERM)
+			kill(child, SIGTERM);
+		while (waitpid(child, NULL, 0) < 0 && errno == EINTR)
+			;
+		errno = saved;
+	}
 	cleanup_all();
 	/* The signal stays blocked until we return, so the re-raised one is
 	 * delivered then, with the default action: the parent sees the real
@@ -126,6 +139,11 @@ void publish_unregister_temp(int slot)
 		BUG("temp slot %d out of range", slot);
 	temps[slot].used = 0;
 	atomic_signal_fence(memory_order_seq_cst);
+}
+
+void publish_watch_child(pid_t pid)
+{
+	watched_child = pid;
 }
 
 int publish_begin(struct publish *p, const char *final, struct buf *why)

@@ -11,6 +11,7 @@
 #define KWARM_PUBLISH_H
 
 #include <stddef.h>
+#include <sys/types.h>
 
 struct buf;
 
@@ -65,5 +66,10 @@ void publish_install_signal_cleanup(void);
 int publish_register_temp(const char *path, struct buf *why);
 /* Forget a slot (no removal); -1 is ignored. */
 void publish_unregister_temp(int slot);
+/* The child that may write the temps now (-1: none). On a fatal signal the
+ * cleanup waits for it to end, after passing it a SIGTERM (a Ctrl-C reaches
+ * the whole process group, a SIGTERM from make only us), so that it neither
+ * writes a temp after its removal nor runs on alone. */
+void publish_watch_child(pid_t pid);
 
 #endif

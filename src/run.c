@@ -1,5 +1,6 @@
 #include "run.h"
 #include "os.h"
+#include "publish.h"
 #include "util.h"
 
 #include <errno.h>
@@ -60,6 +61,7 @@ int run_capture(const char *const *argv, const char *dir, struct buf *output,
 		return error_errno_to(why, "cannot run '%s'%s%s", argv[0], dir ? " in " : "",
 				      dir ? dir : "");
 	}
+	publish_watch_child(pid);
 	for (;;) {
 		char chunk[8192];
 
@@ -72,8 +74,11 @@ int run_capture(const char *const *argv, const char *dir, struct buf *output,
 	}
 	close(pipefd[0]);
 	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
+		if (errno != EINTR) {
+			publish_watch_child(-1);
 			return error_errno_to(why, "cannot wait for '%s'", argv[0]);
+		}
+	publish_watch_child(-1);
 	res->exited = !WIFSIGNALED(status);
 	res->status = res->exited ? WEXITSTATUS(status) : WTERMSIG(status);
 	return 0;
