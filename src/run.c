@@ -32,10 +32,12 @@ static int spawn(const char *const *argv, const char *dir, int fd, int to1, int 
 		os_spawn_chdir(&actions, dir);
 	/* The child gets the dispositions make would give it: exec resets our
 	 * handlers, and an ignored SIGINT, SIGTERM or SIGHUP stays ignored, as
-	 * make's caller (nohup, a background job) meant for the whole job. */
+	 * make's caller (nohup, a background job) meant for the whole job; but
+	 * not the SIGXFSZ a publish ignores for itself (publish.h). */
 	posix_spawnattr_init(&attr);
 	sigemptyset(&defaults);
 	sigaddset(&defaults, SIGPIPE);
+	sigaddset(&defaults, SIGXFSZ);
 	posix_spawnattr_setsigdefault(&attr, &defaults);
 	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF);
 	err = posix_spawnp(pid, argv[0], &actions, &attr, (char *const *)argv, environ);

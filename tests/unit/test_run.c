@@ -105,6 +105,12 @@ static void test_status(void)
 	signal(SIGPIPE, SIG_DFL);
 	CHECK_INT(res.exited, 0);
 	CHECK_INT(res.status, SIGPIPE);
+	/* Nor the SIGXFSZ a publish ignores (a compiler past ulimit -f dies). */
+	signal(SIGXFSZ, SIG_IGN);
+	CHECK_INT(sh("kill -XFSZ $$; exit 0", NULL, &out, &res), 0);
+	signal(SIGXFSZ, SIG_DFL);
+	CHECK_INT(res.exited, 0);
+	CHECK_INT(res.status, SIGXFSZ);
 	buf_release(&out);
 
 	res.exited = 1;
