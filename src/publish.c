@@ -3,6 +3,7 @@
 #include "path.h"
 #include "util.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -11,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -202,6 +204,32 @@ int publish_write(struct publish *p, const void *data, size_t len, struct buf *w
 		return -1;
 	}
 	return 0;
+}
+
+void publish_remove_orphans(const char *final)
+{
+	char *dir = path_dirname(final);
+	const char *base = strrchr(final, '/') ? strrchr(final, '/') + 1 : final;
+	size_t len = strlen(base);
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	struct stat st;
+	double now = now_wall();
+	long pid;
+
+	while (d && (de = readdir(d))) {
+		/* final's temps only: "<base>.tmp.<pid>.<8 hex>". */
+		if (strncmp(de->d_name, base, len) || de->d_name[len] != '.' ||
+		    (pid = cache_temp_name_pid(de->d_name)) <= 0 ||
+		    strlen(de->d_name + len) != strlen(".tmp..") + 8 + (size_t)snprintf(NULL, 0, "%ld", pid))
+			continue;
+		if (!fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) &&
+		    cache_temp_orphaned(pid, (double)st.st_mtime, now))
+			(void)unlinkat(dirfd(d), de->d_name, 0);
+	}
+	if (d)
+		closedir(d);
+	free(dir);
 }
 
 int publish_sync_folder_gently(const char *path, struct buf *why)
