@@ -206,22 +206,34 @@ int publish_write(struct publish *p, const void *data, size_t len, struct buf *w
 	return 0;
 }
 
-void publish_remove_orphans(const char *final)
+void publish_remove_orphans(const char *dir, const char *suffix, int depth)
 {
-	char *dir = path_dirname(final);
-	const char *base = strrchr(final, '/') ? strrchr(final, '/') + 1 : final;
-	size_t len = strlen(base);
 	DIR *d = opendir(dir);
 	struct dirent *de;
 	struct stat st;
 	double now = now_wall();
+	size_t slen = strlen(suffix), len;
 	long pid;
 
 	while (d && (de = readdir(d))) {
-		/* final's temps only: "<base>.tmp.<pid>.<8 hex>". */
-		if (strncmp(de->d_name, base, len) || de->d_name[len] != '.' ||
-		    (pid = cache_temp_name_pid(de->d_name)) <= 0 ||
-		    strlen(de->d_name + len) != strlen(".tmp..") + 8 + (size_t)snprintf(NULL, 0, "%ld", pid))
+		if (de->d_name[0] == '.')
+			continue;
+		if (depth > 0 && (de->d_type == DT_DIR ||
+				  (de->d_type == DT_UNKNOWN &&
+				   !fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) &&
+				   S_ISDIR(st.st_mode)))) {
+			char *sub = path_join(dir, de->d_name);
+
+			publish_remove_orphans(sub, suffix, depth - 1);
+			free(sub);
+			continue;
+		}
+		/* "<final>.tmp.<pid>.<8 hex>", final ending in suffix. */
+		if ((pid = cache_temp_name_pid(de->d_name)) <= 0)
+			continue;
+		len = strlen(de->d_name) - strlen(".tmp..") - 8 - (size_t)snprintf(NULL, 0, "%ld", pid);
+		if (len < slen || strncmp(de->d_name + len - slen, suffix, slen) ||
+		    strncmp(de->d_name + len, ".tmp.", 5))
 			continue;
 		if (!fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) &&
 		    cache_temp_orphaned(pid, (double)st.st_mtime, now))
@@ -229,7 +241,6 @@ void publish_remove_orphans(const char *final)
 	}
 	if (d)
 		closedir(d);
-	free(dir);
 }
 
 int publish_sync_folder_gently(const char *path, struct buf *why)

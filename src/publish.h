@@ -52,10 +52,12 @@ int publish_bytes_gently(const char *final, const void *data, size_t len, struct
 /* The same without the fsyncs, for a report: readers still see the old file
  * or the whole new one, but a crash may leave either, or an empty file. */
 int publish_report_gently(const char *final, const void *data, size_t len, struct buf *why);
-/* Remove the temps of final that processes now gone left (killed before their
- * rename or cleanup: cacheentry.h's orphans), as nothing else does outside a
- * cache. Quiet: one that cannot be removed stays. */
-void publish_remove_orphans(const char *final);
+/* Remove in dir, and in its folders depth levels down, the temps of finals
+ * named "*suffix" that processes now gone left (killed before their rename
+ * or cleanup: cacheentry.h's orphans), as nothing else does outside a cache.
+ * A readdir of each folder: for a run's first step, not for each publish.
+ * Quiet: one that cannot be removed stays. */
+void publish_remove_orphans(const char *dir, const char *suffix, int depth);
 /* fsync path's folder, making a rename there durable; 0, or -1 after reporting. */
 int publish_sync_folder_gently(const char *path, struct buf *why);
 

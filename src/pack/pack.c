@@ -211,7 +211,6 @@ int pack_run(const struct cache *cache, const char *private_dir, const char *cke
 	 * An empty folder in the output's place goes (one that holds files is
 	 * reported by the publish). */
 	(void)rmdir(out_path);
-	publish_remove_orphans(out_path);
 	if (remove_stamps(stamp_path) || publish_bytes_gently(out_path, image.s, image.len, NULL))
 		goto out;
 	/* Made after the callable is durable, so the stamp needs no fsync of its

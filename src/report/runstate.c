@@ -5,6 +5,7 @@
 #include "report/runid.h"
 #include "report/trace.h"
 #include "plan/planfile.h"
+#include "publish.h"
 #include "util.h"
 
 #include <dirent.h>
@@ -83,6 +84,19 @@ static void remove_ended_runs(const struct runstate *rs)
 			free(p);
 		}
 	strvec_release(&tags);
+}
+
+/* Remove the temps that packs, summaries and new traces killed before their
+ * rename left: once a run, as OUT holds a callable per callable (one folder
+ * down when a class has several, plan.c). A temp of a pack killed in this
+ * run stays until the next. */
+static void remove_orphaned_temps(const struct runstate *rs)
+{
+	char *out = path_dirname(rs->kw_dir);
+
+	publish_remove_orphans(out, ".callable", 1);
+	publish_remove_orphans(rs->kw_dir, ".json", 0);	/* summary, trace */
+	free(out);
 }
 
 /* One read of a small file written whole in one go, newline last (a read
@@ -209,6 +223,9 @@ void runstate_open(struct runstate *rs, const char *kw_dir, const char *units)
 		rs->first = 1;
 	}
 	runstate_unlock(lock);
+	/* Outside the lock, which the steps started with this one wait on. */
+	if (rs->first)
+		remove_orphaned_temps(rs);
 out:
 	if (read_start(start, &rs->start, &rs->zero)) {
 		at = strchr(rs->tag, '@');

@@ -7,7 +7,9 @@
  *                        created by the run's first step, which also removes
  *                        the folders of ended runs (so the folders there are
  *                        this run's and those of runs that overlapped it, e.g.
- *                        a warm-up of other goals into the same OUT)
+ *                        a warm-up of other goals into the same OUT), and the
+ *                        temps that killed packs, summaries and traces left
+ *                        in OUT and here (publish_remove_orphans)
  *     start              "START ZERO": the make's start, the trace's zero
  *                        (one line; a read without its newline came too early)
  *     units              the path of the run's plan (its Makefile's MAKEFILE.plan)

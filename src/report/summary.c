@@ -328,7 +328,6 @@ int summary_write(const struct runstate *rs, int counts[4])
 	path = path_join(rs->kw_dir, SUMMARY_FILE);
 	/* An empty folder in its place (a hand left it) would refuse every write. */
 	(void)rmdir(path);
-	publish_remove_orphans(path);
 	/* Not reported: the caller says it in its own words. Not fsynced: a
 	 * report, written last in the run (on its critical path), which
 	 * 'kwarm summary' writes again. */
