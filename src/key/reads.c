@@ -111,14 +111,18 @@ static int listed_absent(struct closure_cache *cc, const char *cache_dir, const 
 	return absent;
 }
 
-/* Does entry key exist with reads that match now? 1 yes, 0 no such entry, -1
- * it exists (or cannot be read) and does not match; its reads go to reads. */
+/* Does entry key exist with reads that match now? 1 yes, 0 no such entry (or
+ * a torn one: chosen, the step finds it corrupt and builds it again, with one
+ * warning), -1 it exists and does not match; its reads go to reads. */
 static int try_entry(struct closure_cache *cc, const char *cache_dir, const char *root,
 		     const char *key, struct strvec *reads)
 {
 	struct buf text = BUF_INIT;
 	char deps[16];
 	int got = listed_absent(cc, cache_dir, key) ? 0 : cache_unit_manifest(cache_dir, key, &text);
+
+	if (got < 0)
+		got = 0;
 
 	cc->entry_missed |= !got;
 
@@ -149,7 +153,8 @@ static void read_pointer(const char *cache_dir, const char *base, char key[DIGES
 
 	key[0] = '\0';
 	if (!read_file_all(path, &text, &len) && len == strlen(READS_MAGIC) + 65 &&
-	    starts_with(text, READS_MAGIC) && text[len - 1] == '\n') {
+	    starts_with(text, READS_MAGIC) && text[len - 1] == '\n' &&
+	    strspn(text + strlen(READS_MAGIC), "0123456789abcdef") == 64) {
 		memcpy(key, text + strlen(READS_MAGIC), 64);
 		key[64] = '\0';
 	}

@@ -16,6 +16,8 @@
  *   missing DIR      a folder the compiler dropped because it did not exist
  *   quote DIR        searched for "name" only (after the includer's folder)
  *   bracket DIR      searched for "name" and <name>, in this order
+ *   end              the last line: a memo a crash cut short (it is published
+ *                    without fsync) is not one
  *
  * A memo is used while each missing folder is still missing.
  *
@@ -41,6 +43,7 @@
 #include <unistd.h>
 
 #define MEMO_MAGIC "kwarm-searchlist 1\n"
+#define MEMO_END "\nend\n"
 
 struct chain {
 	struct strvec missing, quote, bracket;
@@ -144,8 +147,9 @@ static int memo_read(const char *root, const char *path, struct chain *c)
 	struct stat st;
 
 	if (read_file_all(path, &text, &len) || !starts_with(text, MEMO_MAGIC) ||
-	    strlen(text) != len)
+	    strlen(text) != len || strcmp(text + len - strlen(MEMO_END), MEMO_END))
 		goto out;
+	text[len - strlen(MEMO_END) + 1] = '\0';
 	strvec_split_at(&lines, text + strlen(MEMO_MAGIC), '\n');
 	ret = 0;
 	for (size_t i = 0; i < lines.nr && !ret; i++) {
@@ -189,6 +193,7 @@ static void memo_write(const char *path, const struct chain *c)
 	add_lines(&b, "missing", &c->missing);
 	add_lines(&b, "quote", &c->quote);
 	add_lines(&b, "bracket", &c->bracket);
+	buf_adds(&b, MEMO_END + 1);
 	cache_add_temp_name(&name, path, (long)getpid(), 0);
 	if (write_file(name.s, b.s, b.len) || rename(name.s, path))
 		unlink(name.s);

@@ -98,9 +98,11 @@ static int memo_read(const struct closure_cache *cc, struct tool_memo *memo)
 	format_stamp(want, sizeof(want), &memo->stamp);
 	snprintf(expect, sizeof(expect), "kwarm-toolid-memo 2\n%s\n", want);
 	head = strlen(expect);
+	/* Published without fsync: a crash may leave zero bytes in it. */
 	if (!read_file_all(file, &text, &len) && len > head + 66 && len - head - 66 < PATH_MAX &&
-	    !strncmp(text, expect, head) && text[head + 64] == '\n' && text[head + 65] == '/' &&
-	    text[len - 1] == '\n') {
+	    strlen(text) == len && !strncmp(text, expect, head) &&
+	    strspn(text + head, "0123456789abcdef") == 64 && text[head + 64] == '\n' &&
+	    text[head + 65] == '/' && text[len - 1] == '\n') {
 		p = text + head;
 		memcpy(memo->hex, p, 64);
 		memo->hex[64] = '\0';
