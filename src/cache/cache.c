@@ -430,7 +430,7 @@ int cache_unit_store(const struct cache *c, const char *key, const char *tmp_pat
 	}
 	buf_add(&entry, bytes, size);
 	add_manifest(&entry, key, size, hex, label, extra);
-	ret = publish_bytes_gently(mpath, entry.s, entry.len, why);
+	ret = publish_checked_gently(mpath, entry.s, entry.len, why);
 out:
 	buf_release(&entry);
 	free(bytes);
@@ -466,8 +466,6 @@ int cache_unit_adopt_begin(const struct cache *c, const char *key, const char *t
 		a->fd = -1;
 		goto out;
 	}
-	/* Start writing it back now: the caller's work until finish overlaps it. */
-	os_start_writeback(a->fd);
 	a->tmp = xstrdup(tmp_path);
 	a->mpath = cache_unit_path(c, key, CACHE_ENTRY_SUFFIX);
 	ret = 0;
@@ -476,42 +474,29 @@ out:
 	return ret;
 }
 
+/* No fsync of the entry nor of its folder (as ccache, ninja and make's own
+ * outputs): every reader checks an entry against its trailer, so what a crash
+ * may leave of it (empty, zero-filled blocks, a prefix) is a miss that heals,
+ * never a wrong hit (README, "No fsync in the cache"). */
 int cache_unit_adopt_finish(struct cache_adoption *a)
 {
-	const char *step = "fsync";
 	int fd = a->fd, ret = -1;
 
 	if (fd < 0)
 		return 0;	/* a copy was published by begin */
 	a->fd = -1;
-	if (fsync(fd))
-		goto fail;
-	step = "close";
 	if (close(fd)) {
-		fd = -1;
-		goto fail;
+		error_errno_to(a->why, "cannot close '%s'", a->tmp);
+		/* Leave the compiled file as it was, for the caller's fallback. */
+		if (truncate(a->tmp, (off_t)a->size))
+			unlink(a->tmp);
+	} else if (rename(a->tmp, a->mpath)) {
+		error_errno_to(a->why, "cannot rename '%s'", a->tmp);
+		if (truncate(a->tmp, (off_t)a->size))
+			unlink(a->tmp);
+	} else {
+		ret = 0;
 	}
-	fd = -1;
-	if (rename(a->tmp, a->mpath)) {
-		step = "rename";
-		goto fail;
-	}
-	if (publish_sync_folder_gently(a->mpath, a->why)) {
-		/* Not durable: take it back rather than leave an entry a crash may tear. */
-		if (rename(a->mpath, a->tmp) || truncate(a->tmp, (off_t)a->size))
-			unlink(a->mpath);
-		goto out;
-	}
-	ret = 0;
-	goto out;
-fail:
-	error_errno_to(a->why, "cannot %s '%s'", step, a->tmp);
-	/* Leave the compiled file as it was, for the caller's fallback. */
-	if (fd >= 0 ? ftruncate(fd, (off_t)a->size) : truncate(a->tmp, (off_t)a->size))
-		unlink(a->tmp);
-	if (fd >= 0)
-		close(fd);
-out:
 	cache_unit_adopt_abort(a);
 	return ret;
 }

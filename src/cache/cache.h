@@ -16,7 +16,7 @@
  *   durations.log, durations.lock
  *                             how long each unit took to compile (durations.c)
  *
- * An entry is one file, so that one fsync and one rename publish it (files are
+ * An entry is one file, so that one rename publishes it (files are
  * costly to create on some filesystems, and a compile is short):
  *
  *   <the artifact's bytes>
@@ -37,8 +37,9 @@
  *
  * An entry is trusted only when its manifest is whole, names its own key and the
  * current schema, and the artifact's size and SHA-256 match it. Publication:
- * the manifest is appended to the compiled file, which is fsync'd, renamed over
- * <key>.m, and its folder fsync'd. */
+ * the manifest is appended to the compiled file, which is renamed over <key>.m,
+ * with no fsync: that check takes what a crash may leave of it (an empty file,
+ * zero-filled blocks, a prefix) for a corrupt entry, a miss that heals. */
 #ifndef KWARM_CACHE_H
 #define KWARM_CACHE_H
 
@@ -95,11 +96,11 @@ long long cache_entry_check(const char *data, size_t len, const char *key, const
 int cache_unit_store(const struct cache *c, const char *key, const char *tmp_path,
 		     const char *label, const char *extra, struct buf *why);
 /* Publish the finished file tmp_path, which lies in the entry's own folder, in
- * two steps so that the caller's work overlaps the disk's: begin appends the
- * manifest and starts writing the file back (or, when the file cannot be
- * opened for append, publishes a copy at once); finish fsyncs, renames and
- * fsyncs the folder. Each is 0, or -1 with tmp_path left as it was (unless it
- * could not be restored: then it is gone).
+ * two steps, so that a failure of begin leaves the caller its fallback: begin
+ * appends the manifest (or, when the file cannot be opened for append,
+ * publishes a copy at once); finish closes and renames it. Each is 0, or -1
+ * with tmp_path left as it was (unless it could not be restored: then it is
+ * gone).
  * After a begin that returned 0, call finish or abort; abort leaves tmp_path
  * with its manifest appended, for the caller to discard. */
 struct cache_adoption {

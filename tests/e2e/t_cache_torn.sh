@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # labels: e2e
-# A cache file is published by rename without fsync (README, "Cache"): what a
+# A cache file is published by rename without fsync (README, "No fsync in the cache"): what a
 # machine crash may leave of one is a file of its size with zero-filled
 # blocks, an empty file, or a prefix. Each of these shapes, given to every
 # file of a real cache at once (the entries with their reads and places
