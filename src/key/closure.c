@@ -338,28 +338,29 @@ static struct scan *get_scan(struct closure_cache *cc, const char *abs)
 	return s;
 }
 
-int closure_lookups(struct closure_cache *cc, const char *abs, struct strvec *out)
+static void add_lookups(const struct scan *s, struct strvec *out)
 {
-	struct scan *s = hashmap_get(&cc->scans, abs), fresh = { .nr = 0 };
-	int fd, failed;
-
-	/* A file the scanner did not see is neither digested nor kept (nor
-	 * stamped): the compiler's own headers are hashed as its reads already. */
-	if (!s || !still_valid(cc, abs, s)) {
-		fd = open(abs, O_RDONLY | O_CLOEXEC);
-		if (fd < 0)
-			return -1;
-		failed = read_fd(fd, &cc->data);
-		close(fd);
-		if (failed)
-			return -1;
-		scan_text(&fresh, cc->data.s, cc->data.len);
-		s = &fresh;
-	}
 	for (size_t i = 0; i < s->nr; i++)
 		strvec_pushf(out, "%s\t%s", kind_names[s->d[i].kind], s->d[i].text);
-	scan_clear(&fresh);
-	return 0;
+}
+
+int closure_scanned_lookups(struct closure_cache *cc, const char *abs, struct strvec *out)
+{
+	struct scan *s = hashmap_get(&cc->scans, abs);
+
+	if (!s || !still_valid(cc, abs, s))
+		return 0;
+	add_lookups(s, out);
+	return 1;
+}
+
+void closure_text_lookups(const char *data, size_t len, struct strvec *out)
+{
+	struct scan s = { .nr = 0 };
+
+	scan_text(&s, data, len);
+	add_lookups(&s, out);
+	scan_clear(&s);
 }
 
 static enum probe probe(struct closure_cache *cc, const char *abs)

@@ -83,11 +83,12 @@ void closure_release(struct closure *c);
 #define CLOSURE_FILE 2	/* a file (stat follows links) */
 #define CLOSURE_DIR 3	/* a folder */
 int closure_probe(struct closure_cache *cc, const char *abs);
-/* Append the lookups of the file at abs, one "KIND\tNAME" per #include,
- * #include_next or __has_include line (KIND as in the edges), to out (read
- * once while its stamp holds, as the scanner reads it). 0, or -1 with errno
- * set when it cannot be read. */
-int closure_lookups(struct closure_cache *cc, const char *abs, struct strvec *out);
+/* When the scanner read the file at abs in cc (and its stamp still holds),
+ * append its lookups, one "KIND\tNAME" per #include, #include_next or
+ * __has_include line (KIND as in the edges), to out: 1; else 0. */
+int closure_scanned_lookups(struct closure_cache *cc, const char *abs, struct strvec *out);
+/* Append the lookups of a file whose bytes are data, as above. */
+void closure_text_lookups(const char *data, size_t len, struct strvec *out);
 /* Feed the closure into d canonically (files with their digests, then edges). */
 void closure_digest(const struct closure *c, struct digest *d);
 /* Every folder where a new file could change how a name resolves

@@ -12,14 +12,22 @@
  * compiler identity, root, flags, suffix and steering variables, named
  * search-<SHA-256 of those>:
  *
- *   kwarm-searchlist 1
+ *   kwarm-searchlist 2
  *   missing DIR      a folder the compiler dropped because it did not exist
  *   quote DIR        searched for "name" only (after the includer's folder)
  *   bracket DIR      searched for "name" and <name>, in this order
+ *   scan HEX N       the lookups of a file whose bytes have SHA-256 HEX: the
+ *                    N lines after it, each "KIND\tNAME" (closure.h)
  *   end              the last line: a memo a crash cut short (it is published
  *                    without fsync) is not one
  *
- * A memo is used while each missing folder is still missing.
+ * A memo is used while each missing folder is still missing. The scans are
+ * of the files the compiler read that the scanner did not (its own headers):
+ * a file's lookups depend on its bytes alone, and the digest of those is
+ * taken for its read line anyway, so a step reads no header twice and scans
+ * none another step scanned. A step that scanned a file rewrites the memo
+ * with its record added (writers race: a record lost is scanned again);
+ * past MEMO_MAX_SCANS records it keeps only the ones that step used.
  *
  * Left out: what clang's driver decides by looking at the file system before
  * it prints its list (which gcc installation to use, a multiarch folder it
@@ -42,11 +50,22 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define MEMO_MAGIC "kwarm-searchlist 1\n"
+#define MEMO_MAGIC "kwarm-searchlist 2\n"
 #define MEMO_END "\nend\n"
+#define MEMO_MAX_SCANS 4096
+
+/* The lookups of one file's bytes. */
+struct scan_record {
+	struct strvec lookups;
+	int used;	/* by this step */
+};
 
 struct chain {
 	struct strvec missing, quote, bracket;
+	struct strvec order;	/* the scans' digests, in the memo's order */
+	struct hashmap scans;	/* digest -> struct scan_record */
+	int learned;		/* the list is new: the memo is written */
+	size_t added;		/* scans the memo does not hold yet */
 };
 
 static void chain_init(struct chain *c)
@@ -54,6 +73,10 @@ static void chain_init(struct chain *c)
 	strvec_init(&c->missing);
 	strvec_init(&c->quote);
 	strvec_init(&c->bracket);
+	strvec_init(&c->order);
+	hashmap_init(&c->scans);
+	c->learned = 0;
+	c->added = 0;
 }
 
 static void chain_release(struct chain *c)
@@ -61,6 +84,67 @@ static void chain_release(struct chain *c)
 	strvec_release(&c->missing);
 	strvec_release(&c->quote);
 	strvec_release(&c->bracket);
+	strvec_release(&c->order);
+	for (size_t i = 0; i < c->scans.nr; i++) {
+		struct scan_record *r = c->scans.entries[i].value;
+
+		strvec_release(&r->lookups);
+		free(r);
+	}
+	hashmap_release(&c->scans);
+}
+
+static struct scan_record *add_scan(struct chain *c, const char *hex)
+{
+	struct scan_record *r = xcalloc(1, sizeof(*r));
+
+	strvec_init(&r->lookups);
+	hashmap_put(&c->scans, hex, r);
+	strvec_push(&c->order, hex);
+	return r;
+}
+
+/* Is l "KIND\tNAME" with a KIND closure.h names? */
+static int lookup_line(const char *l)
+{
+	static const char *const kinds[] = {
+		"quote", "angle", "quote-next", "angle-next", "macro", "has-quote", "has-angle"
+	};
+	const char *tab = strchr(l, '\t');
+
+	for (size_t i = 0; tab && i < ARRAY_SIZE(kinds); i++)
+		if ((size_t)(tab - l) == strlen(kinds[i]) && !strncmp(l, kinds[i], strlen(kinds[i])))
+			return 1;
+	return 0;
+}
+
+/* "scan HEX N" at lines->v[*i], and its N lines; 0, or -1 when malformed. */
+static int parse_scan(struct chain *c, const struct strvec *lines, size_t *i)
+{
+	const char *l = lines->v[*i], *hex = l + 5;
+	struct scan_record *r;
+	char *end, name[DIGEST_HEX_SIZE];
+	unsigned long n;
+
+	if (strspn(hex, "0123456789abcdef") != 64 || hex[64] != ' ' || hex[65] < '0' ||
+	    hex[65] > '9')
+		return -1;
+	errno = 0;
+	n = strtoul(hex + 65, &end, 10);
+	if (errno || *end || n > lines->nr - *i - 1)
+		return -1;
+	memcpy(name, hex, 64);
+	name[64] = '\0';
+	if (hashmap_get(&c->scans, name))
+		return -1;
+	r = add_scan(c, name);
+	for (unsigned long k = 0; k < n; k++) {
+		l = lines->v[++*i];
+		if (!lookup_line(l))
+			return -1;
+		strvec_push(&r->lookups, l);
+	}
+	return 0;
 }
 
 /* The unit's flags for the learning run: all before "-o {out}" but the
@@ -138,13 +222,13 @@ static int parse_verbose(const char *text, struct chain *c)
 	return ret;
 }
 
-static int memo_read(const char *root, const char *path, struct chain *c)
+static int memo_read(struct closure_cache *cc, const char *root, const char *path,
+		     struct chain *c)
 {
 	char *text = NULL;
 	size_t len;
 	struct strvec lines = STRVEC_INIT;
 	int ret = -1;
-	struct stat st;
 
 	if (read_file_all(path, &text, &len) || !starts_with(text, MEMO_MAGIC) ||
 	    strlen(text) != len || strcmp(text + len - strlen(MEMO_END), MEMO_END))
@@ -161,14 +245,22 @@ static int memo_read(const char *root, const char *path, struct chain *c)
 			strvec_push(&c->quote, l + 6);
 		else if (starts_with(l, "bracket "))
 			strvec_push(&c->bracket, l + 8);
+		else if (starts_with(l, "scan "))
+			ret = parse_scan(c, &lines, &i);
 		else if (*l)
 			ret = -1;
 	}
-	/* A folder that appeared since is searched now. */
+	if (ret) {
+		/* Damaged: nothing of it is used. */
+		chain_release(c);
+		chain_init(c);
+	}
+	/* A folder that appeared since is searched now. Looked at as the
+	 * places are, which look at it again. */
 	for (size_t i = 0; i < c->missing.nr && !ret; i++) {
 		char *abs = path_join(root, c->missing.v[i]);
 
-		if (!stat(abs, &st) || errno != ENOENT)
+		if (closure_probe(cc, abs) != CLOSURE_NONE)
 			ret = -1;
 		free(abs);
 	}
@@ -184,15 +276,26 @@ static void add_lines(struct buf *b, const char *what, const struct strvec *dirs
 		buf_addf(b, "%s %s\n", what, dirs->v[i]);
 }
 
-/* Best effort: without it the next compile learns the list again. */
+/* Best effort: without it the next compile learns the list again, or scans
+ * the headers again. */
 static void memo_write(const char *path, const struct chain *c)
 {
 	struct buf b = BUF_INIT, name = BUF_INIT;
+	int all = c->order.nr <= MEMO_MAX_SCANS;
 
 	buf_adds(&b, MEMO_MAGIC);
 	add_lines(&b, "missing", &c->missing);
 	add_lines(&b, "quote", &c->quote);
 	add_lines(&b, "bracket", &c->bracket);
+	for (size_t i = 0; i < c->order.nr; i++) {
+		const struct scan_record *r = hashmap_get(&c->scans, c->order.v[i]);
+
+		if (!all && !r->used)
+			continue;
+		buf_addf(&b, "scan %s %zu\n", c->order.v[i], r->lookups.nr);
+		for (size_t k = 0; k < r->lookups.nr; k++)
+			buf_addf(&b, "%s\n", r->lookups.v[k]);
+	}
 	buf_adds(&b, MEMO_END + 1);
 	cache_add_temp_name(&name, path, (long)getpid(), 0);
 	if (write_file(name.s, b.s, b.len) || rename(name.s, path))
@@ -247,34 +350,37 @@ out:
 	return ret;
 }
 
-/* The compiler's list for sources of suffix, from the memo or learned. */
+/* The compiler's list for sources of suffix, from the memo at *path or
+ * learned (c->learned). */
 static int get_chain(struct closure_cache *cc, const struct unit_command *uc,
-		     const char *memo_dir, const char *suffix, struct chain *c, struct buf *why)
+		     const char *memo_dir, const char *suffix, struct chain *c, char **path,
+		     struct buf *why)
 {
 	struct strvec flags = STRVEC_INIT;
-	char tool[DIGEST_HEX_SIZE], name[DIGEST_HEX_SIZE], *path = NULL;
-	int ret = -1;
+	char tool[DIGEST_HEX_SIZE], name[DIGEST_HEX_SIZE];
+	int ret = 0;
 
 	if (!memo_dir || strchr(suffix, '/')) {
 		error_to(why, "no folder to learn the compiler's search list in");
 		return -1;
 	}
-	if (!toolid_get(cc, uc->root, uc->argv.v[0], tool) || mkdir_p(memo_dir))
+	if (!toolid_get(cc, uc->root, uc->argv.v[0], tool))
 		return error_to(why, "cannot set up '%s' for the compiler's search list", memo_dir);
 	learning_flags(uc, &flags);
 	memo_name(uc, tool, &flags, suffix, name);
-	path = xstrfmt("%s/search-%s", memo_dir, name);
-	if (!memo_read(uc->root, path, c)) {
-		ret = 0;
-		goto out;
+	*path = xstrfmt("%s/search-%s", memo_dir, name);
+	if (memo_read(cc, uc->root, *path, c)) {
+		/* The scans hold whatever the list is: kept. */
+		strvec_clear(&c->missing);
+		strvec_clear(&c->quote);
+		strvec_clear(&c->bracket);
+		c->learned = 1;
+		if (mkdir_p(memo_dir))
+			ret = error_to(why, "cannot set up '%s' for the compiler's search list",
+				       memo_dir);
+		else
+			ret = run_learning(uc, &flags, memo_dir, suffix, c, why);
 	}
-	chain_release(c);
-	chain_init(c);
-	ret = run_learning(uc, &flags, memo_dir, suffix, c, why);
-	if (!ret)
-		memo_write(path, c);
-out:
-	free(path);
 	strvec_release(&flags);
 	return ret;
 }
@@ -286,6 +392,8 @@ struct prober {
 	struct hashmap read;	/* absolute (physical) paths the compiler read */
 	struct hashmap seen;	/* places given already */
 	struct hashmap looked;	/* candidate -> 1 + whether a file is there */
+	struct hashmap done;	/* lookups made (lookup_key), for this list */
+	struct buf key;		/* lookup_key's room */
 	struct strvec dirs;	/* the list, absolute: quote folders, then bracket */
 	size_t quote;		/* how many of dirs are for "name" only */
 	struct strvec macro_dirs;	/* folders of files with a macro-named #include */
@@ -305,19 +413,23 @@ static void note_once(struct prober *p, struct strvec *into, char *line)
 /* Look at cand (absolute), and note the place: 1 when a file is there. */
 static int look_once(struct prober *p, const char *cand)
 {
+	char *parent, *top, *vis;
+	int what;
+
+	/* A file the compiler read is there while its read line holds, which
+	 * the entry's use checks anyway. */
+	if (hashmap_get(&p->read, cand))
+		return 1;
 	/* Its folder first: one look at a missing bits/ answers for every
 	 * bits/NAME in it. */
-	char *parent = path_dirname(cand), *top, *vis;
-	int what = closure_probe(p->cc, parent) == CLOSURE_DIR ? closure_probe(p->cc, cand)
-							       : CLOSURE_NONE;
-
+	parent = path_dirname(cand);
+	what = closure_probe(p->cc, parent) == CLOSURE_DIR ? closure_probe(p->cc, cand)
+							   : CLOSURE_NONE;
 	free(parent);
 	if (what == CLOSURE_FILE) {
-		if (!hashmap_get(&p->read, cand)) {
-			vis = path_visible(p->root, cand);
-			note_once(p, p->places, xstrfmt("file %s", vis));
-			free(vis);
-		}
+		vis = path_visible(p->root, cand);
+		note_once(p, p->places, xstrfmt("file %s", vis));
+		free(vis);
 		return 1;
 	}
 	/* The outermost missing folder covers every name below it. */
@@ -351,16 +463,34 @@ static int look(struct prober *p, const char *cand)
 	return known == 2;
 }
 
-/* One lookup of name from the folder from (the includer's, as named). */
+/* What decides a lookup's places: a name in the list, or from a folder too. */
+static const char *lookup_key(struct prober *p, int quoted, int all, const char *from,
+			      const char *name)
+{
+	buf_reset(&p->key);
+	buf_addch(&p->key, (char)('0' + quoted + 2 * all));
+	if (quoted && name[0] != '/')
+		buf_adds(&p->key, from);
+	buf_addch(&p->key, '\n');
+	buf_adds(&p->key, name);
+	return p->key.s;
+}
+
+/* One lookup of name from the folder from (the includer's, as named). Many
+ * headers make the same one: it is made once. */
 static void lookup(struct prober *p, const char *from, const char *kind, const char *name)
 {
 	int quoted = strstr(kind, "quote") != NULL;
 	/* #include_next starts after the includer's place, and __has_include
 	 * may be either: every place is looked at. */
 	int all = strstr(kind, "-next") || starts_with(kind, "has-");
+	const char *key = lookup_key(p, quoted, all, from, name);
 	char *cand;
 	int hit;
 
+	if (hashmap_get(&p->done, key))
+		return;
+	hashmap_put(&p->done, key, (void *)1);
 	if (name[0] == '/') {
 		cand = path_join_physical("/", name);
 		look(p, cand);
@@ -383,24 +513,60 @@ static void lookup(struct prober *p, const char *from, const char *kind, const c
 	}
 }
 
-static int file_lookups(struct prober *p, const char *named, const char *abs)
+/* The lookups of a file the scanner did not read, by its digest: from the
+ * memo, or read and scanned into it (keyed by the bytes scanned). 0, or -1
+ * with errno set. */
+static int memo_lookups(struct prober *p, struct chain *c, const char *abs,
+			const struct strvec **out)
 {
-	struct strvec lookups = STRVEC_INIT;
-	char *from = path_dirname(named);
-	int ret = closure_lookups(p->cc, abs, &lookups);
+	char hex[DIGEST_HEX_SIZE], *text;
+	struct scan_record *r;
+	size_t len;
 
-	for (size_t i = 0; i < lookups.nr; i++) {
-		char *name = strchr(lookups.v[i], '\t');
+	if (!filehash_get(&p->cc->files, abs, hex) && (r = hashmap_get(&c->scans, hex)))
+		goto found;
+	if (read_file_all(abs, &text, &len))
+		return -1;
+	digest_bytes_hex(text, len, hex);
+	r = hashmap_get(&c->scans, hex);
+	if (!r) {
+		r = add_scan(c, hex);
+		closure_text_lookups(text, len, &r->lookups);
+		c->added++;
+	}
+	free(text);
+found:
+	r->used = 1;
+	*out = &r->lookups;
+	return 0;
+}
 
-		*name++ = '\0';
-		if (!strcmp(lookups.v[i], "macro"))
+static int file_lookups(struct prober *p, struct chain *c, const char *named, const char *abs)
+{
+	struct strvec scanned = STRVEC_INIT;
+	const struct strvec *lookups = &scanned;
+	char *from;
+
+	if (!closure_scanned_lookups(p->cc, abs, &scanned) && memo_lookups(p, c, abs, &lookups))
+		return -1;
+	from = path_dirname(named);
+	for (size_t i = 0; i < lookups->nr; i++) {
+		const char *l = lookups->v[i], *tab = strchr(l, '\t');
+		size_t klen = (size_t)(tab - l);
+		char kind[16];
+
+		if (klen >= sizeof(kind))
+			BUG("lookup kind of %zu bytes", klen);
+		memcpy(kind, l, klen);
+		kind[klen] = '\0';
+		if (!strcmp(kind, "macro"))
 			strvec_push(&p->macro_dirs, from);
-		else if (*name)
-			lookup(p, from, lookups.v[i], name);
+		else if (tab[1])
+			lookup(p, from, kind, tab + 1);
 	}
 	free(from);
-	strvec_release(&lookups);
-	return ret;
+	strvec_release(&scanned);
+	return 0;
 }
 
 /* A macro-named #include names a file the compiler read, by a name not known
@@ -453,7 +619,7 @@ static void command_lookups(struct prober *p, const struct unit_command *uc)
 	}
 }
 
-static int probe_chain(struct prober *p, const struct unit_command *uc, const struct chain *c,
+static int probe_chain(struct prober *p, const struct unit_command *uc, struct chain *c,
 		       const struct strvec *read, struct buf *why)
 {
 	for (size_t i = 0; i < c->missing.nr; i++) {
@@ -464,6 +630,8 @@ static int probe_chain(struct prober *p, const struct unit_command *uc, const st
 	}
 	strvec_clear(&p->dirs);
 	strvec_clear(&p->macro_dirs);
+	hashmap_release(&p->done);
+	hashmap_init(&p->done);
 	for (size_t i = 0; i < c->quote.nr; i++)
 		strvec_push_nodup(&p->dirs, path_join_physical(p->root, c->quote.v[i]));
 	for (size_t i = 0; i < c->bracket.nr; i++)
@@ -473,7 +641,7 @@ static int probe_chain(struct prober *p, const struct unit_command *uc, const st
 	for (size_t i = 0; i < read->nr; i++) {
 		char *named = path_join(p->root, read->v[i]);
 		char *abs = path_join_physical(p->root, read->v[i]);
-		int ret = file_lookups(p, named, abs);
+		int ret = file_lookups(p, c, named, abs);
 
 		free(abs);
 		free(named);
@@ -498,13 +666,14 @@ int searchlist_probes(struct closure_cache *cc, const struct unit_command *uc,
 		      struct buf *why)
 {
 	struct prober p = { .cc = cc, .root = uc->root, .dirs = STRVEC_INIT,
-			    .macro_dirs = STRVEC_INIT, .places = places };
+			    .macro_dirs = STRVEC_INIT, .key = BUF_INIT, .places = places };
 	struct strvec sources = STRVEC_INIT, dirs = STRVEC_INIT, suffixes = STRVEC_INIT;
 	int ret = 0;
 
 	hashmap_init(&p.read);
 	hashmap_init(&p.seen);
 	hashmap_init(&p.looked);
+	hashmap_init(&p.done);
 	for (size_t i = 0; i < read->nr; i++) {
 		char *abs = path_join_physical(uc->root, read->v[i]);
 
@@ -518,10 +687,14 @@ int searchlist_probes(struct closure_cache *cc, const struct unit_command *uc,
 	/* Sources of several languages: each file is looked up in every list. */
 	for (size_t i = 0; i < suffixes.nr && !ret; i++) {
 		struct chain c;
+		char *path = NULL;
 
 		chain_init(&c);
-		ret = get_chain(cc, uc, memo_dir, suffixes.v[i], &c, why) ||
+		ret = get_chain(cc, uc, memo_dir, suffixes.v[i], &c, &path, why) ||
 		      probe_chain(&p, uc, &c, read, why) ? -1 : 0;
+		if (!ret && (c.learned || c.added))
+			memo_write(path, &c);
+		free(path);
 		chain_release(&c);
 	}
 	qsort(places->v, places->nr, sizeof(char *), strvec_cmp);
@@ -533,5 +706,7 @@ int searchlist_probes(struct closure_cache *cc, const struct unit_command *uc,
 	hashmap_release(&p.read);
 	hashmap_release(&p.seen);
 	hashmap_release(&p.looked);
+	hashmap_release(&p.done);
+	buf_release(&p.key);
 	return ret;
 }

@@ -10,7 +10,9 @@
 # only a system header includes (newly in a -I folder), and a quoted include
 # of a system header (its own folder first); and the header gcc includes on
 # its own (stdc-predef.h), or a header a macro names (found after -I), newly
-# there. Real g++ and clang++. A compiler
+# there; and a name a system header includes only since it was edited (its
+# lookups are memoized by its bytes, not by its name). Real g++ and clang++.
+# A compiler
 # whose list cannot be learned (it fails -v) is not cached: its unit compiles
 # on every run.
 . "$(dirname "$0")/lib.sh"
@@ -32,6 +34,8 @@ printf '#ifndef V_predef\n#define V_predef 1\n#endif\nextern "C" int f(void) { r
 echo '#define V_after 1' > "$T/da/after.h"
 printf '#define H <mac.h>\n#include H\nextern "C" int f(void) { return V_macro; }\n' > k/macro.cpp
 echo '#define V_macro 1' > "$T/da/mac.h"
+printf '#include <edit.h>\nextern "C" int f(void) { return V_edit; }\n' > k/edit.cpp
+echo '#define V_edit 1' > "$SR/usr/include/edit.h"
 echo '#define V_local 1' > "$SR/usr/include/local.h"
 echo '#define V_clocal 1' >> "$SR/usr/include/local.h"
 echo '#define V_multi 1' > "$SR/usr/include/multi.h"
@@ -67,6 +71,7 @@ classes:
         - {func_id: 6, source: k/predef.cpp, core_type: sys}
         - {func_id: 7, source: k/blind.cpp, core_type: blind}
         - {func_id: 8, source: k/macro.cpp, core_type: after}
+        - {func_id: 9, source: k/edit.cpp, core_type: sys}
 EOF
 gxx_run cold
 grep -q "incore 'blind' (blind): not cached: its compiler's include search list is not known" "$T/run.out" ||
@@ -94,4 +99,13 @@ gxx_same_as_fresh TestShadow "new headers earlier in the compiler's search list"
 gxx_run "warm after the new headers"
 [ "$(grep -c '\] built ' "$T/run.out")" = 1 ] ||
 	{ cat "$T/run.out"; fail "a warm run after the new headers compiled more than the unit not cached"; }
+printf '#include <edit2.h>\n' > "$SR/usr/include/edit.h"
+echo '#define V_edit 3' > "$SR/usr/include/edit2.h"
+gxx_run "after a system header's edit"
+grep -q "built incore 'edit'" "$T/run.out" || { cat "$T/run.out"; fail "an edited system header did not recompile its unit"; }
+echo '#define V_edit 4' > include/edit2.h
+gxx_run "after a header the edit includes appeared in a -I folder"
+grep -q "built incore 'edit'" "$T/run.out" ||
+	{ cat "$T/run.out"; fail "a header that an edited system header newly includes, new in a -I folder, did not recompile"; }
+gxx_same_as_fresh TestShadow "a name an edited system header includes"
 pass "a new header earlier in the compiler's own search list recompiles the unit it shadows for"
