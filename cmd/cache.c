@@ -42,7 +42,7 @@ const char usage_cache[] =
 	"    --repair         remove the bad ones (make then rebuilds them)\n"
 	"  prune              remove entries unused for DAYS, then least recently used\n"
 	"                     ones while the cache is above SIZE; also temps whose\n"
-	"                     process is gone\n"
+	"                     process is gone, and compilers' memos unused for DAYS\n"
 	"    --max-age DAYS   default 14 (a fraction works: 0.5); a pack's use refreshes\n"
 	"    --max-size SIZE  bytes, or with K, M, G, T (powers of 1024): 500M, 2G\n"
 	"                     Entries used within the last hour and entries whose lock a\n"
@@ -125,7 +125,7 @@ static int cache_stats(const struct cache *c, int json)
 	struct cachelog log;
 	struct cachelog_tally last, all;
 	struct buf b = BUF_INIT;
-	uint64_t unit_bytes = 0;
+	uint64_t unit_bytes = 0, memo_bytes = 0;
 	size_t orphans = 0, listed = 0, scanner_only = 0;
 	double now = (double)time(NULL);
 	char name[64];
@@ -143,6 +143,8 @@ static int cache_stats(const struct cache *c, int json)
 	}
 	for (size_t i = 0; i < s.nr_temps; i++)
 		orphans += cache_temp_orphaned(s.temps[i].pid, s.temps[i].mtime, now);
+	for (size_t i = 0; i < s.nr_memos; i++)
+		memo_bytes += s.memos[i].bytes;
 	/* The last run is the one that wrote the last event (none: all zero). */
 	cachelog_tally(&log, log.nr ? log.v[log.nr - 1].run_index : 0, &last);
 	cachelog_tally(&log, CACHELOG_ALL_RUNS, &all);
@@ -150,8 +152,9 @@ static int cache_stats(const struct cache *c, int json)
 		buf_adds(&b, "{\"cache\":");
 		json_add_string(&b, c->dir);
 		buf_addf(&b, ",\"units\":%zu,\"unit_bytes\":%" PRIu64 ",\"orphaned_temps\":%zu,"
-			 "\"units_with_reads\":%zu,\"units_scanner_only\":%zu,",
-			 s.nr_units, unit_bytes, orphans, listed, scanner_only);
+			 "\"units_with_reads\":%zu,\"units_scanner_only\":%zu,"
+			 "\"memos\":%zu,\"memo_bytes\":%" PRIu64 ",",
+			 s.nr_units, unit_bytes, orphans, listed, scanner_only, s.nr_memos, memo_bytes);
 		add_tally_json(&b, "last_run", &last);
 		buf_addch(&b, ',');
 		add_tally_json(&b, "all_runs", &all);
@@ -162,6 +165,8 @@ static int cache_stats(const struct cache *c, int json)
 			 s.nr_units, unit_bytes);
 		buf_addf(&b, "keys             %zu over what the compiler read, %zu over the scanner's "
 			 "closure only (no dependency output)\n", listed, scanner_only);
+		buf_addf(&b, "memos            %zu (%" PRIu64 " bytes, compilers' identities and "
+			 "search lists)\n", s.nr_memos, memo_bytes);
 		if (orphans)
 			buf_addf(&b, "orphaned temps   %zu (kwarm cache prune removes them)\n", orphans);
 		buf_addf(&b, "total bytes      %" PRIu64 "\n", unit_bytes);
@@ -213,6 +218,8 @@ static int cache_prune_cmd(const struct cache *c, double days, uint64_t max_size
 	       " bytes left", r.units, r.bytes, r.temps, r.total_after);
 	if (r.busy)
 		printf("; %zu being compiled (kept)", r.busy);
+	if (r.memos)
+		printf("; %zu unused memos", r.memos);
 	putchar('\n');
 	fflush(stdout);
 	return ret ? 1 : 0;

@@ -9,7 +9,8 @@
  *                             on one byte of this file, at its key's first 15 hex digits
  *   tools/                    compiler identities, reused while a compiler's stat holds
  *                             (their memo: toolid.c), and compilers' include search
- *                             lists (searchlist.c)
+ *                             lists (searchlist.c); prune removes those unused
+                             for its --max-age
  *   tmp/                      probes of whether the cache can be written
  *   reads/<k0>/<base>         the entry last compiled for a base key (reads.h)
  *   events.log, events.lock   what each step did with the cache (cachelog.c)

@@ -24,9 +24,11 @@
 
 #include <stdint.h>
 
-/* The cache folder's sub-folders of entries and of probes; an entry's suffix. */
+/* The cache folder's sub-folders of entries, of probes and of the compilers'
+ * memos; an entry's suffix. */
 #define CACHE_UNITS_DIR "units"
 #define CACHE_PROBES_DIR "tmp"
+#define CACHE_TOOLS_DIR "tools"
 #define CACHE_ENTRY_SUFFIX ".m"
 
 /* Temps older than this (seconds) are orphans whatever their process. */

@@ -47,8 +47,11 @@ void cache_scan_release(struct cache_scan *s)
 {
 	for (size_t i = 0; i < s->nr_temps; i++)
 		free(s->temps[i].path);
+	for (size_t i = 0; i < s->nr_memos; i++)
+		free(s->memos[i].path);
 	free(s->units);
 	free(s->temps);
+	free(s->memos);
 	cache_scan_init(s);
 }
 
@@ -125,6 +128,25 @@ static int scan_probe_file(struct cache_scan *s, const char *path, const char *n
 	return 0;
 }
 
+/* A file of tools/: a memo ("<64 hex>" or "search-<64 hex>"), a memo's temp,
+ * or another file (the learning runs' empty sources: left alone). */
+static int scan_tools_file(struct cache_scan *s, const char *path, const char *name,
+			   const struct stat *st)
+{
+	long pid = cache_temp_name_pid(name);
+	const char *hex = starts_with(name, "search-") ? name + 7 : name;
+
+	if (st && pid >= 0) {
+		add_temp(s, path, pid, st);
+	} else if (st && S_ISREG(st->st_mode) && strlen(hex) == 64 &&
+		   strspn(hex, "0123456789abcdef") == 64) {
+		ALLOC_GROW(s->memos, s->nr_memos + 1, s->alloc_memos);
+		s->memos[s->nr_memos++] = (struct cache_memo){ .path = xstrdup(path),
+			.bytes = (uint64_t)st->st_size, .last_use = last_use(st) };
+	}
+	return 0;
+}
+
 static int by_key(const void *a, const void *b)
 {
 	return strcmp(((const struct cache_unit_entry *)a)->key,
@@ -134,15 +156,18 @@ static int by_key(const void *a, const void *b)
 int cache_scan_run(struct cache_scan *s, const struct cache *c)
 {
 	char *units = path_join(c->dir, CACHE_UNITS_DIR), *tmp = path_join(c->dir, CACHE_PROBES_DIR);
+	char *tools = path_join(c->dir, CACHE_TOOLS_DIR);
 	int ret = 0;
 
 	cache_scan_release(s);
-	if (scan_dir(s, units, scan_unit_folder, 0) || scan_dir(s, tmp, scan_probe_file, 0))
+	if (scan_dir(s, units, scan_unit_folder, 0) || scan_dir(s, tmp, scan_probe_file, 0) ||
+	    scan_dir(s, tools, scan_tools_file, 0))
 		ret = -1;
 	if (s->nr_units)
 		qsort(s->units, s->nr_units, sizeof(*s->units), by_key);
 	free(units);
 	free(tmp);
+	free(tools);
 	return ret;
 }
 
@@ -321,6 +346,17 @@ int cache_prune(const struct cache *c, const struct cache_prune_options *o,
 			ret = -1;
 		else
 			r->temps++;
+	}
+
+	/* Memos by age: one in use that goes is made again by the next step
+	 * that needs it (a memo is read whole or not at all). */
+	for (size_t i = 0; o->max_age >= 0 && i < s.nr_memos; i++) {
+		if (s.memos[i].last_use >= age_limit)
+			continue;
+		if (unlink(s.memos[i].path) && errno != ENOENT)
+			ret = error_errno("cannot remove '%s'", s.memos[i].path);
+		else
+			r->memos++;
 	}
 	cache_scan_release(&s);
 	return ret;

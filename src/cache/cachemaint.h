@@ -27,16 +27,26 @@ struct cache_temp {
 	double mtime;
 };
 
+/* A memo under tools/: a compiler's identity (toolid.c) or search list
+ * (searchlist.c). Only saves work: one removed is made again. */
+struct cache_memo {
+	char *path;			/* owned */
+	uint64_t bytes;
+	double last_use;		/* max(atime, mtime) */
+};
+
 struct cache_scan {
 	struct cache_unit_entry *units;	/* sorted by key */
 	size_t nr_units, alloc_units;
 	struct cache_temp *temps;
 	size_t nr_temps, alloc_temps;	/* other files are left alone */
+	struct cache_memo *memos;
+	size_t nr_memos, alloc_memos;
 };
 
 void cache_scan_init(struct cache_scan *s);
 void cache_scan_release(struct cache_scan *s);
-/* List c's units and temps into s (cleared first); 0, or -1 after reporting. */
+/* List c's units, temps and memos into s (cleared first); 0, or -1 after reporting. */
 int cache_scan_run(struct cache_scan *s, const struct cache *c);
 
 struct cache_verify_result {
@@ -57,14 +67,15 @@ struct cache_prune_options {
 
 struct cache_prune_result {
 	size_t units, temps, busy;	/* removed (busy: skipped) */
+	size_t memos;			/* removed */
 	uint64_t bytes;				/* freed by units */
 	uint64_t total_after;			/* bytes of units left */
 };
 
 /* Remove unit entries unused for max_age, then the least recently used
- * entries while the total is above max_size, then orphaned temps. Entries
- * used within CACHE_PRUNE_GRACE and entries whose lock is held stay. 0, or -1
- * after reporting (what could go, went). */
+ * entries while the total is above max_size, then orphaned temps, and memos
+ * unused for max_age. Entries used within CACHE_PRUNE_GRACE and entries whose
+ * lock is held stay. 0, or -1 after reporting (what could go, went). */
 int cache_prune(const struct cache *c, const struct cache_prune_options *o,
 		struct cache_prune_result *r);
 

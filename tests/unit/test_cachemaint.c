@@ -8,7 +8,10 @@
  * processes and old temps removed; sizes. A child's lock is sequenced through pipes. An old
  * held entry both prune passes reach is busy once; verify by another user
  * than root (a child dropped to uid 65534) of a cache it may only read checks
- * each entry without a lock error and finds a held one busy. */
+ * each entry without a lock error and finds a held one busy. The compilers'
+ * memos under tools/: counted by scan, removed by an age limit only when
+ * unused for it (a use's atime refreshes), their orphaned temps removed, the
+ * learning runs' sources and other files left alone. */
 #include "cache/cache.h"
 #include "cache/cachemaint.h"
 #include "check.h"
@@ -636,6 +639,71 @@ static void test_prune_leftovers(void)
 	cache_release(&c);
 }
 
+static void test_prune_memos(void)
+{
+	struct cache c;
+	struct cache_scan s;
+	struct cache_prune_result r;
+	char hex[DIGEST_HEX_SIZE];
+	char *tools, *old_id, *old_list, *used, *fresh, *empty, *other, *temp;
+	double now = now_wall();
+
+	fresh_cache(&c, "memos");
+	tools = path_join(c.dir, CACHE_TOOLS_DIR);
+	CHECK_INT(mkdir_p(tools), 0);
+	make_key("memo", hex);
+	old_id = xstrfmt("%s/%s", tools, hex);
+	old_list = xstrfmt("%s/search-%s", tools, hex);
+	make_key("used", hex);
+	used = xstrfmt("%s/search-%s", tools, hex);
+	make_key("fresh", hex);
+	fresh = xstrfmt("%s/search-%s", tools, hex);
+	empty = xstrfmt("%s/empty.cpp", tools);
+	other = xstrfmt("%s/search-notahexname", tools);
+	temp = xstrfmt("%s.tmp.%ld.0000000a", fresh, check_dead_pid());
+	write_bytes(old_id, "id", 2);
+	write_bytes(old_list, "list", 4);
+	write_bytes(used, "used", 4);
+	write_bytes(fresh, "fresh", 5);
+	write_bytes(empty, "", 0);
+	write_bytes(other, "x", 1);
+	write_bytes(temp, "half", 4);
+	set_times(old_id, now - 30 * 86400, now - 30 * 86400);
+	set_times(old_list, now - 30 * 86400, now - 30 * 86400);
+	set_times(empty, now - 30 * 86400, now - 30 * 86400);
+	set_times(other, now - 30 * 86400, now - 30 * 86400);
+	set_times(used, now - 60, now - 30 * 86400);
+
+	cache_scan_init(&s);
+	CHECK_INT(cache_scan_run(&s, &c), 0);
+	CHECK_INT(s.nr_memos, 4);
+	CHECK_INT(s.nr_temps, 1);
+	cache_scan_release(&s);
+
+	/* No age limit: memos stay, the dead process's temp goes. */
+	CHECK_INT(prune(&c, -1, 0, &r), 0);
+	CHECK_INT(r.memos, 0);
+	CHECK_INT(r.temps, 1);
+	CHECK(!exists(temp));
+	CHECK(exists(old_id) && exists(old_list));
+
+	CHECK_INT(prune(&c, 14 * 86400, 0, &r), 0);
+	CHECK_INT(r.memos, 2);
+	CHECK_INT(r.units, 0);
+	CHECK(!exists(old_id) && !exists(old_list));
+	CHECK(exists(used) && exists(fresh) && exists(empty) && exists(other));
+
+	free(tools);
+	free(old_id);
+	free(old_list);
+	free(used);
+	free(fresh);
+	free(empty);
+	free(other);
+	free(temp);
+	cache_release(&c);
+}
+
 /* An old entry a compile holds, with both an age and a size limit: both
  * passes come to it, and it is busy once. Released, it goes. */
 static void test_prune_busy_once(void)
@@ -861,6 +929,7 @@ int main(int argc, char **argv)
 	TEST(test_prune_size(), "prune_size");
 	TEST(test_prune_leftovers(), "prune_leftovers");
 	TEST(test_prune_busy_once(), "prune_busy_once");
+	TEST(test_prune_memos(), "prune_memos");
 	TEST(test_verify_read_only(), "verify_read_only");
 	TEST(test_verify_no_lock_file(), "verify_no_lock_file");
 	TEST(test_parse_size(), "parse_size");
