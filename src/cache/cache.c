@@ -564,14 +564,16 @@ void cache_manifest_reads(const char *text, struct strvec *reads, char deps[16])
 	const char *p = strchr(text, '\n');
 
 	deps[0] = '\0';
-	while (p && *++p && !starts_with(p, "unit ")) {
+	/* strncmp of known lengths, not starts_with's strlen and call: gen reads
+	 * every manifest's lines here, hundreds for a unit of system headers. */
+	while (p && *++p && strncmp(p, "unit ", 5)) {
 		const char *nl = strchr(p, '\n');
 		size_t len = nl ? (size_t)(nl - p) : strlen(p);
 
-		if (starts_with(p, "read ") && len > 5 + 65 && p[69] == ' ') {
+		if (!strncmp(p, "read ", 5) && len > 5 + 65 && p[69] == ' ') {
 			strvec_push_nodup(reads, xstrndup(p + 5, len - 5));
-		} else if (starts_with(p, "absent ") || starts_with(p, "folder ") ||
-			   starts_with(p, "file ")) {
+		} else if (!strncmp(p, "absent ", 7) || !strncmp(p, "folder ", 7) ||
+			   !strncmp(p, "file ", 5)) {
 			size_t word = strcspn(p, " ");
 			char *line = xmalloc(65 + len - word);
 
@@ -581,7 +583,7 @@ void cache_manifest_reads(const char *text, struct strvec *reads, char deps[16])
 			memcpy(line + 65, p + word + 1, len - word - 1);
 			line[64 + len - word] = '\0';
 			strvec_push_nodup(reads, line);
-		} else if (starts_with(p, "deps ") && len - 5 < 16) {
+		} else if (!strncmp(p, "deps ", 5) && len - 5 < 16) {
 			memcpy(deps, p + 5, len - 5);
 			deps[len - 5] = '\0';
 		}

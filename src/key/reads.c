@@ -60,13 +60,14 @@ int reads_match(struct closure_cache *cc, const char *root, const struct strvec 
 {
 	for (size_t i = 0; i < reads->nr; i++) {
 		const char *line = reads->v[i], *path = line + 65;
-		char *abs = path_join(root, path), hex[DIGEST_HEX_SIZE];
+		/* Most are system headers' places, named absolutely: no copy. */
+		char *joined = path[0] == '/' ? NULL : path_join(root, path), hex[DIGEST_HEX_SIZE];
 		int same;
 
-		state_now(cc, abs, !is_place(line), hex);
+		state_now(cc, joined ? joined : path, !is_place(line), hex);
 		same = hex[0] && !strncmp(hex, line, 64);
 
-		free(abs);
+		free(joined);
 		if (!same) {
 			if (why)
 				buf_addf(why, "'%s' changed: %.12s -> %.12s", path, line,
