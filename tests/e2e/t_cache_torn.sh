@@ -37,6 +37,8 @@ grep -q '^cache/tools/[0-9a-f]\{64\}$' files || fail "no compiler identity memo"
 grep -q '^cache/reads/' files || fail "no reads pointer"
 grep -q '^read ' $(grep '^cache/units/' files) || fail "no entry with a read line"
 grep -q '^places ' $(grep '^cache/units/' files) || fail "no entry with places lines"
+# A search list memo's list, and its last line (a memo cut short has none).
+list_lines() { grep -E '^(kwarm-searchlist [0-9]+|(missing|quote|bracket) .*|end)$' "$1"; }
 entries=$(grep -c '^cache/units/' files)
 rm -rf good && mkdir good && while read -r f; do mkdir -p "good/${f%/*}"; cp -p "$f" "good/$f"; done < files
 
@@ -84,7 +86,11 @@ for shape in empty zero-tail zero-middle line-last line-half half; do
 			{ cat run.out; fail "$shape: '$f' named more than once"; }
 	done < files
 	for f in cache/tools/*; do
-		cmp -s "$f" "good/$f" || fail "$shape: '$f' is not as the clean build left it (a torn memo was used)"
+		case "${f##*/}" in
+		# Its scan records are the ones this run's steps made: the list is compared.
+		search-*) cmp -s <(list_lines "$f") <(list_lines "good/$f") ;;
+		*) cmp -s "$f" "good/$f" ;;
+		esac || fail "$shape: '$f' is not as the clean build left it (a torn memo was used)"
 	done
 	"$KWARM" cache --cache cache verify > verify.out 2>&1 || true
 	for k in $(unit_keys w.mk); do
