@@ -661,6 +661,11 @@ compile:
 			goto out;
 		}
 		home = priv;
+		/* The memos too: a cache that cannot take the unit may not take
+		 * a memo either, and would warn for each compiler and flag set. */
+		free(tools);
+		tools = path_join(home->dir, "tools");
+		cc.tool_memo_dir = tools;
 		attempt_restart(&a, home, o->key, &output);
 		if (run_steps(o, &a, &output, &final, &listed, NULL))
 			goto out;

@@ -331,6 +331,9 @@ static int run_learning(const struct unit_command *uc, const struct strvec *flag
 	strvec_push(&argv, "-o");
 	strvec_push(&argv, "/dev/null");
 	setenv("LC_ALL", "C", 1);
+	/* gcc would write the caller's dependency file for the empty source. */
+	unsetenv("DEPENDENCIES_OUTPUT");
+	unsetenv("SUNPRO_DEPENDENCIES");
 	if (run_capture((const char *const *)argv.v, uc->root, &output, &res, why))
 		goto out;
 	if (!res.exited || res.status || parse_verbose(buf_str(&output), c))

@@ -5,7 +5,7 @@
 # Makefile. DEPENDENCIES_OUTPUT of the caller would win over the
 # SUNPRO_DEPENDENCIES through which gcc lists what a unit of several sources
 # read: the compile runs without it, so its list (a macro-named header) is
-# recorded.
+# recorded, and no run of the compiler writes the caller's file.
 . "$(dirname "$0")/lib.sh"
 need g++ g++
 need clang++ clang
@@ -40,6 +40,8 @@ export DEPENDENCIES_OUTPUT=$T/user.d
 rm -rf "$T/cache" "$T/out"
 gxx_run "DEPENDENCIES_OUTPUT set" "$T/run4.out"
 ! grep -q 'not cached' "$T/run4.out" || { cat "$T/run4.out"; fail "gcc's list was not written: not cached"; }
+# Nor does the run that learns the compiler's search list (-E -v) write it.
+[ ! -e "$T/user.d" ] || fail "a compile wrote the caller's DEPENDENCIES_OUTPUT file"
 echo '#define V 2' > k/cfg.h
 make -f "$T/w.mk" -j2 warmup > "$T/run5.out" 2>&1 || { cat "$T/run5.out"; fail "make failed after cfg.h changed"; }
 grep -q "built orchestration 'k/orch.cpp'" "$T/run5.out" || { cat "$T/run5.out"; fail "editing cfg.h did not compile the orchestration again"; }
