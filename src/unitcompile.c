@@ -622,6 +622,14 @@ out:
 	return ret;
 }
 
+/* A fresh memo of the files, with the compiler memos (identities, search
+ * lists) in the folder tools. */
+static void memos_init(struct closure_cache *cc, const char *tools)
+{
+	closure_cache_init(cc);
+	cc->tool_memo_dir = tools;
+}
+
 /* Compile into cache (NULL: it cannot be used), else into the private store
  * priv (set up by the caller when cache is NULL, else on need). */
 static int compile_unit(struct compile_job *o, const struct cache *cache, struct cache *priv)
@@ -641,8 +649,7 @@ static int compile_unit(struct compile_job *o, const struct cache *cache, struct
 	double start = now_monotonic(), seconds;
 	int ret = -1, failed, stored, renamed, listed = 0, again = 0;
 
-	closure_cache_init(&cc);
-	cc.tool_memo_dir = tools;
+	memos_init(&cc, tools);
 	o->family = compile_family(o, &cc);
 	/* The outputs go beside the entry, so that a rename publishes them. */
 	attempt_init(&a, home, o->key);
@@ -661,11 +668,9 @@ compile:
 			goto out;
 		}
 		home = priv;
-		/* The memos too: a cache that cannot take the unit may not take
-		 * a memo either, and would warn for each compiler and flag set. */
+		/* Its memos too: a cache that cannot take the unit cannot take them. */
 		free(tools);
-		tools = path_join(home->dir, "tools");
-		cc.tool_memo_dir = tools;
+		cc.tool_memo_dir = tools = path_join(home->dir, "tools");
 		attempt_restart(&a, home, o->key, &output);
 		if (run_steps(o, &a, &output, &final, &listed, NULL))
 			goto out;
@@ -681,8 +686,7 @@ compile:
 		drop_held(o);
 		buf_reset(&lines);
 		closure_cache_release(&cc);
-		closure_cache_init(&cc);
-		cc.tool_memo_dir = tools;
+		memos_init(&cc, tools);
 		attempt_restart(&a, home, o->key, &output);
 		a.again = 1;
 		goto compile;
