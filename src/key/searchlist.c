@@ -296,7 +296,7 @@ static void memo_write(const char *path, const struct chain *c)
 		for (size_t k = 0; k < r->lookups.nr; k++)
 			buf_addf(&b, "%s\n", r->lookups.v[k]);
 	}
-	buf_adds(&b, MEMO_END + 1);
+	buf_adds(&b, &MEMO_END[1]);
 	cache_add_temp_name(&name, path, (long)getpid(), 0);
 	if (write_file(name.s, b.s, b.len) || rename(name.s, path))
 		unlink(name.s);
