@@ -337,12 +337,7 @@ int publish_bytes_gently(const char *final, const void *data, size_t len, struct
 	return publish_bytes(final, data, len, SYNC_BOTH, why);
 }
 
-int publish_checked_gently(const char *final, const void *data, size_t len, struct buf *why)
-{
-	return publish_bytes(final, data, len, 0, why);
-}
-
-int publish_report_gently(const char *final, const void *data, size_t len, struct buf *why)
+int publish_unsynced_gently(const char *final, const void *data, size_t len, struct buf *why)
 {
 	return publish_bytes(final, data, len, 0, why);
 }

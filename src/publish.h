@@ -49,13 +49,11 @@ int publish_commit_batched(struct publish *p, struct buf *why);
 void publish_abort(struct publish *p);
 /* begin + write + commit of one whole buffer. */
 int publish_bytes_gently(const char *final, const void *data, size_t len, struct buf *why);
-/* The same without the fsyncs, for a file every reader checks whole (a cache
- * entry, by its trailer): a crash may leave it empty, with zero-filled blocks
- * or a prefix, which the check takes for a miss. */
-int publish_checked_gently(const char *final, const void *data, size_t len, struct buf *why);
-/* The same without the fsyncs, for a report: readers still see the old file
- * or the whole new one, but a crash may leave either, or an empty file. */
-int publish_report_gently(const char *final, const void *data, size_t len, struct buf *why);
+/* The same without the fsyncs: readers see the old file or the whole new
+ * one, but a machine crash may leave it empty, with zero-filled blocks or a
+ * prefix. For a file every reader checks whole (a cache entry, by its
+ * trailer: the check takes that for a miss) or a report (rewritten anyway). */
+int publish_unsynced_gently(const char *final, const void *data, size_t len, struct buf *why);
 /* Remove in dir, and in its folders depth levels down, the temps of finals
  * named "*suffix" that processes now gone left (killed before their rename
  * or cleanup: cacheentry.h's orphans), as nothing else does outside a cache.

@@ -430,7 +430,7 @@ int cache_unit_store(const struct cache *c, const char *key, const char *tmp_pat
 	}
 	buf_add(&entry, bytes, size);
 	add_manifest(&entry, key, size, hex, label, extra);
-	ret = publish_checked_gently(mpath, entry.s, entry.len, why);
+	ret = publish_unsynced_gently(mpath, entry.s, entry.len, why);
 out:
 	buf_release(&entry);
 	free(bytes);

@@ -270,7 +270,7 @@ int remote_fetch(struct remote *r, const struct cache *c, const char *key)
 		dir = path_dirname(mpath);
 		mkdir_p(dir);
 		/* A local failure to publish: the unit compiles, as without a remote. */
-		ret = publish_checked_gently(mpath, body.s, body.len, NULL) ? -1 : 1;
+		ret = publish_unsynced_gently(mpath, body.s, body.len, NULL) ? -1 : 1;
 	} else if (!got) {
 		ret = 0;
 	}

@@ -331,7 +331,7 @@ int summary_write(const struct runstate *rs, int counts[4])
 	/* Not reported: the caller says it in its own words. Not fsynced: a
 	 * report, written last in the run (on its critical path), which
 	 * 'kwarm summary' writes again. */
-	ret = publish_report_gently(path, b.s, b.len, &unsaid);
+	ret = publish_unsynced_gently(path, b.s, b.len, &unsaid);
 	buf_release(&unsaid);
 	free(path);
 	free(note);

@@ -50,7 +50,7 @@ void trace_begin(const char *kw_dir, int pid, int join)
 		if (rename(trace, prev) && errno != ENOENT)
 			unlink(trace);
 		/* Published: a full disk or a kill leaves no torn trace. */
-		(void)publish_report_gently(trace, head, strlen(head), &unsaid);
+		(void)publish_unsynced_gently(trace, head, strlen(head), &unsaid);
 		buf_release(&unsaid);
 	}
 	free(head);

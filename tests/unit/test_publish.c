@@ -106,7 +106,7 @@ static void test_bytes(void)
 	check_listing(dir, "out.bin");
 
 	/* A report's publish replaces it the same way, leaving no temp. */
-	CHECK_INT(publish_report_gently(final, "report\n", 7, NULL), 0);
+	CHECK_INT(publish_unsynced_gently(final, "report\n", 7, NULL), 0);
 	text = file_text(final);
 	CHECK_STR(text, "report\n");
 	free(text);
