@@ -1,9 +1,10 @@
 /* os-linux: os.h on Linux (OFD locks since 3.15, sync_file_range, glibc's
  * posix_spawn_file_actions_addchdir_np since 2.29, pipe2 and SOCK_CLOEXEC,
- * getrandom, /dev/fd, /proc). */
+ * getrandom, /dev/fd, /proc, readdir's d_type). */
 #include "os.h"
 #include "util.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <sys/random.h>
@@ -212,4 +213,29 @@ int os_file_stamp_at(const char *path, struct timespec *now)
 	if (ret)
 		clock_gettime(CLOCK_REALTIME_COARSE, now);
 	return ret;
+}
+
+int os_list_folder(const char *path, void (*fn)(const char *name, enum os_kind kind, void *data),
+		   void *data)
+{
+	DIR *dir = opendir(path);
+	struct dirent *e;
+
+	if (!dir)
+		return -1;
+	while ((errno = 0, e = readdir(dir))) {
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		fn(e->d_name, e->d_type == DT_REG ? OS_KIND_FILE :
+		   e->d_type == DT_DIR ? OS_KIND_FOLDER : OS_KIND_OTHER, data);
+	}
+	if (errno) {
+		int err = errno;
+
+		closedir(dir);
+		errno = err;
+		return -1;
+	}
+	closedir(dir);
+	return 0;
 }

@@ -48,6 +48,15 @@ int os_file_stamp_at(const char *path, struct timespec *now);
 /* The absolute path of this program (caller frees), or NULL with errno set. */
 char *os_self_path(void);
 
+/* What a folder's listing tells of a name, without a stat: a regular file, a
+ * folder, or something else or unknown (a symbolic link, a device, a file
+ * system that does not say). */
+enum os_kind { OS_KIND_OTHER, OS_KIND_FILE, OS_KIND_FOLDER };
+/* Call fn with each name of folder path but "." and "..", and its kind; 0, or
+ * -1 with errno set when the folder cannot be listed. */
+int os_list_folder(const char *path, void (*fn)(const char *name, enum os_kind kind, void *data),
+		   void *data);
+
 /* What the system tells of a process. */
 struct os_process {
 	int ppid;

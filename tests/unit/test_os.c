@@ -2,9 +2,12 @@
  * descriptions of one file even within this process, shared locks do not,
  * and closing the fd drops it; a live, an unrelated and a dead pid; this
  * program's own path; this process's parent, name and start, by either clock;
- * a spawned child runs in the folder given; the file system's stamp of now. */
+ * a spawned child runs in the folder given; the file system's stamp of now;
+ * a folder's listing with each name's kind. */
 #include "os.h"
+#include "buf.h"
 #include "check.h"
+#include "path.h"
 #include "util.h"
 
 #include <errno.h>
@@ -237,6 +240,40 @@ static void test_file_stamp_now(const char *dir)
 	free(left);
 }
 
+static void note_listed(const char *name, enum os_kind kind, void *data)
+{
+	struct buf *b = data;
+
+	buf_addf(b, "%s%s=%d", b->len ? " " : "", name, (int)kind);
+}
+
+/* A folder's names with their kinds as the listing gives them (a link is
+ * OTHER, whatever it points at), never "." or ".."; a missing folder is -1. */
+static void test_list_folder(const char *dir)
+{
+	char *folder = xstrfmt("%s/listed", dir), *path, *gone;
+	struct buf b = BUF_INIT;
+
+	path = xstrfmt("%s/sub", folder);
+	CHECK_INT(mkdir_p(path), 0);
+	free(path);
+	check_write_text(folder, "f.txt", "x\n", 0644);
+	path = xstrfmt("%s/link", folder);
+	CHECK_INT(symlink("f.txt", path), 0);
+	free(path);
+	CHECK_INT(os_list_folder(folder, note_listed, &b), 0);
+	/* Three names in the listing's order: each once, with its kind. */
+	CHECK(strstr(b.s, "f.txt=1") && strstr(b.s, "sub=2") && strstr(b.s, "link=0"));
+	CHECK_INT(strlen(b.s), strlen("f.txt=1 sub=2 link=0"));
+	gone = xstrfmt("%s/gone", folder);
+	errno = 0;
+	CHECK_INT(os_list_folder(gone, note_listed, &b), -1);
+	CHECK_INT(errno, ENOENT);
+	free(gone);
+	buf_release(&b);
+	free(folder);
+}
+
 int main(int argc, char **argv)
 {
 	char *tmp, *dir;
@@ -257,6 +294,7 @@ int main(int argc, char **argv)
 	TEST(test_pipe_cloexec(), "pipe_cloexec");
 	TEST(test_socketpair_cloexec(), "socketpair_cloexec");
 	TEST(test_file_stamp_now(dir), "file_stamp_now");
+	TEST(test_list_folder(dir), "list_folder");
 	free(dir);
 	free(tmp);
 	return check_done();

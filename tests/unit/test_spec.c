@@ -421,6 +421,52 @@ static const char head[] =
 	"  incore: {aiv: {compiler: g++}}\n"
 	"classes:\n";
 
+/* A source's kind comes from its folder's listing, and from stat where the
+ * listing cannot tell: a link to a file is a source, a link to a folder is a
+ * folder, a dangling link and a name the folder lacks are missing. */
+static void test_source_kinds(void)
+{
+	static const char *const ok[] = { "k/orch/ar.cpp", "k/links/to_file.cpp" };
+	static const struct { const char *source, *want; } bad[] = {
+		{ "k/links/to_folder.cpp", "7:115: source 'k/links/to_folder.cpp' is a folder" },
+		{ "k/links/dangling.cpp", "7:115: source 'k/links/dangling.cpp' does not exist" },
+		{ "k/links/absent.cpp", "7:115: source 'k/links/absent.cpp' does not exist" },
+		{ "k/orch", "7:115: source 'k/orch' is a folder" },
+	};
+	struct buf b = BUF_INIT;
+	struct spec spec;
+	char *path;
+
+	mkdir_in_tmp("k/links");
+	path = path_join(tmp, "k/links/to_file.cpp");
+	CHECK_INT(symlink("../orch/decode.cpp", path), 0);
+	free(path);
+	path = path_join(tmp, "k/links/to_folder.cpp");
+	CHECK_INT(symlink("../orch", path), 0);
+	free(path);
+	path = path_join(tmp, "k/links/dangling.cpp");
+	CHECK_INT(symlink("../orch/gone.cpp", path), 0);
+	free(path);
+
+	for (size_t i = 0; i < ARRAY_SIZE(ok); i++) {
+		buf_reset(&b);
+		buf_addf(&b, "%s  - {name: A, callable: {orchestration: {source: %s, function_name: f}, "
+			 "incores: []}}\n", head, ok[i]);
+		check_write_text(tmp, "kinds_ok.yaml", b.s, 0644);
+		path = path_join(tmp, "kinds_ok.yaml");
+		if (!load_path_ok(&spec, path))
+			spec_release(&spec);
+		free(path);
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+		buf_reset(&b);
+		buf_addf(&b, "%s  - {name: A, callable: {orchestration: {source: k/orch/ar.cpp, function_name: f}, "
+			 "incores: [{func_id: 0, source: %s, core_type: aiv}]}}\n", head, bad[i].source);
+		expect_error("kinds_bad.yaml", b.s, bad[i].want);
+	}
+	buf_release(&b);
+}
+
 static void test_errors(void)
 {
 	struct buf b = BUF_INIT;
@@ -494,6 +540,7 @@ int main(int argc, char **argv)
 	TEST(test_relative_root(), "relative_root");
 	TEST(test_many_aliases(), "many_aliases");
 	TEST(test_errors(), "errors");
+	TEST(test_source_kinds(), "source_kinds");
 	free(tmp);
 	return check_done();
 }
