@@ -9,33 +9,17 @@
 
 #include <string.h>
 
-/* The length of s's first run of bytes other than 1 to 31 and those of stop.
- * Not strcspn: glibc takes its byte-at-a-time path, building a table on
- * each call, for a set this large (gen checks a few dozen words a unit). */
-static int is_alnum(char c)
-{
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
-}
-
-static size_t span_printable(const char *s, const char *stop)
-{
-	size_t n = 0;
-
-	/* No set holds a letter or a digit: most bytes need no look at it. */
-	while ((unsigned char)s[n] >= 0x20 && (is_alnum(s[n]) || !strchr(stop, s[n])))
-		n++;
-	return n;
-}
-
 /* Control characters (a newline above all) would end a line of the Makefile
  * or of its watch list: a path that holds one is refused. The watch list is
  * read by kwarm stale, not make, so what make cannot quote in a prerequisite
- * list (';' '=' '(' ')' '\', a blank at the end) is no bar. */
+ * list (';' '=' '(' ')' '\', a blank at the end) is no bar. A byte at a time
+ * with no table: gen checks a few dozen words a unit. */
 static int unsafe_for_make(const char *path)
 {
-	size_t ok = span_printable(path, "\x7f");
-
-	return path[ok] ? (unsigned char)path[ok] : 0;
+	for (const unsigned char *p = (const unsigned char *)path; *p; p++)
+		if (*p < 0x20 || *p == 0x7f)
+			return *p;
+	return 0;
 }
 
 /* A path as a make target (as_target) or prerequisite: make reads '%' as a
@@ -69,15 +53,15 @@ void makefile_add_prereq(struct buf *b, const char *path)
 
 void makefile_add_comment_text(struct buf *b, const char *s)
 {
-	for (const char *p = s; *p; p++) {
-		size_t n = span_printable(p, "\\");
+	const unsigned char *p = (const unsigned char *)s, *run = p;
 
-		buf_add(b, p, n);
-		p += n;
-		if (!*p)
-			break;
-		buf_addch(b, '?');
-	}
+	for (; *p; p++)
+		if (*p < 0x20 || *p == '\\') {
+			buf_add(b, run, (size_t)(p - run));
+			buf_addch(b, '?');
+			run = p + 1;
+		}
+	buf_add(b, run, (size_t)(p - run));
 }
 
 static int check_unit_paths(const struct plan_unit *u)
@@ -183,17 +167,38 @@ static void write_unit_rule(struct buf *b, const struct plan *plan)
 		 "\t$(KW_Q)$(KW_COMPILE) $(KW_CMD_$(notdir $*))\n\n");
 }
 
+/* n as printf's "%4d" would write it, by hand: a line per incore. */
+static void add_int4(struct buf *b, int n)
+{
+	char digits[16];
+	size_t at = sizeof(digits);
+	unsigned int v = n < 0 ? 0U - (unsigned int)n : (unsigned int)n;
+
+	do
+		digits[--at] = (char)('0' + v % 10);
+	while (v /= 10);
+	if (n < 0)
+		digits[--at] = '-';
+	for (size_t width = sizeof(digits) - at; width < 4; width++)
+		buf_addch(b, ' ');
+	buf_add(b, digits + at, sizeof(digits) - at);
+}
+
 static void write_class_comment(struct buf *b, const struct plan_callable *pc)
 {
 	const struct spec_callable *sc = pc->spec;
 
 	buf_adds(b, "#   orchestration  ");
 	makefile_add_comment_text(b, sc->source);
-	buf_addf(b, "  (%s)\n", sc->function_name);
+	buf_adds(b, "  (");
+	buf_adds(b, sc->function_name);
+	buf_adds(b, ")\n");
 	for (size_t i = 0; i < sc->nr_incores; i++) {
 		const struct spec_incore *in = &sc->incores[i];
 
-		buf_addf(b, "#   incore %4d  ", (int)in->func_id);
+		buf_adds(b, "#   incore ");
+		add_int4(b, (int)in->func_id);
+		buf_adds(b, "  ");
 		makefile_add_comment_text(b, in->name);
 		buf_adds(b, "  ");
 		buf_adds(b, in->core_type);
