@@ -39,7 +39,10 @@ int path_is_normal(const char *path)
 	if (*p == '/')
 		p++;
 	for (;;) {
-		size_t len = strcspn(p, "/");
+		/* strchr, not strcspn: glibc's strcspn takes a slow path for a
+		 * set of one (gen asks this of a few paths a unit). */
+		const char *slash = strchr(p, '/');
+		size_t len = slash ? (size_t)(slash - p) : strlen(p);
 
 		if (!len || (len == 1 && p[0] == '.') || (len == 2 && p[0] == '.' && p[1] == '.'))
 			return 0;
