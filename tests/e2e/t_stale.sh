@@ -99,3 +99,31 @@ make -f a.mk warmup > /dev/null 2>&1 || fail "the second warm-up failed"
 [ "$(stat -c %y a.mk)" = "$mk_time" ] || fail "the second run remade the Makefile again"
 [ -z "$("$KWARM" stale a.mk)" ] || fail "stale after the Makefile was remade"
 pass "a quick gen converges: the second run does not remake the Makefile"
+
+# A long watch list is checked in two halves at once: the first changed line
+# in list order is named whichever half holds it, and a bad line after a
+# changed one does not hide the change.
+mkdir many
+(cd many && seq -f 'f%04g' 6000 | xargs touch)
+"$KWARM" gen minimal/spec.yaml -o a.mk --cache "$T/cache" --out "$T/out"
+head -n 1 a.mk.inputs > list
+seq -f "i $T/many/f%04g" 6000 >> list
+cp list a.mk.inputs
+[ -z "$("$KWARM" stale a.mk)" ] || fail "a long watch list of old inputs is called stale"
+touch many/f5000
+[ "$("$KWARM" stale a.mk)" = "$T/many/f5000" ] || fail "a change in the second half is not named"
+touch many/f4000
+[ "$("$KWARM" stale a.mk)" = "$T/many/f4000" ] || fail "the first of two changes in the second half is not named"
+touch many/f0100
+[ "$("$KWARM" stale a.mk)" = "$T/many/f0100" ] || fail "a change in the first half is not named first"
+echo "x bad" >> a.mk.inputs
+[ "$("$KWARM" stale a.mk 2> err)" = "$T/many/f0100" ] || fail "a bad line hides a change before it"
+sed -i "/f0100\|f4000\|f5000/d" a.mk.inputs
+out=$("$KWARM" stale a.mk 2> err) && fail "a long damaged watch list is accepted"
+[ "$out" = "a.mk.inputs" ] && grep -q "a bad line in its watch list" err ||
+	fail "a long damaged watch list does not force a remake: '$out'"
+grep -v "f0100\|f4000\|f5000" list > a.mk.inputs
+echo "a $T/many/sub/entry.m" >> a.mk.inputs
+mkdir -p many/sub && touch many/sub/entry.m
+[ "$("$KWARM" stale a.mk)" = "$T/many/sub/entry.m" ] || fail "an appeared entry at the end of a long list is not named"
+pass "a long watch list: the first change in order is named, a bad line forces a remake"
