@@ -22,7 +22,7 @@ struct loader {
 	struct yamltree tree;
 	struct hashmap class_names;	/* name -> class, for uniqueness */
 	struct hashmap kinds;		/* path under root -> enum kind */
-	struct hashmap listed;		/* folders under root listed into kinds */
+	struct hashmap listed;		/* folder under root -> 1 one name asked, 2 listed */
 	/* The class being loaded, for messages and core type resolution. */
 	struct spec_class *cls;
 	struct spec_toolchain *cls_orch;	/* its own orchestration role or NULL */
@@ -101,23 +101,29 @@ static void note_kind(const char *name, enum os_kind kind, void *data)
 
 /* Big specs name many sources of each folder: one listing of the folder says
  * what each of its names is, where a stat each walks the whole path again
- * (100k sources: a tenth of gen's system time). Only what the listing shows
- * is taken from it: a name it lacks (a case-folding file system) or shows
- * without its kind (a symbolic link) is asked of stat. */
+ * (100k sources: a tenth of gen's system time). A folder is listed when a
+ * second of its names is asked, so that a lone source in a large folder still
+ * costs one stat. Only what the listing shows is taken from it: a name it
+ * lacks (a case-folding file system) or shows without its kind (a symbolic
+ * link) is asked of stat. */
 static void list_folder(struct loader *ld, const char *rel)
 {
 	const char *slash = strrchr(rel, '/');
 	struct listing l = { .kinds = &ld->kinds, .path = BUF_INIT };
+	uintptr_t asked;
 	char *abs;
 
 	if (slash == rel || (slash && !slash[1]))
 		return;
 	buf_add(&l.path, rel, slash ? (size_t)(slash - rel) : 0);
-	if (hashmap_get(&ld->listed, l.path.s)) {
+	asked = (uintptr_t)hashmap_get(&ld->listed, l.path.s);
+	if (asked != 1) {
+		if (!asked)
+			hashmap_put(&ld->listed, l.path.s, (void *)1);
 		buf_release(&l.path);
 		return;
 	}
-	hashmap_put(&ld->listed, l.path.s, (void *)1);
+	hashmap_put(&ld->listed, l.path.s, (void *)2);
 	abs = l.path.len ? path_join(ld->spec->root, l.path.s) : xstrdup(ld->spec->root);
 	if (l.path.len)
 		buf_addch(&l.path, '/');

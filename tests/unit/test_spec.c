@@ -421,23 +421,27 @@ static const char head[] =
 	"  incore: {aiv: {compiler: g++}}\n"
 	"classes:\n";
 
-/* A source's kind comes from its folder's listing, and from stat where the
- * listing cannot tell: a link to a file is a source, a link to a folder is a
- * folder, a dangling link and a name the folder lacks are missing. */
+/* A source's kind comes from its folder's listing once a second name of the
+ * folder is asked, and from stat where the listing cannot tell: a link to a
+ * file is a source, a link to a folder is a folder, a dangling link and a
+ * name the folder lacks are missing. Each case's name is the second of its
+ * folder (the first, a plain file, is listed before it). */
 static void test_source_kinds(void)
 {
-	static const char *const ok[] = { "k/orch/ar.cpp", "k/links/to_file.cpp" };
-	static const struct { const char *source, *want; } bad[] = {
-		{ "k/links/to_folder.cpp", "7:115: source 'k/links/to_folder.cpp' is a folder" },
-		{ "k/links/dangling.cpp", "7:115: source 'k/links/dangling.cpp' does not exist" },
-		{ "k/links/absent.cpp", "7:115: source 'k/links/absent.cpp' does not exist" },
-		{ "k/orch", "7:115: source 'k/orch' is a folder" },
+	static const struct { const char *first, *second, *want; } cases[] = {
+		{ "k/links/real.cpp", "k/links/to_file.cpp", NULL },
+		{ "k/links/real.cpp", "k/links/to_folder.cpp", "source 'k/links/to_folder.cpp' is a folder" },
+		{ "k/links/real.cpp", "k/links/dangling.cpp", "source 'k/links/dangling.cpp' does not exist" },
+		{ "k/links/real.cpp", "k/links/absent.cpp", "source 'k/links/absent.cpp' does not exist" },
+		{ "k/top.cpp", "k/orch", "source 'k/orch' is a folder" },
 	};
 	struct buf b = BUF_INIT;
 	struct spec spec;
 	char *path;
 
 	mkdir_in_tmp("k/links");
+	check_write_text(tmp, "k/links/real.cpp", "int r;\n", 0644);
+	check_write_text(tmp, "k/top.cpp", "int t;\n", 0644);
 	path = path_join(tmp, "k/links/to_file.cpp");
 	CHECK_INT(symlink("../orch/decode.cpp", path), 0);
 	free(path);
@@ -448,21 +452,27 @@ static void test_source_kinds(void)
 	CHECK_INT(symlink("../orch/gone.cpp", path), 0);
 	free(path);
 
-	for (size_t i = 0; i < ARRAY_SIZE(ok); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		char *want;
+
 		buf_reset(&b);
-		buf_addf(&b, "%s  - {name: A, callable: {orchestration: {source: %s, function_name: f}, "
-			 "incores: []}}\n", head, ok[i]);
-		check_write_text(tmp, "kinds_ok.yaml", b.s, 0644);
-		path = path_join(tmp, "kinds_ok.yaml");
-		if (!load_path_ok(&spec, path))
-			spec_release(&spec);
-		free(path);
-	}
-	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
-		buf_reset(&b);
-		buf_addf(&b, "%s  - {name: A, callable: {orchestration: {source: k/orch/ar.cpp, function_name: f}, "
-			 "incores: [{func_id: 0, source: %s, core_type: aiv}]}}\n", head, bad[i].source);
-		expect_error("kinds_bad.yaml", b.s, bad[i].want);
+		buf_addf(&b, "%s  - name: A\n    callable:\n"
+			 "      orchestration: {source: k/orch/ar.cpp, function_name: f}\n"
+			 "      incores:\n"
+			 "        - {func_id: 0, source: %s, core_type: aiv}\n"
+			 "        - {func_id: 1, source: %s, core_type: aiv}\n",
+			 head, cases[i].first, cases[i].second);
+		if (!cases[i].want) {
+			check_write_text(tmp, "kinds_ok.yaml", b.s, 0644);
+			path = path_join(tmp, "kinds_ok.yaml");
+			if (!load_path_ok(&spec, path))
+				spec_release(&spec);
+			free(path);
+			continue;
+		}
+		want = xstrfmt("12:32: %s", cases[i].want);
+		expect_error("kinds_bad.yaml", b.s, want);
+		free(want);
 	}
 	buf_release(&b);
 }
