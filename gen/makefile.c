@@ -2,6 +2,7 @@
 #include "inputs.h"
 #include "cache/cache.h"
 #include "report/runstate.h"
+#include "plan/schedule.h"
 
 #include <stdlib.h>
 #include "util.h"
@@ -206,35 +207,6 @@ static void write_class_comment(struct buf *b, const struct plan_callable *pc)
 		makefile_add_comment_text(b, in->source);
 		buf_addch(b, '\n');
 	}
-}
-
-/* The rank (plan->lpt position) of a callable's last unit in that order. */
-static size_t last_rank(const struct plan_callable *pc)
-{
-	size_t last = pc->orchestration->rank;
-
-	for (size_t i = 0; i < pc->spec->nr_incores; i++)
-		if (pc->children[i]->rank > last)
-			last = pc->children[i]->rank;
-	return last;
-}
-
-/* How many units after its last one a callable's pack is listed: about the
- * -j of a typical run (see makefile_write). */
-#define PACK_LAG 8
-
-/* A callable by the rank of its last unit, then spec order. */
-struct pack_slot {
-	size_t rank, callable;
-};
-
-static int by_last_rank(const void *a, const void *b)
-{
-	const struct pack_slot *x = a, *y = b;
-
-	if (x->rank != y->rank)
-		return x->rank < y->rank ? -1 : 1;
-	return x->callable < y->callable ? -1 : x->callable > y->callable;
 }
 
 static int by_rank(const void *a, const void *b)
@@ -492,47 +464,72 @@ static void write_variables(struct buf *b, const struct plan *plan,
 		 "    --private $(KW_OUT)/" RUNSTATE_PRIVATE_DIR " --stamp $@\n");
 }
 
-/* warmup: every unit, and each callable's pack among them. */
+/* The steps of a warm-up list (schedule.h), one a line after " \\". */
+static void write_steps(struct sink *out, const struct plan *plan,
+			const struct schedule_step *steps)
+{
+	struct buf *b = &out->b;
+
+	for (size_t i = 0; i < plan->nr_units + plan->nr_callables; i++) {
+		buf_adds(b, " \\\n    ");
+		if (steps[i].pack)
+			add_out_path(b, plan, plan->callables[steps[i].index].stamp_path, 0);
+		else
+			add_unit_target(b, plan, plan->units[steps[i].index]);
+		sink_flush(out);
+	}
+}
+
+/* The words -jN of make's MAKEFLAGS for each N of plan->spec_jobs. */
+static void add_spec_jobs(struct buf *b, const struct plan *plan)
+{
+	const char *sep = "";
+
+	for (unsigned n = 0; n < 64; n++)
+		if (plan->spec_jobs & ((uint64_t)1 << n)) {
+			buf_addf(b, "%s-j%u", sep, n);
+			sep = " ";
+		}
+}
+
+/* warmup: every unit, and each callable's pack among them: longest recorded
+ * first, so that make -jN starts the critical path early whatever class it
+ * belongs to (schedule.h), or in spec order at the -j where the record says
+ * that is faster. */
 static void write_warmup(struct sink *out, const struct plan *plan)
 {
 	const struct spec *spec = plan->spec;
 	struct buf *b = &out->b;
+	size_t nr = plan->nr_units + plan->nr_callables;
+	struct schedule_step *steps = xcalloc(nr + 1, sizeof(*steps));
 
 	buf_adds(b, "\n.PHONY: warmup help kw-force");
 	for (size_t i = 0; i < spec->nr_classes; i++)
 		buf_addf(b, " warmup-%s", spec->classes[i].name);
-	/* Every unit, longest recorded first, so that make -jN starts the
-	 * critical path early whatever class it belongs to; each callable's pack
-	 * PACK_LAG places after its last unit. Make starts the list's jobs in one
-	 * pass, waiting at each for a free slot, and a pack whose units still run
-	 * when the pass reaches it waits for the next pass (after the last
-	 * unit): a few places later, its units are likely done, and it fills a
-	 * slot among the compiles instead of a tail after them. */
-	buf_adds(b, "\n\n# Every unit, longest first, each callable's pack among them\nwarmup:");
-	{
-		struct pack_slot *slots = xcalloc(plan->nr_callables + 1, sizeof(*slots));
-		size_t next = 0;
+	schedule_list(plan, plan->lpt, steps);
+	if (!plan->spec_jobs) {
+		buf_adds(b, "\n\n# Every unit, longest first, each callable's pack among them\nwarmup:");
+		write_steps(out, plan, steps);
+	} else {
+		size_t *order = xcalloc(plan->nr_units + 1, sizeof(*order));
 
-		for (size_t c = 0; c < plan->nr_callables; c++) {
-			slots[c].rank = last_rank(&plan->callables[c]) + PACK_LAG;
-			slots[c].callable = c;
-		}
-		qsort(slots, plan->nr_callables, sizeof(*slots), by_last_rank);
-		for (size_t i = 0; i < plan->nr_units; i++) {
-			buf_adds(b, " \\\n    ");
-			add_unit_target(b, plan, plan->units[plan->lpt[i]]);
-			for (; next < plan->nr_callables && slots[next].rank == i; next++) {
-				buf_adds(b, " \\\n    ");
-				add_out_path(b, plan, plan->callables[slots[next].callable].stamp_path, 0);
-			}
-			sink_flush(out);
-		}
-		for (; next < plan->nr_callables; next++) {
-			buf_adds(b, " \\\n    ");
-			add_out_path(b, plan, plan->callables[slots[next].callable].stamp_path, 0);
-		}
-		free(slots);
+		buf_adds(b, "\n\n# Every unit, longest first, each callable's pack among them\nKW_LONGEST :=");
+		write_steps(out, plan, steps);
+		for (size_t i = 0; i < plan->nr_units; i++)
+			order[i] = i;
+		schedule_list(plan, order, steps);
+		free(order);
+		buf_adds(b, "\n# The same in spec order, faster at ");
+		add_spec_jobs(b, plan);
+		buf_adds(b, " by the durations record;\n"
+			 "# make says -j in MAKEFLAGS only after parsing: a secondary expansion\n"
+			 "KW_SPEC_ORDER :=");
+		write_steps(out, plan, steps);
+		buf_adds(b, "\n.SECONDEXPANSION:\nwarmup: $$(if $$(filter ");
+		add_spec_jobs(b, plan);
+		buf_adds(b, ",$$(MAKEFLAGS)),$$(KW_SPEC_ORDER),$$(KW_LONGEST))");
 	}
+	free(steps);
 	for (size_t i = 0; i < spec->nr_classes; i++)
 		buf_addf(b, " \\\n    warmup-%s", spec->classes[i].name);
 	buf_adds(b, "\n\n");

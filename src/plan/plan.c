@@ -5,6 +5,7 @@
 #include "pack/layout.h"
 #include "plan/packdesc.h"
 #include "plan/planfile.h"
+#include "plan/schedule.h"
 #include "path.h"
 #include "cache/store.h"
 #include "util.h"
@@ -203,6 +204,7 @@ static struct plan_unit *add_unit(struct planner *p, struct unit_command *uc,
 		u->label = label;
 		u->id = xstrfmt("%s/%s", id_prefix, label);
 		u->seconds = durations_get(&p->durations, u->id);
+		u->index = plan->nr_units;
 		u->cmd = *uc;
 		strvec_copy(&u->launcher, plan->launcher ? plan->launcher : launcher);
 		strvec_init(&u->owners);
@@ -402,6 +404,8 @@ int plan_build(struct plan *plan, const struct spec *spec, const char *cache_dir
 	for (size_t i = 0; i < p.inputs.nr; i++)
 		strvec_push(&plan->inputs, p.inputs.entries[i].key);
 	order_units(plan);
+	if (!ret)
+		schedule_choose(plan);
 	durations_release(&p.durations);
 	hashmap_release(&p.inputs);
 	hashmap_release(&p.families);

@@ -9,6 +9,8 @@
 #include "spec/spec.h"
 #include "key/unitkey.h"
 
+#include <stdint.h>
+
 struct plan_unit {
 	char key[DIGEST_HEX_SIZE];
 	char *label;			/* "incore 'copy_hidden' (aiv)" of its first owner */
@@ -19,6 +21,7 @@ struct plan_unit {
 	struct strvec owners;		/* class names, first-seen order, unique */
 	double seconds;			/* recorded compile time, for ordering; -1 unknown */
 	size_t rank;			/* position in the plan's longest-first order */
+	size_t index;			/* position in plan->units */
 };
 
 struct plan_callable {
@@ -42,6 +45,8 @@ struct plan {
 	struct plan_unit **units;	/* first-seen order */
 	size_t *lpt;			/* indexes into units, longest recorded first */
 	size_t nr_units, alloc_units;
+	uint64_t spec_jobs;		/* bit N: make -jN goes faster in spec order
+					 * than in lpt's (schedule.h) */
 	struct plan_callable *callables;	/* spec order */
 	size_t nr_callables;
 	struct strvec inputs;		/* absolute files and folders the plan read, first-seen order */
