@@ -54,6 +54,9 @@ NS = (2, 3, 8)
 CMD_LINE = re.compile(r"^KW_CMD_([0-9a-f]{64}) = (.*)$")
 UNITS_VAR = re.compile(r"^(KW_UNITS_\S+) :=")
 PACK_RULE = re.compile(r"^(\S+\.callable/[0-9a-f]{64}): \$\((KW_UNITS_\S+)\)")
+# With a record, both lists and the -j values that take spec order (schedule.h).
+LIST_VAR = re.compile(r"^(KW_LONGEST|KW_SPEC_ORDER) :=")
+PICK = re.compile(r"^warmup: \$\$\(if \$\$\(filter ([^,]*),")
 
 
 def continued(lines, i):
@@ -68,11 +71,12 @@ def continued(lines, i):
         i += 1
 
 
-def read_makefile(mk):
-    """(warm-up list, {target: [prerequisite units]}, {unit key: (flag, source)})."""
+def read_makefile(mk, n=None):
+    """(warm-up list make -jN goes down, {target: [prerequisite units]}, {unit
+    key: (flag, source)})."""
     with open(mk) as f:
         lines = f.readlines()
-    cmds, vars_, packs, warmup = {}, {}, {}, None
+    cmds, vars_, packs, warmup, lists = {}, {}, {}, None, {}
     for i, line in enumerate(lines):
         m = CMD_LINE.match(line)
         if m:
@@ -80,6 +84,11 @@ def read_makefile(mk):
             cmd = words[words.index("--") + 1:]
             flag = next(x for x in cmd if x in wl.ROLE_FLAG.values())
             cmds[m.group(1)] = (flag, cmd[-1])
+        elif LIST_VAR.match(line):
+            lists[LIST_VAR.match(line).group(1)] = continued(lines, i)[2:]
+        elif PICK.match(line):
+            spec_jobs = PICK.match(line).group(1).split()
+            warmup = lists["KW_SPEC_ORDER" if "-j%s" % n in spec_jobs else "KW_LONGEST"]
         elif line.startswith("warmup:"):
             warmup = continued(lines, i)[1:]
         elif UNITS_VAR.match(line):
@@ -199,7 +208,7 @@ def shape_rows(kwarm, standin, name, w, d, pack, ns, step=0.0, noise=0.0, seeds=
         row = [name, n, lb]
         extra = []
         for mk in (spec_mk, hist_mk):
-            order, deps, cmds = read_makefile(mk)
+            order, deps, cmds = read_makefile(mk, n)
             span = wait = late = 0.0
             for seed in range(seeds):
                 def cost(target):
