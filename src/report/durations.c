@@ -180,7 +180,9 @@ static int by_index(const void *a, const void *b)
 	return x->index < y->index ? -1 : x->index > y->index;
 }
 
-void durations_order(const double *secs, size_t n, size_t *order)
+/* The items of secs, longest first (an unknown one counts as the average of
+ * the known ones, 1.0 when none is); caller frees. */
+static struct order_item *sorted_items(const double *secs, size_t n)
 {
 	struct order_item *items;
 	double sum = 0, unknown = 1.0;
@@ -200,19 +202,52 @@ void durations_order(const double *secs, size_t n, size_t *order)
 	}
 	/* The index breaks ties, so qsort's instability cannot show. */
 	qsort(items, n, sizeof(*items), longest_first);
+	return items;
+}
+
+/* The end of the run of items alike to items[i] (within DURATIONS_SIMILAR
+ * of it, the run's longest). */
+static size_t alike_end(const struct order_item *items, size_t n, size_t i)
+{
+	size_t j = i + 1;
+
+	while (j < n && items[j].secs >= items[i].secs * DURATIONS_SIMILAR)
+		j++;
+	return j;
+}
+
+void durations_order(const double *secs, size_t n, size_t *order)
+{
+	struct order_item *items = sorted_items(secs, n);
+	size_t i;
+
 	/* Units within DURATIONS_SIMILAR of each other are alike for the
 	 * schedule: among them keep the spec's order, so that a class's units
 	 * stay together and its pack can start early (a recorded run's noise
 	 * would scatter them otherwise). */
 	for (i = 0; i < n;) {
-		size_t j = i + 1;
+		size_t j = alike_end(items, n, i);
 
-		while (j < n && items[j].secs >= items[i].secs * DURATIONS_SIMILAR)
-			j++;
 		qsort(items + i, j - i, sizeof(*items), by_index);
 		i = j;
 	}
 	for (i = 0; i < n; i++)
 		order[i] = items[i].index;
+	free(items);
+}
+
+void durations_alike(const double *secs, size_t n, double *out)
+{
+	struct order_item *items = sorted_items(secs, n);
+
+	for (size_t i = 0, j; i < n; i = j) {
+		double sum = 0;
+
+		j = alike_end(items, n, i);
+		for (size_t k = i; k < j; k++)
+			sum += items[k].secs;
+		for (size_t k = i; k < j; k++)
+			out[items[k].index] = sum / (double)(j - i);
+	}
 	free(items);
 }

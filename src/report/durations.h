@@ -46,5 +46,9 @@ double durations_get(const struct durations *d, const char *id);
  * original order, so the result is deterministic and a class's units of
  * about the same length stay together. */
 void durations_order(const double *secs, size_t n, size_t *order);
+/* Into out, each of secs as the mean of its run of alike ones in that
+ * order (unknown = the average): what a recorded run's noise leaves of the
+ * durations, for a model of the schedule. out may be secs. */
+void durations_alike(const double *secs, size_t n, double *out);
 
 #endif

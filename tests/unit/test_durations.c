@@ -326,6 +326,24 @@ static void test_order_alike(void)
 	CHECK_INT(order[5], 3);
 }
 
+/* Each duration as the mean of its run of alike ones (the runs durations_order
+ * keeps in spec order), an unknown one as the average; in place too. */
+static void test_alike(void)
+{
+	double secs[] = { 1.20, 1.25, 8.4, 1.15, 6.6, -1 }, out[6];
+
+	durations_alike(secs, 6, out);
+	/* Runs: 8.4 | 6.6 | the unknown 3.72 | 1.25 1.20 1.15. */
+	CHECK_SECS(out[2], 8.4);
+	CHECK_SECS(out[4], 6.6);
+	CHECK_SECS(out[5], 3.72);
+	CHECK_SECS(out[0], 1.2);
+	CHECK_SECS(out[1], 1.2);
+	CHECK_SECS(out[3], 1.2);
+	durations_alike(secs, 6, secs);
+	CHECK_SECS(secs[1], 1.2);
+}
+
 int main(int argc, char **argv)
 {
 	check_init(argc, argv);
@@ -338,6 +356,7 @@ int main(int argc, char **argv)
 	TEST(test_compaction(), "compaction");
 	TEST(test_order(), "order");
 	TEST(test_order_alike(), "order_alike");
+	TEST(test_alike(), "alike");
 	free(tmpdir);
 	return check_done();
 }
