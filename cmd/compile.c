@@ -1,6 +1,7 @@
 /* kwarm compile: one unit's Makefile recipe (the work is unitcompile.h's). */
 #include "commands.h"
 #include "report/annotate.h"
+#include "pack/packnow.h"
 #include "publish.h"
 #include "unitcompile.h"
 #include "util.h"
@@ -28,6 +29,18 @@ const char usage_compile[] =
 	"  --remote URL    a remote cache: fetch the unit from it before compiling,\n"
 	"                  upload what compiles (see KWARM_REMOTE_* in kwarm(1))\n";
 
+/* The unit is published and reported: pack what it completes (packnow.h). */
+static void pack_now(struct compile_job *o)
+{
+	struct packnow pn = {
+		.plan = o->plan, .key = o->key, .packs = o->found.packs,
+		.nr_packs = o->found.nr_packs, .cache_dir = o->cache,
+		.private_dir = o->private_dir, .goals = o->goals, .github = o->github,
+	};
+
+	packnow(o->rs, &pn);
+}
+
 int cmd_compile(int argc, char **argv)
 {
 	struct compile_job o;
@@ -48,8 +61,11 @@ int cmd_compile(int argc, char **argv)
 	}
 	publish_install_signal_cleanup();
 	ret = compile_job_run_shown(&o, &cached, 1) ? 1 : 0;
-	if (o.state)
+	if (o.state) {
+		if (!ret)
+			pack_now(&o);
 		runstate_release(&rs);
+	}
 	compile_job_release(&o);
 	return ret;
 }

@@ -1,4 +1,8 @@
 #include "planwrite.h"
+#include "hashmap.h"
+#include "util.h"
+
+#include <stdlib.h>
 
 /* A unit's compile record: the words of its recipe. */
 static void add_record(struct planfile_writer *w, const struct plan *plan,
@@ -29,11 +33,50 @@ static void add_pack(struct planfile_writer *w, const struct plan *plan,
 	planfile_end_pack(w, ref);
 }
 
+/* The callables each unit is in, by the unit's place in plan->units. */
+struct unit_packs {
+	size_t *v;
+	size_t nr, alloc;
+};
+
+static void add_unit_pack(struct unit_packs *packs, const struct hashmap *place,
+			  const struct plan_unit *u, size_t callable)
+{
+	struct unit_packs *p = &packs[(size_t)hashmap_get(place, u->key) - 1];
+
+	/* A unit twice in one callable is listed once: callables go in order. */
+	if (p->nr && p->v[p->nr - 1] == callable)
+		return;
+	ALLOC_GROW(p->v, p->nr + 1, p->alloc);
+	p->v[p->nr++] = callable;
+}
+
+static struct unit_packs *unit_packs(const struct plan *plan)
+{
+	struct unit_packs *packs = xcalloc(plan->nr_units + 1, sizeof(*packs));
+	struct hashmap place;
+
+	hashmap_init(&place);
+	hashmap_reserve(&place, plan->nr_units);
+	for (size_t i = 0; i < plan->nr_units; i++)
+		hashmap_put(&place, plan->units[i]->key, (void *)(i + 1));
+	for (size_t c = 0; c < plan->nr_callables; c++) {
+		const struct plan_callable *pc = &plan->callables[c];
+
+		add_unit_pack(packs, &place, pc->orchestration, c);
+		for (size_t i = 0; i < pc->spec->nr_incores; i++)
+			add_unit_pack(packs, &place, pc->children[i], c);
+	}
+	hashmap_release(&place);
+	return packs;
+}
+
 void planwrite(const struct plan *plan, struct sink *out, struct planfile_ref *refs)
 {
 	const struct spec *spec = plan->spec;
 	struct planfile_writer w;
 	struct plan_words words = PLAN_WORDS_INIT;
+	struct unit_packs *packs = unit_packs(plan);
 
 	planfile_writer_init(&w, out);
 	for (size_t i = 0; i < plan->nr_callables; i++)
@@ -43,12 +86,14 @@ void planwrite(const struct plan *plan, struct sink *out, struct planfile_ref *r
 		planfile_add_class(&w, spec->classes[i].name);
 	for (size_t i = 0; i < plan->nr_callables; i++)
 		planfile_add_callable(&w, plan->callables[i].ckey, plan->callables[i].cls->name,
-				      plan->callables[i].stamp_path);
+				      plan->callables[i].stamp_path, &refs[i]);
 	for (size_t i = 0; i < plan->nr_units; i++) {
 		const struct plan_unit *u = plan->units[i];
 
-		planfile_add_unit(&w, u->key, &u->owners, u->id, u->label);
+		planfile_add_unit(&w, u->key, &u->owners, u->id, u->label, packs[i].v, packs[i].nr);
+		free(packs[i].v);
 	}
+	free(packs);
 	planfile_finish(&w);
 	planfile_writer_release(&w);
 }

@@ -48,48 +48,50 @@ static void put_le32(unsigned char *img, size_t off, uint32_t v)
 	img[off + 3] = (unsigned char)(v >> 24);
 }
 
-static int check_name(const struct layout_callable *c, const char *field, const char *name)
+static int check_name(const struct layout_callable *c, const char *field, const char *name,
+		      struct buf *why)
 {
 	size_t len = strlen(name);
 
 	if (len >= LAYOUT_NAME_SIZE)
-		return error("%s: %s '%s' is %zu bytes, more than %d", c->what, field,
+		return error_to(why, "%s: %s '%s' is %zu bytes, more than %d", c->what, field,
 			     name, len, LAYOUT_NAME_SIZE - 1);
 	return 0;
 }
 
-static int check_sig(const char *what, const char *unit, const int *sig, int count, int max)
+static int check_sig(const char *what, const char *unit, const int *sig, int count, int max,
+		     struct buf *why)
 {
 	int i;
 
 	if (count < 0 || (count && !sig))
 		BUG("%s: bad signature (count %d)", what, count);
 	if (count > max)
-		return error("%s%s%s%s: signature has %d entries, more than %d", what,
+		return error_to(why, "%s%s%s%s: signature has %d entries, more than %d", what,
 			     unit ? ", incore '" : "", unit ? unit : "", unit ? "'" : "",
 			     count, max);
 	for (i = 0; i < count; i++)
 		if (sig[i] < LAYOUT_SCALAR || sig[i] > LAYOUT_INOUT)
-			return error("%s%s%s%s: signature entry %d is %d, not a direction",
+			return error_to(why, "%s%s%s%s: signature entry %d is %d, not a direction",
 				     what, unit ? ", incore '" : "", unit ? unit : "",
 				     unit ? "'" : "", i, sig[i]);
 	return 0;
 }
 
-int layout_check(const struct layout_callable *c, uint64_t *size)
+int layout_check(const struct layout_callable *c, uint64_t *size, struct buf *why)
 {
 	uint64_t end;
 	size_t i;
 
-	if (check_name(c, "function name", c->func_name ? c->func_name : "") ||
-	    check_name(c, "config name", c->config_name ? c->config_name : "") ||
-	    check_sig(c->what, NULL, c->sig, c->sig_count, LAYOUT_CHIP_SIG_MAX))
+	if (check_name(c, "function name", c->func_name ? c->func_name : "", why) ||
+	    check_name(c, "config name", c->config_name ? c->config_name : "", why) ||
+	    check_sig(c->what, NULL, c->sig, c->sig_count, LAYOUT_CHIP_SIG_MAX, why))
 		return -1;
 	if (c->nr_children > LAYOUT_CHILDREN_MAX)
-		return error("%s: %zu incores, more than %d", c->what, c->nr_children,
+		return error_to(why, "%s: %zu incores, more than %d", c->what, c->nr_children,
 			     LAYOUT_CHILDREN_MAX);
 	if (c->orch_size > LAYOUT_BINARY_MAX)
-		return error("%s: orchestration binary is %" PRIu64 " bytes, more than %" PRIu32,
+		return error_to(why, "%s: orchestration binary is %" PRIu64 " bytes, more than %" PRIu32,
 			     c->what, c->orch_size, LAYOUT_BINARY_MAX);
 	end = c->orch_size;
 	for (i = 0; i < c->nr_children; i++) {
@@ -102,13 +104,13 @@ int layout_check(const struct layout_callable *c, uint64_t *size)
 			snprintf(tmp, sizeof(tmp), "func_id %" PRId32, ch->func_id);
 			unit = tmp;	/* an unnamed unit: its func_id */
 		}
-		if (check_sig(c->what, unit, ch->sig, ch->sig_count, LAYOUT_CORE_SIG_MAX))
+		if (check_sig(c->what, unit, ch->sig, ch->sig_count, LAYOUT_CORE_SIG_MAX, why))
 			return -1;
 		if (ch->size > LAYOUT_BINARY_MAX)
-			return error("%s, incore '%s': binary is %" PRIu64 " bytes, more than %" PRIu32,
+			return error_to(why, "%s, incore '%s': binary is %" PRIu64 " bytes, more than %" PRIu32,
 				     c->what, unit, ch->size, LAYOUT_BINARY_MAX);
 		if (off > UINT32_MAX)
-			return error("%s, incore '%s': storage offset %" PRIu64 " does not fit 32 bits",
+			return error_to(why, "%s, incore '%s': storage offset %" PRIu64 " does not fit 32 bits",
 				     c->what, unit, off);
 		end = off + LAYOUT_CHILD_HEADER + ch->size;
 	}
@@ -158,16 +160,16 @@ static void add_child(struct buf *out, const struct layout_child *ch)
 		buf_add(out, ch->bin, (size_t)ch->size);
 }
 
-int layout_build(const struct layout_callable *c, struct buf *out)
+int layout_build(const struct layout_callable *c, struct buf *out, struct buf *why)
 {
 	unsigned char *img;
 	uint64_t size, end;
 	size_t start = out->len, i;
 
-	if (layout_check(c, &size))
+	if (layout_check(c, &size, why))
 		return -1;
 	if (size > SIZE_MAX - out->len - 1)
-		return error("%s: image of %" PRIu64 " bytes does not fit in memory", c->what, size);
+		return error_to(why, "%s: image of %" PRIu64 " bytes does not fit in memory", c->what, size);
 	if (c->orch_size && !c->orch_bin)
 		BUG("%s: no orchestration binary", c->what);
 	for (i = 0; i < c->nr_children; i++)

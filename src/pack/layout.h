@@ -60,9 +60,11 @@ struct layout_callable {
 };
 
 /* Check every limit and set *size to the image size; 0, or -1 after reporting
- * the first violation (naming the class, callable and unit). Reads no binary. */
-int layout_check(const struct layout_callable *c, uint64_t *size);
-/* Append the whole image to out; 0, or -1 after reporting (out then unchanged). */
-int layout_build(const struct layout_callable *c, struct buf *out);
+ * the first violation (naming the class, callable and unit) to why (error_to:
+ * NULL is stderr). Reads no binary. */
+int layout_check(const struct layout_callable *c, uint64_t *size, struct buf *why);
+/* Append the whole image to out; 0, or -1 after reporting to why (out then
+ * unchanged). */
+int layout_build(const struct layout_callable *c, struct buf *out, struct buf *why);
 
 #endif

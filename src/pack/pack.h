@@ -28,5 +28,25 @@ struct pack_recompile {
 int pack_run(const struct cache *cache, const char *private_dir, const char *ckey,
 	     const struct planfile_ref *desc, const char *out_path, const char *stamp_path,
 	     struct pack_recompile *rc);
+/* pack_run for a pack made before its Makefile's recipe (packnow.h), which
+ * still runs: where pack_run would report or remove anything (a unit missing
+ * or corrupt, one that rc->check refuses, any error), it gives up quietly,
+ * -1, and leaves it all to the recipe. rc->compile is not called (rc may be
+ * NULL). Success is reported as pack_run's. */
+int pack_run_gently(const struct cache *cache, const char *private_dir, const char *ckey,
+		    const struct planfile_ref *desc, const char *out_path,
+		    const char *stamp_path, struct pack_recompile *rc);
+
+struct packdesc;
+/* Whether each unit of description d has its entry (the cache's, else the
+ * store's at private_dir, which may be NULL): a stat each, the last units
+ * first, up to the first missing; known, a key known to be there, or NULL. */
+int pack_units_there(const char *cache_dir, const char *private_dir, const struct packdesc *d,
+		     const char *known);
+/* Whether the callable of description d is packed and current, as make would
+ * judge its stamp: the stamp and the output (not a folder) exist, and each
+ * unit's entry exists and is not newer than the stamp. Reads no unit. */
+int pack_current(const char *cache_dir, const char *private_dir, const struct packdesc *d,
+		 const char *out_path, const char *stamp_path);
 
 #endif

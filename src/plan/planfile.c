@@ -4,15 +4,16 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#define MAGIC "kwarm-plan 1 "
+#define MAGIC "kwarm-plan 2 "
 #define HEADER_SIZE 67	/* the magic, three numbers of 17 digits, blanks, newline */
 #define SLOT_SIZE 76	/* 64 hex, blank, 10 digits, newline */
-#define MAX_LINE 65536	/* the longest unit line a lookup reads */
+#define MAX_LINE 65536	/* the longest unit or callable line a lookup reads */
 #define FIRST_READ 4096	/* what it reads first: most lines are far shorter */
 
 struct planfile_slot {
@@ -32,6 +33,7 @@ void planfile_writer_init(struct planfile_writer *w, struct sink *out)
 void planfile_writer_release(struct planfile_writer *w)
 {
 	free(w->slots);
+	free(w->callable_at);
 	memset(w, 0, sizeof(*w));
 }
 
@@ -67,17 +69,20 @@ void planfile_add_class(struct planfile_writer *w, const char *name)
 }
 
 void planfile_add_callable(struct planfile_writer *w, const char *ckey, const char *cls,
-			   const char *stamp)
+			   const char *stamp, const struct planfile_ref *ref)
 {
 	struct buf *b = list(w);
 
-	buf_addf(b, "callable %s %s ", ckey, cls);
+	ALLOC_GROW(w->callable_at, w->nr_callables + 1, w->alloc_callables);
+	w->callable_at[w->nr_callables++] = sink_tell(w->out) - w->header_at;
+	buf_addf(b, "callable %s %" PRIu64 " %" PRIu64 " %" PRIu64 " %s ", ckey, ref->offset,
+		 ref->len, ref->cmds_len, cls);
 	add_text(b, stamp, 0);
 	buf_addch(b, '\n');
 }
 
 void planfile_add_unit(struct planfile_writer *w, const char *key, const struct strvec *owners,
-		       const char *id, const char *label)
+		       const char *id, const char *label, const size_t *packs, size_t nr_packs)
 {
 	struct buf *b = list(w);
 	struct planfile_slot *slot;
@@ -94,6 +99,12 @@ void planfile_add_unit(struct planfile_writer *w, const char *key, const struct 
 	add_text(b, id, 1);
 	buf_addch(b, '\t');
 	add_text(b, label, 1);
+	buf_addch(b, '\t');
+	for (size_t i = 0; i < nr_packs; i++) {
+		if (packs[i] >= w->nr_callables)
+			BUG("unit %.12s in callable %zu of %zu", key, packs[i], w->nr_callables);
+		buf_addf(b, "%s%" PRIu64, i ? "," : "", w->callable_at[packs[i]]);
+	}
 	buf_addch(b, '\n');
 }
 
@@ -224,21 +235,68 @@ void planfile_split_owners(struct strvec *owners, const char *s)
 	strvec_split_at(owners, s, ',');
 }
 
-/* "<key> <owners> <id>\t<label>" (after "unit ") into u. */
+/* "A,B,C" of decimal numbers into *v (caller frees); 0 or -1. */
+static int parse_numbers(const char *s, uint64_t **v, size_t *nr)
+{
+	size_t alloc = 0;
+
+	*v = NULL;
+	*nr = 0;
+	while (*s) {
+		char *end;
+
+		errno = 0;
+		ALLOC_GROW(*v, *nr + 1, alloc);
+		(*v)[(*nr)++] = strtoull(s, &end, 10);
+		if (errno || end == s || (*end && *end != ','))
+			return -1;
+		s = *end ? end + 1 : end;
+	}
+	return 0;
+}
+
+/* "<key> <owners> <id>\t<label>\t<packs>" (after "unit ") into u. */
 static int parse_unit(char *line, struct unitlist_unit *u)
 {
-	char *sp, *tab;
+	char *sp, *tab, *tab2;
 
 	strvec_init(&u->owners);
 	if (take_key(u->key, line) || !(sp = strchr(line + 65, ' ')) ||
-	    !(tab = strchr(sp + 1, '\t')))
+	    !(tab = strchr(sp + 1, '\t')) || !(tab2 = strchr(tab + 1, '\t')))
 		return -1;
 	*sp = '\0';
 	*tab = '\0';
+	*tab2 = '\0';
 	planfile_split_owners(&u->owners, line + 65);
 	u->id = xstrdup(sp + 1);
 	u->label = xstrdup(tab + 1);
+	return parse_numbers(tab2 + 1, &u->packs, &u->nr_packs);
+}
+
+/* "<ckey> <at> <len> <cmds> <class> <stamp>" (after "callable ") into c. */
+static int parse_callable(char *line, struct unitlist_callable *c)
+{
+	char *p = line + 65, *sp;
+
+	memset(c, 0, sizeof(*c));
+	if (take_key(c->ckey, line))
+		return -1;
+	errno = 0;
+	c->at = strtoull(p, &p, 10);
+	c->len = strtoull(p, &p, 10);
+	c->cmds = strtoull(p, &p, 10);
+	if (errno || *p++ != ' ' || !(sp = strchr(p, ' ')) || sp == p)
+		return -1;
+	c->cls = xstrndup(p, (size_t)(sp - p));
+	c->stamp = xstrdup(sp + 1);
 	return 0;
+}
+
+void unitlist_callable_release(struct unitlist_callable *c)
+{
+	free(c->cls);
+	free(c->stamp);
+	memset(c, 0, sizeof(*c));
 }
 
 void unitlist_unit_release(struct unitlist_unit *u)
@@ -246,6 +304,7 @@ void unitlist_unit_release(struct unitlist_unit *u)
 	strvec_release(&u->owners);
 	free(u->id);
 	free(u->label);
+	free(u->packs);
 	memset(u, 0, sizeof(*u));
 }
 
@@ -253,10 +312,8 @@ void unitlist_release(struct unitlist *ul)
 {
 	for (size_t i = 0; i < ul->nr_units; i++)
 		unitlist_unit_release(&ul->units[i]);
-	for (size_t i = 0; i < ul->nr_callables; i++) {
-		free(ul->callables[i].cls);
-		free(ul->callables[i].stamp);
-	}
+	for (size_t i = 0; i < ul->nr_callables; i++)
+		unitlist_callable_release(&ul->callables[i]);
 	free(ul->units);
 	free(ul->callables);
 	strvec_release(&ul->classes);
@@ -265,19 +322,14 @@ void unitlist_release(struct unitlist *ul)
 
 static int parse_line(struct unitlist *ul, char *line)
 {
-	char *sp;
-
 	if (starts_with(line, "class ") && line[6]) {
 		strvec_push(&ul->classes, line + 6);
 	} else if (starts_with(line, "callable ")) {
-		struct unitlist_callable *c;
-
 		ALLOC_GROW(ul->callables, ul->nr_callables + 1, ul->alloc_callables);
-		c = &ul->callables[ul->nr_callables];
-		if (take_key(c->ckey, line + 9) || !(sp = strchr(line + 74, ' ')))
+		if (parse_callable(line + 9, &ul->callables[ul->nr_callables])) {
+			unitlist_callable_release(&ul->callables[ul->nr_callables]);
 			return -1;
-		c->cls = xstrndup(line + 74, (size_t)(sp - (line + 74)));
-		c->stamp = xstrdup(sp + 1);
+		}
 		ul->nr_callables++;
 	} else if (starts_with(line, "unit ")) {
 		ALLOC_GROW(ul->units, ul->nr_units + 1, ul->alloc_units);
@@ -385,25 +437,56 @@ int unitlist_unit_owned_by(const struct unitlist_unit *u, const char *cls)
 	return strvec_find(&u->owners, cls) >= 0;
 }
 
-/* Read the unit line at offset at into u, checking its key. */
-static int read_unit(int fd, uint64_t at, const char *key, struct unitlist_unit *u)
+/* The line at offset at of fd, NUL-terminated without its newline, into
+ * line (MAX_LINE + 1 bytes); 0, or -1 when there is none. */
+static int read_line_at(int fd, uint64_t at, char *line)
 {
-	char *line = xmalloc(MAX_LINE + 1), *nl;
 	ssize_t n = pread(fd, line, FIRST_READ, (off_t)at);
-	int ret = -1;
+	char *nl;
 
 	if (n == FIRST_READ && !memchr(line, '\n', FIRST_READ))
 		n = pread(fd, line, MAX_LINE, (off_t)at);
-	if (n > 0) {
-		line[n] = '\0';
-		nl = strchr(line, '\n');
-		if (nl && starts_with(line, "unit ")) {
-			*nl = '\0';
-			ret = parse_unit(line + 5, u) || strcmp(u->key, key) ? -1 : 0;
-		}
-	}
+	if (n <= 0)
+		return -1;
+	line[n] = '\0';
+	if (!(nl = strchr(line, '\n')))
+		return -1;
+	*nl = '\0';
+	return 0;
+}
+
+/* Read the unit line at offset at into u, checking its key. */
+static int read_unit(int fd, uint64_t at, const char *key, struct unitlist_unit *u)
+{
+	char *line = xmalloc(MAX_LINE + 1);
+	int ret = -1;
+
+	if (!read_line_at(fd, at, line) && starts_with(line, "unit "))
+		ret = parse_unit(line + 5, u) || strcmp(u->key, key) ? -1 : 0;
 	free(line);
 	return ret;
+}
+
+int planfile_read_callables(const char *path, const uint64_t *ats, size_t n,
+			    struct unitlist_callable *cs)
+{
+	char *line = xmalloc(MAX_LINE + 1);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	size_t i = 0;
+
+	memset(cs, 0, n * sizeof(*cs));
+	for (; fd >= 0 && i < n; i++)
+		if (read_line_at(fd, ats[i], line) || !starts_with(line, "callable ") ||
+		    parse_callable(line + 9, &cs[i]))
+			break;
+	free(line);
+	if (fd >= 0)
+		close(fd);
+	if (i == n)
+		return 0;
+	for (size_t j = 0; j <= i && j < n; j++)
+		unitlist_callable_release(&cs[j]);
+	return -1;
 }
 
 int planfile_lookup(const char *path, const char *key, struct unitlist_unit *u)
@@ -446,14 +529,14 @@ bad:
 }
 
 int planfile_read(const char *path, uint64_t offset, uint64_t len, const char *what,
-		  char **text)
+		  char **text, struct buf *why)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	int ret = -1;
 
 	*text = NULL;
 	if (fd < 0)
-		return error_errno("cannot read %s in '%s'", what, path);
+		return error_errno_to(why, "cannot read %s in '%s'", what, path);
 	if (len < SIZE_MAX) {
 		*text = xmalloc(len + 1);
 		ret = read_at(fd, *text, len, offset);
@@ -462,8 +545,8 @@ int planfile_read(const char *path, uint64_t offset, uint64_t len, const char *w
 	if (ret) {
 		free(*text);
 		*text = NULL;
-		return error("%s in '%s' are shorter than the Makefile says; run make again",
-			     what, path);
+		return error_to(why, "%s in '%s' are shorter than the Makefile says; run make again",
+				what, path);
 	}
 	(*text)[len] = '\0';
 	return 0;

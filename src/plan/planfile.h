@@ -1,11 +1,13 @@
 /* planfile: the plan's side file, which gen writes beside the Makefile
  * (MAKEFILE.plan) for the steps that cannot parse the Makefile: what a unit's
  * compile reports (by key), what a pack packs, and what a run's reports count.
- * Each step reads only its part: a compile binary-searches the index, a pack
- * reads its own callable's section (its recipe says where), the reports read
- * the unit list.
+ * Each step reads only its part: a compile binary-searches the index, then
+ * reads the lines of the callables its unit is in (their offsets are on its
+ * line) to pack one whose units are all there (packnow.h); a pack reads its
+ * own callable's section (its recipe says where); the reports read the unit
+ * list.
  *
- *   kwarm-plan 1 <list at> <index at> <units>\n   17 digits each: 67 bytes
+ *   kwarm-plan 2 <list at> <index at> <units>\n   17 digits each: 67 bytes
  *   callable sections, in spec order, each:
  *     <pack description>                         packdesc.h; the callable key
  *                                                is its SHA-256
@@ -62,6 +64,8 @@ struct planfile_writer {
 	uint64_t list_at;		/* where the unit list begins in out, 0 before */
 	struct planfile_slot *slots;	/* each unit line's key and place in list */
 	size_t nr_slots, alloc_slots;
+	uint64_t *callable_at;		/* each callable line's place in out */
+	size_t nr_callables, alloc_callables;
 };
 
 /* Write the file into out (sink.h): every section before the unit list. */
@@ -71,9 +75,11 @@ void planfile_writer_release(struct planfile_writer *w);
  * every callable's section. */
 void planfile_add_class(struct planfile_writer *w, const char *name);
 void planfile_add_callable(struct planfile_writer *w, const char *ckey, const char *cls,
-			   const char *stamp);
+			   const char *stamp, const struct planfile_ref *ref);
+/* packs: the indexes (in planfile_add_callable's order) of the nr_packs
+ * callables whose descriptions name the unit. */
 void planfile_add_unit(struct planfile_writer *w, const char *key, const struct strvec *owners,
-		       const char *id, const char *label);
+		       const char *id, const char *label, const size_t *packs, size_t nr_packs);
 /* A callable's section: its description, then planfile_add_record for each of
  * its distinct units, then planfile_end_pack; ref (its file left alone) says
  * where it lies. */
@@ -104,10 +110,13 @@ struct unitlist_unit {
 	char key[DIGEST_HEX_SIZE];
 	struct strvec owners;		/* class names */
 	char *id, *label;
+	uint64_t *packs;		/* where its callables' lines lie */
+	size_t nr_packs;
 };
 
 struct unitlist_callable {
 	char ckey[DIGEST_HEX_SIZE];
+	uint64_t at, len, cmds;		/* its section (planfile_ref) */
 	char *cls;
 	char *stamp;			/* plan_callable's stamp_path: present when packed */
 };
@@ -133,6 +142,11 @@ int unitlist_unit_owned_by(const struct unitlist_unit *u, const char *cls);
  * (the file cannot be read or is not a side file). */
 int planfile_lookup(const char *path, const char *key, struct unitlist_unit *u);
 void unitlist_unit_release(struct unitlist_unit *u);
+/* Read the callable lines at ats[0..n) (a unit's packs) of the side file at
+ * path into cs[0..n); 0, or -1 with no message (nothing to release then). */
+int planfile_read_callables(const char *path, const uint64_t *ats, size_t n,
+			    struct unitlist_callable *cs);
+void unitlist_callable_release(struct unitlist_callable *c);
 
 /* Call fn(i, key, data) with each unit key of the i-th callable's section
  * (spec order, as the list's callables) in the side file at path: the keys of
@@ -141,9 +155,9 @@ int planfile_each_pack_unit(const char *path,
 			    void (*fn)(size_t i, const char *key, void *data), void *data);
 
 /* The len bytes at offset of path, NUL-terminated (caller frees *text); 0, or
- * -1 after reporting (what names them in the message). */
+ * -1 after reporting to why (error_to; what names them in the message). */
 int planfile_read(const char *path, uint64_t offset, uint64_t len, const char *what,
-		  char **text);
+		  char **text, struct buf *why);
 /* Find unit key's record in a callable's records (text, NUL-terminated line
  * by line here) and push its words; 0, or -1 when absent or malformed. */
 int planfile_find_record(char *text, const char *key, struct strvec *words);

@@ -88,11 +88,17 @@ static void progress_line(struct runstate *rs, const struct progress_step *st, s
 	buf_addf(line, ") %.2f s\n", st->t1 - st->t0);
 }
 
+/* What a step was, for what it records. */
+enum step_kind { STEP_UNIT, STEP_PACK, STEP_PACKED_BEFORE };
+
 /* Under the lock: what each step records, O(1) in the number of classes and
- * units but for the summary's rewrites (rewrites_summary). */
-static void record_locked(struct runstate *rs, const struct progress_step *st, int is_unit,
-			  struct buf *line, struct buf *closing)
+ * units but for the summary's rewrites (rewrites_summary). A pack step that
+ * found its callable packed records nothing of its own: only what makes the
+ * run's end right. */
+static void record_locked(struct runstate *rs, const struct progress_step *st,
+			  enum step_kind kind, struct buf *line, struct buf *closing)
 {
+	int is_unit = kind == STEP_UNIT;
 	struct event ev = {
 		.kind = is_unit ? EVENT_UNIT : EVENT_PACK, .key = st->key, .status = st->status,
 		.seconds = st->t1 - st->t0, .owners = st->owners, .label = st->label,
@@ -106,17 +112,21 @@ static void record_locked(struct runstate *rs, const struct progress_step *st, i
 		settle_failed_classes(rs, &before);
 	if (failed)
 		settle_note_failed(rs, st->owners);
-	events_append(rs->dir, &ev);
-	if (!is_unit)
-		runstate_pack_end(rs);	/* its event is in: it ended */
-	trace_add_slice(rs->kw_dir, rs->zero, rs->pid,
-			rs->slot < 0 ? RUNSTATE_MAX_SLOTS : rs->slot, &ev, st->t0, st->t1);
+	if (kind != STEP_PACKED_BEFORE) {
+		events_append(rs->dir, &ev);
+		if (!is_unit)
+			runstate_pack_end(rs);	/* its event is in: it ended */
+		trace_add_slice(rs->kw_dir, rs->zero, rs->pid,
+				rs->slot < 0 ? RUNSTATE_MAX_SLOTS : rs->slot, &ev, st->t0, st->t1);
+	}
 	if (is_unit)
 		progress_line(rs, st, line);
 	/* Callables whose stamp is there but whose units' entries were gone
 	 * are packed again after their compiles: not over before those. */
 	over = settle_done(rs, st->goals ? st->goals : "", st->cache_dir, &made) &&
 	       !runstate_compiles_pending(rs);
+	if (over && runstate_note(rs, "over", "") == 0 && kind == STEP_PACKED_BEFORE)
+		over = 0;	/* make's last walk finds many packed: one rewrite will do */
 	if (rewrites_summary(rs, made, failed, over, keep_going))
 		(void)summary_write(rs, NULL);
 	if (failed && st->github)
@@ -126,13 +136,13 @@ static void record_locked(struct runstate *rs, const struct progress_step *st, i
 	strvec_release(&before);
 }
 
-static void step_done(struct runstate *rs, const struct progress_step *st, int is_unit)
+static void step_done(struct runstate *rs, const struct progress_step *st, enum step_kind kind)
 {
 	struct buf line = BUF_INIT, closing = BUF_INIT;
 	int lock = runstate_lock(rs);
 
 	if (lock >= 0)
-		record_locked(rs, st, is_unit, &line, &closing);
+		record_locked(rs, st, kind, &line, &closing);
 	fflush(stdout);
 	fflush(stderr);
 	/* One write each, so parallel steps never interleave within a line; before
@@ -146,10 +156,19 @@ static void step_done(struct runstate *rs, const struct progress_step *st, int i
 
 void progress_unit_done(struct runstate *rs, const struct progress_step *st)
 {
-	step_done(rs, st, 1);
+	step_done(rs, st, STEP_UNIT);
 }
 
 void progress_pack_done(struct runstate *rs, const struct progress_step *st)
 {
-	step_done(rs, st, 0);
+	step_done(rs, st, STEP_PACK);
+}
+
+void progress_pack_found(struct runstate *rs, const char *goals, const char *cache_dir)
+{
+	static const struct strvec none = STRVEC_INIT;
+	struct progress_step st = { .label = "", .key = "", .owners = &none, .status = "packed",
+				    .goals = goals, .cache_dir = cache_dir };
+
+	step_done(rs, &st, STEP_PACKED_BEFORE);
 }

@@ -29,5 +29,10 @@ void progress_unit_start(struct runstate *rs, const char *cache_dir, const char 
 void progress_unit_done(struct runstate *rs, const struct progress_step *st);
 /* A pack ended: record it (it prints its own line). */
 void progress_pack_done(struct runstate *rs, const struct progress_step *st);
+/* A pack step found its callable packed already (by the compile step of its
+ * last unit, packnow.h): it records nothing of its own, but may be the run's
+ * last step, so it does what makes the run's end right (summary, closing
+ * lines). */
+void progress_pack_found(struct runstate *rs, const char *goals, const char *cache_dir);
 
 #endif

@@ -22,6 +22,8 @@
  *     summary            in a run without a settle list (settle.h, no
  *                        plan): present once a step wrote its summary.json
  *     final              present once a step printed the run's closing lines
+ *     over               present once a step found nothing of the run's goals
+ *                        left to do (progress.c)
  *     made               the entries this run's compile steps published (made.h)
  *     cache_unusable     why the cache could not take a result of this run
  *                        (the first reason; its units went to the private store)

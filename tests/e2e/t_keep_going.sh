@@ -93,12 +93,14 @@ if make -f parent.mk -j2 > nested.txt 2>&1; then cat nested.txt; fail "the paren
 grep -q "^kwarm: class TestBad failed: incore 'bad' (aiv)" nested.txt || fail "nested: no closing lines"
 pass "nested under a parent make: the warm-up keeps going, the parent does not"
 
-# KWARM_STOP=1 stops at the first error. At -j1 make takes warmup's
-# prerequisites in order, every unit before any pack: keeping going would
-# pack TestA and TestB; stopping packs nothing and compiles nothing more.
+# KWARM_STOP=1 stops at the first error. At -j1 make takes warmup's units in
+# order (orch, a, bad, b): TestA, whole before 'bad' fails, is packed at once
+# by the step of its last unit (packnow.h); keeping going would also pack
+# TestB; stopping compiles and packs nothing more.
 rm -rf cache out
 if make -f w.mk -j1 KWARM_STOP=1 warmup > stop.txt 2>&1; then cat stop.txt; fail "KWARM_STOP=1 succeeded"; fi
-[ -z "$(find out -name '*.callable')" ] || { cat stop.txt; fail "KWARM_STOP=1 packed a class after the error"; }
+[ "$(cd out && find . -name '*.callable' -type f)" = ./TestA.callable ] || { cat stop.txt; fail "KWARM_STOP=1 packed a class after the error"; }
+sed -n "/failed incore 'bad'/,\$p" stop.txt | grep -q '^kwarm: packed' && { cat stop.txt; fail "KWARM_STOP=1 packed after the error"; }
 grep '^\[' stop.txt | tail -n 1 | grep -q "failed incore 'bad' (aiv)" || { cat stop.txt; fail "a unit compiled after the error"; }
 holds stop.txt "^kwarm: class TestBad failed: incore 'bad' (aiv)" "KWARM_STOP=1: no closing lines"
 grep -q "Target 'warmup' not remade" stop.txt && fail "KWARM_STOP=1 kept going"

@@ -362,11 +362,13 @@ static void add_plan_line(struct planfile_writer *w, const char *line)
 	if (!f[2])
 		die("check_write_plan: bad line '%s'", line);
 	if (starts_with(line, "callable ")) {
-		planfile_add_callable(w, f[0], f[1], f[2]);
+		static const struct planfile_ref nowhere;
+
+		planfile_add_callable(w, f[0], f[1], f[2], &nowhere);
 	} else {
 		strvec_init(&owners);
 		strvec_split_at(&owners, f[1], ',');
-		planfile_add_unit(w, f[0], &owners, f[2], f[2]);
+		planfile_add_unit(w, f[0], &owners, f[2], f[2], NULL, 0);
 		strvec_release(&owners);
 	}
 	for (int i = 0; i < 3; i++)

@@ -36,7 +36,7 @@ static int captured(const struct layout_callable *c, struct buf *out, uint64_t *
 	int ret;
 
 	check_capture_begin(2);
-	ret = out ? layout_build(c, out) : layout_check(c, size);
+	ret = out ? layout_build(c, out, NULL) : layout_check(c, size, NULL);
 	*msg = check_capture_end(2);
 	return ret;
 }
@@ -144,11 +144,11 @@ static void test_worked_example(void)
 	w32(want, 9376 + 384 + 132, 1);
 	want[9376 + 384 + 192] = 0xee;
 
-	CHECK_INT(layout_check(&c, &size), 0);
+	CHECK_INT(layout_check(&c, &size, NULL), 0);
 	CHECK_INT(size, 9953);
 
 	buf_adds(&out, "pre");
-	CHECK_INT(layout_build(&c, &out), 0);
+	CHECK_INT(layout_build(&c, &out, NULL), 0);
 	CHECK_INT(out.len, 3 + 9953);
 	CHECK(!memcmp(out.s, "pre", 3));
 	if (out.len == 3 + 9953) {
@@ -202,7 +202,7 @@ static void test_no_children(void)
 	c.orch_bin = orch;
 	c.orch_size = 21;
 	expect_ok(&c, 9376 + 21);
-	CHECK_INT(layout_build(&c, &out), 0);
+	CHECK_INT(layout_build(&c, &out, NULL), 0);
 	CHECK_INT(out.len, 9376 + 21);
 	if (out.len == 9376 + 21) {
 		CHECK_INT(r32(out.s, 1024), 0);
@@ -241,7 +241,7 @@ static void test_names(void)
 	c.func_name = name63;
 	c.config_name = "";
 	expect_ok(&c, 9376);
-	CHECK_INT(layout_build(&c, &out), 0);
+	CHECK_INT(layout_build(&c, &out, NULL), 0);
 	CHECK_INT(out.len, 9376);
 	if (out.len == 9376) {
 		CHECK(!memcmp(out.s + 1032, name63, 63));
@@ -255,7 +255,7 @@ static void test_names(void)
 	buf_reset(&out);
 
 	c.config_name = name63;
-	CHECK_INT(layout_build(&c, &out), 0);
+	CHECK_INT(layout_build(&c, &out, NULL), 0);
 	if (out.len == 9376) {
 		CHECK(!memcmp(out.s + 9296, name63, 63));
 		CHECK_INT(out.s[9296 + 63], 0);
@@ -300,7 +300,7 @@ static void test_signatures(void)
 	c.children = &child;
 	c.nr_children = 1;
 	expect_ok(&c, 9376 + 192);
-	CHECK_INT(layout_build(&c, &out), 0);
+	CHECK_INT(layout_build(&c, &out, NULL), 0);
 	if (out.len == 9376 + 192) {
 		CHECK_INT(r32(out.s, 255 * 4), 3);
 		CHECK_INT(r32(out.s, 1024), 256);
@@ -342,7 +342,7 @@ static void test_children_limit(void)
 	c.nr_children = 1024;
 	/* No binaries: every child is its 192-byte header, already aligned. */
 	expect_ok(&c, 9376 + 1024 * 192);
-	CHECK_INT(layout_build(&c, &out), 0);
+	CHECK_INT(layout_build(&c, &out, NULL), 0);
 	CHECK_INT(out.len, 9376 + 1024 * 192);
 	if (out.len == 9376 + 1024 * 192) {
 		CHECK_INT(r32(out.s, 1100 + 1023 * 4), 2023);
@@ -419,7 +419,7 @@ static void test_byte_order(void)
 	c.func_name = "entry";
 	c.children = child;
 	c.nr_children = 2;
-	CHECK_INT(layout_build(&c, &out), 0);
+	CHECK_INT(layout_build(&c, &out, NULL), 0);
 	CHECK_INT(out.len, 9376 + 2 * 192);
 	if (out.len == 9376 + 2 * 192) {
 		CHECK(!memcmp(out.s + 1100, want_neg, 4));

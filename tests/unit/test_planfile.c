@@ -24,13 +24,13 @@ static void many_key(char key[DIGEST_HEX_SIZE], unsigned i)
 }
 
 static void add_unit(struct planfile_writer *w, const char *key, const char *owners,
-		     const char *id, const char *label)
+		     const char *id, const char *label, const size_t *packs, size_t nr_packs)
 {
 	struct strvec sv;
 
 	strvec_init(&sv);
 	strvec_split_at(&sv, owners, ',');
-	planfile_add_unit(w, key, &sv, id, label);
+	planfile_add_unit(w, key, &sv, id, label, packs, nr_packs);
 	strvec_release(&sv);
 }
 
@@ -53,6 +53,7 @@ static struct planfile_ref refs[2];
 /* A plan of three classes, two callables and three units, at path. */
 static void write_sample(const char *path)
 {
+	static const size_t both[] = { 0, 1 };
 	struct planfile_writer w;
 	struct sink out;
 
@@ -71,11 +72,13 @@ static void write_sample(const char *path)
 	planfile_add_class(&w, "TestA");
 	planfile_add_class(&w, "TestB");
 	planfile_add_class(&w, "TestC");
-	planfile_add_callable(&w, ck[0], "TestA", "/out/.kwarm/TestA.callable.x");
-	planfile_add_callable(&w, ck[1], "TestB", "/out dir/.kwarm/TestB/one.callable.y");
-	add_unit(&w, uk[0], "TestA,TestB", "TestA/orchestration 'k/o.cpp'", "orchestration 'k/o.cpp'");
-	add_unit(&w, uk[1], "TestB", "TestB/incore 'rms norm' (aiv)", "incore 'rms norm' (aiv)");
-	add_unit(&w, uk[2], "TestA", "TestA/x", "incore 'odd\nname\t' (aic)");
+	planfile_add_callable(&w, ck[0], "TestA", "/out/.kwarm/TestA.callable.x", &refs[0]);
+	planfile_add_callable(&w, ck[1], "TestB", "/out dir/.kwarm/TestB/one.callable.y", &refs[1]);
+	add_unit(&w, uk[0], "TestA,TestB", "TestA/orchestration 'k/o.cpp'", "orchestration 'k/o.cpp'",
+		 both, 2);
+	add_unit(&w, uk[1], "TestB", "TestB/incore 'rms norm' (aiv)", "incore 'rms norm' (aiv)",
+		 both + 1, 1);
+	add_unit(&w, uk[2], "TestA", "TestA/x", "incore 'odd\nname\t' (aic)", both, 1);
 	planfile_finish(&w);
 	check_write_file(path, out.b.s, out.b.len, 0644);
 	planfile_writer_release(&w);
@@ -105,6 +108,11 @@ static void test_list(const char *path)
 	CHECK_STR(ul.units[0].id, "TestA/orchestration 'k/o.cpp'");
 	CHECK_STR(ul.units[1].label, "incore 'rms norm' (aiv)");
 	CHECK_STR(ul.units[2].label, "incore 'odd?name?' (aic)");
+	CHECK_INT(ul.callables[1].at, refs[1].offset);
+	CHECK_INT(ul.callables[0].len, refs[0].len);
+	CHECK_INT(ul.callables[0].cmds, refs[0].cmds_len);
+	CHECK_INT(ul.units[0].nr_packs, 2);
+	CHECK_INT(ul.units[1].nr_packs, 1);
 	unitlist_release(&ul);
 	CHECK(ul.units == NULL && ul.nr_units == 0 && ul.classes.nr == 0);
 }
@@ -126,6 +134,23 @@ static void test_lookup(const char *path)
 	CHECK_STR(u.id, "TestB/incore 'rms norm' (aiv)");
 	CHECK_STR(u.label, "incore 'rms norm' (aiv)");
 	unitlist_unit_release(&u);
+	/* A unit's callables, from the offsets on its line alone. */
+	if (CHECK_INT(planfile_lookup(path, uk[0], &u), 1) && CHECK_INT(u.nr_packs, 2)) {
+		struct unitlist_callable cs[2];
+
+		if (CHECK_INT(planfile_read_callables(path, u.packs, 2, cs), 0)) {
+			CHECK_STR(cs[0].ckey, ck[0]);
+			CHECK_STR(cs[0].cls, "TestA");
+			CHECK_STR(cs[1].stamp, "/out dir/.kwarm/TestB/one.callable.y");
+			CHECK_INT(cs[1].at, refs[1].offset);
+			CHECK_INT(cs[0].cmds, refs[0].cmds_len);
+			unitlist_callable_release(&cs[0]);
+			unitlist_callable_release(&cs[1]);
+		}
+		u.packs[1]++;	/* not where a line begins */
+		CHECK_INT(planfile_read_callables(path, u.packs, 2, cs), -1);
+		unitlist_unit_release(&u);
+	}
 	for (int c = '0'; c <= 'f'; c = c == '9' ? 'a' : c + 1) {
 		fill_key(missing, c);
 		if (c < '5' || c > '7')
@@ -138,13 +163,13 @@ static void test_sections(const char *path)
 	struct strvec words;
 	char *text;
 
-	CHECK_INT(planfile_read(path, refs[0].offset, refs[0].len, "descriptions", &text), 0);
+	CHECK_INT(planfile_read(path, refs[0].offset, refs[0].len, "descriptions", &text, NULL), 0);
 	CHECK_STR(text, "kwarm-pack 1\nwhat class TestA\n");
 	free(text);
 	CHECK_INT(refs[1].offset, refs[0].offset + refs[0].len + refs[0].cmds_len);
 	CHECK_INT(refs[1].cmds_len, 0);
 	CHECK_INT(planfile_read(path, refs[0].offset + refs[0].len, refs[0].cmds_len, "records",
-				&text), 0);
+				&text, NULL), 0);
 	strvec_init(&words);
 	CHECK_INT(planfile_find_record(text, uk[2], &words), 0);
 	CHECK_INT(words.nr, 4);
@@ -156,14 +181,14 @@ static void test_sections(const char *path)
 	strvec_release(&words);
 	strvec_init(&words);
 	CHECK_INT(planfile_read(path, refs[0].offset + refs[0].len, refs[0].cmds_len, "records",
-				&text), 0);
+				&text, NULL), 0);
 	CHECK_INT(planfile_find_record(text, uk[1], &words), -1);
 	CHECK_INT(words.nr, 0);
 	free(text);
 	strvec_release(&words);
 	/* Past the end: refused. */
 	check_capture_begin(2);
-	CHECK_INT(planfile_read(path, refs[0].offset, 1 << 20, "descriptions", &text), -1);
+	CHECK_INT(planfile_read(path, refs[0].offset, 1 << 20, "descriptions", &text, NULL), -1);
 	free(check_capture_end(2));
 	CHECK(text == NULL);
 }
@@ -182,7 +207,7 @@ static void test_many(void)
 	planfile_add_class(&w, "T");
 	for (unsigned i = 0; i < 2000; i++) {
 		many_key(key, i);
-		add_unit(&w, key, "T", "id", "label");
+		add_unit(&w, key, "T", "id", "label", NULL, 0);
 	}
 	planfile_finish(&w);
 	check_write_file(path, out.b.s, out.b.len, 0644);
@@ -214,7 +239,7 @@ static void test_long_line(void)
 	planfile_add_class(&w, "T");
 	for (unsigned i = 0; i < 3; i++) {
 		many_key(key, i);
-		add_unit(&w, key, i == 1 ? owners.s : "T", "id", "label");
+		add_unit(&w, key, i == 1 ? owners.s : "T", "id", "label", NULL, 0);
 	}
 	planfile_finish(&w);
 	check_write_file(path, out.b.s, out.b.len, 0644);
@@ -277,7 +302,7 @@ static void test_damage(const char *path)
 	size_t len;
 
 	check_refused(missing, 1, 1);
-	bad = damaged(path, "magic.plan", "kwarm-plan 1", "kwarm-plan 2");
+	bad = damaged(path, "magic.plan", "kwarm-plan 2", "kwarm-plan 1");
 	check_refused(bad, 1, 1);
 	free(bad);
 	bad = damaged(path, "list.plan", "\nclass TestB\n", "\nklass TestB\n");
