@@ -677,8 +677,9 @@ def idle_rows(t, spans):
         return
     t.append("  the suite's slot time (N x wall) from each run's trace.json: busy in a step, idle before the first")
     t.append("  step (head), between steps on a slot (hand-over), after the last step started (tail); each pack's")
-    t.append("  wait from its last unit's end to its start, and the packs that started after the last compile")
-    t.append("  started (make passed them over in its first pass) and after it ended")
+    t.append("  wait from its last unit's end to its start, how many that unit's step made itself, and the packs")
+    t.append("  that started after the last compile started (the last units' own, or ones make passed over in its")
+    t.append("  first pass) and after it ended")
     for n, name, x in rows:
         total = x["n"] * x["wall"]
         t.append("  N=%-2d %-6s %4d steps %6.1f slot-s: busy %4.1f%%, head %3.1f%%, hand-over %4.1f%% (%2.0f ms each),"
@@ -688,8 +689,10 @@ def idle_rows(t, spans):
         waits = ("%d waited over %.0f ms, mean %.2f s, longest %.2f s"
                  % (x["waited"], 1000 * trace_idle.HANDOVER, x["wait_mean"], x["wait_max"])
                  if x["waits"] else "waits n/a (no plan)")
-        t.append("  %10s %d packs: %s; %d started after the last compile started, %d after it ended"
-                 % ("", x["packs"], waits, x["packs_after_last_start"], x["packs_after_compiles"]))
+        t.append("  %10s %d packs (%d by their last unit's step): %s; %d started after the last compile"
+                 " started, %d after it ended"
+                 % ("", x["packs"], x.get("inline", 0), waits, x["packs_after_last_start"],
+                    x["packs_after_compiles"]))
 
 
 def farm_section(t, f2, farm):

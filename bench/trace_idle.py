@@ -14,11 +14,15 @@ the last slice). The slot-seconds the run had (N x WALL) split into:
           one by one (the longest last steps decide it)
 
 Then each pack's wait: its slice's start minus the end of its callable's last
-unit's slice. A pack make found ready waits one hand-over; one make passed
-over in its first pass down the warm-up list (its units still ran) waits
-until the pass has started the last unit (issue #13's item 1). Printed: how
-many waited more than HANDOVER, the mean and the longest wait, and how many
-started only after the last unit had started. A callable's units come from
+unit's slice. A pack the step of that unit made itself (src/pack/packnow.h:
+the usual case) follows the unit's slice on the same slot at once, with no
+hand-over of make's between them (so it is not counted as one); a pack left
+to make's recipe (a unit of the callable made by another process, say)
+waits one hand-over when make finds it ready, and until make's walk down the
+warm-up list has started the last unit when the walk passed it over (issue
+#13's item 1). Printed: how many packs the unit's step made, how many waited
+more than HANDOVER, the mean and the longest wait, and how many started only
+after the last unit had started. A callable's units come from
 the plan side file gen wrote beside the Makefile (src/plan/planfile.h): by
 default the one the run's folder names (OUT/.kwarm/run/<tag>/units).
 """
@@ -36,13 +40,14 @@ HANDOVER = 0.05
 def slices(path):
     with open(path) as f:
         events = json.load(f)
-    return [(e["ts"] / 1e6, (e["ts"] + e["dur"]) / 1e6, e.get("cat", ""), e.get("args", {}).get("key"))
+    return [(e["ts"] / 1e6, (e["ts"] + e["dur"]) / 1e6, e.get("cat", ""), e.get("args", {}).get("key"),
+             e.get("tid"))
             for e in events if e.get("ph") == "X"]
 
 
 def busy_between(spans, a, b):
     """Slot-seconds spent inside slices between times a and b."""
-    return sum(max(0.0, min(e, b) - max(s, a)) for s, e, _, _ in spans)
+    return sum(max(0.0, min(e, b) - max(s, a)) for s, e, _, _, _ in spans)
 
 
 def plan_units(plan):
@@ -52,7 +57,7 @@ def plan_units(plan):
     with open(plan, "rb") as f:
         data = f.read()
     head = data[:67].split()
-    if head[:2] != [b"kwarm-plan", b"1"]:
+    if head[:1] != [b"kwarm-plan"] or head[1:2] not in ([b"1"], [b"2"]):
         raise SystemExit("trace_idle: %s is not a kwarm plan" % plan)
     lines = data[67:int(head[2])].decode("utf-8", "replace").split("\n")
     units, i = {}, 0
@@ -80,42 +85,48 @@ def run_plan(trace):
 
 def pack_waits(spans, plan):
     """Each pack's wait after its last unit's end, for the packs whose units
-    all have a slice in the trace."""
+    all have a slice in the trace, and how many of them the step of that
+    unit made itself (src/pack/packnow.h): on its slot, right after it (no
+    hand-over of make's between the two slices)."""
     units = plan_units(plan)
-    ends = {key: e for _, e, cat, key in spans if cat == "compile"}
-    waits = []
-    for s, _, cat, key in spans:
+    ends = {key: (e, tid) for _, e, cat, key, tid in spans if cat == "compile"}
+    waits, inline = [], 0
+    for s, _, cat, key, tid in spans:
         if cat != "pack":
             continue
         if key not in units:
             raise SystemExit("trace_idle: pack %s is not in %s" % (key, plan))
         if all(u in ends for u in units[key]):
-            waits.append(s - max(ends[u] for u in units[key]))
-    return waits
+            end, last_tid = max(ends[u] for u in units[key])
+            waits.append(s - end)
+            inline += last_tid == tid and 0 <= s - end < HANDOVER
+    return waits, inline
 
 
 def idle(path, n, wall=None, plan=None):
     spans = slices(path)
     if not spans:
         raise SystemExit("trace_idle: no slices in %s" % path)
-    end = max(e for _, e, _, _ in spans)
+    end = max(e for _, e, _, _, _ in spans)
     wall = max(wall or end, end)
-    first = min(s for s, _, _, _ in spans)
-    last_start = max(s for s, _, _, _ in spans)
+    first = min(s for s, _, _, _, _ in spans)
+    last_start = max(s for s, _, _, _, _ in spans)
     compiles = [sp for sp in spans if sp[2] == "compile"]
     packs = [sp for sp in spans if sp[2] == "pack"]
     last_compile_end = max((sp[1] for sp in compiles), default=0.0)
     last_compile_start = max((sp[0] for sp in compiles), default=0.0)
     middle = n * (last_start - first) - busy_between(spans, first, last_start)
     plan = plan or run_plan(path)
-    waits = pack_waits(spans, plan) if plan and packs else []
+    waits, inline = pack_waits(spans, plan) if plan and packs else ([], 0)
     return {
         "n": n, "wall": wall, "steps": len(spans),
-        "busy": sum(e - s for s, e, _, _ in spans),
+        "busy": sum(e - s for s, e, _, _, _ in spans),
         "head": n * first,
         "middle": middle,
         "tail": n * (wall - last_start) - busy_between(spans, last_start, wall),
-        "handover_ms": 1000 * middle / max(1, len(spans) - n),
+        # An inline pack's slice follows its unit's in the same process.
+        "handover_ms": 1000 * middle / max(1, len(spans) - n - inline),
+        "inline": inline,
         "first_pack": min((sp[0] for sp in packs), default=None),
         "packs_after_compiles": sum(1 for sp in packs if sp[0] >= last_compile_end),
         "packs": len(packs),
@@ -145,8 +156,9 @@ def describe(r):
                      % (r["packs"], r["first_pack"], r["packs_after_compiles"], r["last_compile_end"],
                         r["packs_after_last_start"], r["last_compile_start"]))
     if r["waits"]:
-        lines.append("  pack waits after the last unit's end (%d packs): %d over %.0f ms, mean %.2f s, longest %.2f s"
-                     % (r["waits"], r["waited"], 1000 * HANDOVER, r["wait_mean"], r["wait_max"]))
+        lines.append("  pack waits after the last unit's end (%d packs, %d made by that unit's step):"
+                     " %d over %.0f ms, mean %.2f s, longest %.2f s"
+                     % (r["waits"], r["inline"], r["waited"], 1000 * HANDOVER, r["wait_mean"], r["wait_max"]))
     return "\n".join(lines)
 
 
