@@ -334,6 +334,16 @@ static int units_there(const char *cache_dir, const char *private_dir, const str
 	return there;
 }
 
+int pack_unit_there(const char *cache_dir, const char *private_dir, const char *key)
+{
+	struct buf path = BUF_INIT;
+	struct timespec t;
+	int there = !entry_time(&path, cache_dir, private_dir, key, &t);
+
+	buf_release(&path);
+	return there;
+}
+
 int pack_units_there(const char *cache_dir, const char *private_dir, const struct packdesc *d,
 		     const char *known)
 {

@@ -38,6 +38,9 @@ int pack_run_gently(const struct cache *cache, const char *private_dir, const ch
 		    const char *stamp_path, struct pack_recompile *rc);
 
 struct packdesc;
+/* Whether unit key has its entry (the cache's, else the store's at
+ * private_dir, which may be NULL): a stat or two. */
+int pack_unit_there(const char *cache_dir, const char *private_dir, const char *key);
 /* Whether each unit of description d has its entry (the cache's, else the
  * store's at private_dir, which may be NULL): a stat each, the last units
  * first, up to the first missing; known, a key known to be there, or NULL. */

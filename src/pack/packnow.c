@@ -97,6 +97,46 @@ static void pack_locked(struct runstate *rs, const struct packnow *pn,
 	free(label);
 }
 
+/* What a first look reads of a description: its last units' lines. */
+#define TAIL 4096
+
+/* Whether a unit named in the last TAIL bytes of c's description, the last
+ * first, is missing: in a warm-up most often one is, and the step stops
+ * there, having read neither the whole description (a large callable's is
+ * tens of KB, and every step of its units would read it) nor the rest of
+ * its units' entries. */
+static int tail_missing(const struct packnow *pn, const struct unitlist_callable *c,
+			struct buf *dropped)
+{
+	uint64_t n = c->len < TAIL ? c->len : TAIL;
+	char *text = NULL, key[DIGEST_HEX_SIZE];
+	int missing = 0;
+
+	if (planfile_read(pn->plan, c->at + c->len - n, n, "callable descriptions", &text,
+			  dropped))
+		return 1;	/* not for now: the pack rule reports */
+	/* Line by line from the end; a cut first line is not one. */
+	for (size_t end = n; end && !missing;) {
+		size_t stop = end - 1;	/* the line's newline */
+		char *nl = stop ? memrchr(text, '\n', stop) : NULL;
+		size_t start = nl ? (size_t)(nl - text) + 1 : 0;
+		const char *k;
+
+		if (!start && n < c->len)
+			break;
+		text[stop] = '\0';
+		k = packdesc_line_key(text + start);
+		if (k && strncmp(k, pn->key, 64)) {
+			memcpy(key, k, 64);
+			key[64] = '\0';
+			missing = !pack_unit_there(pn->cache_dir, pn->private_dir, key);
+		}
+		end = start;
+	}
+	free(text);
+	return missing;
+}
+
 /* Pack callable c when each of its units is there and no other step packs
  * it or has packed it. */
 static void pack_when_whole(struct runstate *rs, const struct packnow *pn,
@@ -107,7 +147,7 @@ static void pack_when_whole(struct runstate *rs, const struct packnow *pn,
 	char *text = NULL, *out = planfile_stamp_output(c->stamp);
 
 	memset(&d, 0, sizeof(d));
-	if (!out || planfile_read(pn->plan, c->at, c->len, "callable descriptions", &text,
+	if (!out || tail_missing(pn, c, &dropped) || planfile_read(pn->plan, c->at, c->len, "callable descriptions", &text,
 				  &dropped) ||
 	    packdesc_parse(text, &d) || !pack_units_there(pn->cache_dir, pn->private_dir, &d, pn->key))
 		goto out;

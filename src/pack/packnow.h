@@ -12,7 +12,9 @@
  *   from the unit's line in the plan (planfile.h: where its callables' lines
  *   lie), never from the whole unit list;
  * - only when each unit of the callable has its entry (a stat each, the last
- *   units first, up to the first missing: pack_units_there);
+ *   units first, up to the first missing, from the last 4 KB of its
+ *   description, then all of it: a step of a large callable most often
+ *   stops within a few lines);
  * - under the callable's packing.<ckey> (runstate_pack_begin), not waited
  *   for: a step that holds it packs, another step goes on; one that finds the
  *   callable packed and current (pack_current) does not pack it again;

@@ -132,6 +132,17 @@ static int parse_line(char *line, struct packdesc *d)
 	return 0;
 }
 
+const char *packdesc_line_key(const char *line)
+{
+	if (starts_with(line, "orch "))
+		line += 5;
+	else if (starts_with(line, "child ") && (line = strchr(line + 6, ' ')))
+		line++;
+	else
+		return NULL;
+	return strspn(line, "0123456789abcdef") == 64 && line[64] == ' ' ? line : NULL;
+}
+
 int packdesc_parse(char *text, struct packdesc *d)
 {
 	char *line = text, *next;

@@ -53,5 +53,8 @@ void packdesc_add_child(struct buf *b, int func_id, const char *key, const int *
  * (release it either way); 0, or -1 when it is not a whole description. */
 int packdesc_parse(char *text, struct packdesc *d);
 void packdesc_release(struct packdesc *d);
+/* Where the unit key an orch or child line names begins (64 hex digits, not
+ * NUL-terminated), or NULL for any other line: for a reader of a part. */
+const char *packdesc_line_key(const char *line);
 
 #endif

@@ -139,3 +139,28 @@ rm -rf "$T/out" "$T/cache"
 must "$T/run5.out" "the fresh build failed" make -f "$T/w.mk" -j1 warmup-A
 cmp -s "$T/A.healed" "$T/out/A.callable" || fail "the healed A differs from a fresh build"
 pass "an inline pack that meets a corrupt entry leaves it to the recipe, which heals it"
+
+# 5. A callable whose description is longer than a step's first look at its
+# end (packnow.c: TAIL): at -j1 its pack still follows its last unit at once,
+# before the next class's units (make lists it some units later).
+mkdir -p "$T/q"
+cd "$T/q"
+printf '// kwarm-cost: 1\nint o;\n' > orch.c
+C= D=
+for i in $(seq 1 60); do printf '// kwarm-cost: 1\nint c%d;\n' "$i" > "c$i.c"; C=$C${C:+,}c$i.c; done
+for i in $(seq 1 10); do printf '// kwarm-cost: 1\nint d%d;\n' "$i" > "d$i.c"; D=$D${D:+,}d$i.c; done
+standin_spec . "C=$C" "D=$D"
+"$KWARM" gen spec.yaml -o "$T/q.mk" --cache "$T/qcache" --out "$T/qout"
+must "$T/runq.out" "the warm-up of C and D failed" make -f "$T/q.mk" -j1 warmup
+[ "$(grep -c "^kwarm: packed class C:" "$T/runq.out")" = 1 ] || { cat "$T/runq.out"; fail "C not packed once"; }
+python3 - "$T/qout/.kwarm/trace.json" <<'PY' || fail "C was not packed right after its last unit"
+import json, sys
+ev = [e for e in json.load(open(sys.argv[1])) if e.get("ph") == "X"]
+pack_c = [e for e in ev if e["cat"] == "pack" and e["args"]["classes"] == ["C"]][0]
+c_end = max(e["ts"] + e["dur"] for e in ev if e["cat"] == "compile" and "C" in e["args"]["classes"])
+later = [e["ts"] for e in ev if e["cat"] == "compile" and e["ts"] >= c_end]
+assert later and pack_c["ts"] >= c_end and pack_c["ts"] < min(later), (pack_c["ts"], c_end, later)
+PY
+[ "$(sed -n 's/^callable [0-9a-f]* [0-9]* \([0-9]*\) .* C .*/\1/p' "$T/q.mk.plan")" -gt 4096 ] ||
+	fail "C's description is not longer than a step's first look"
+pass "a large callable is packed by its last unit's step too"
