@@ -3,12 +3,14 @@
 #include "check.h"
 #include "key/digest.h"
 #include "pack/pack.h"
+#include "plan/packdesc.h"
 #include "path.h"
 #include "util.h"
 
 #include <fcntl.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 static int exists(const char *path)
@@ -444,6 +446,79 @@ static void test_missing_orchestration(void)
 	free(stamp);
 }
 
+/* pack_run_gently with stdout and stderr captured; *out_text gets stdout. */
+static int pack_gently(const char *ckey, const char *out, const char *stamp, char **out_text,
+		       char **err)
+{
+	int ret;
+
+	check_capture_begin(1);
+	check_capture_begin(2);
+	ret = pack_run_gently(&c, NULL, ckey, ref(ckey), out, stamp, NULL);
+	*err = check_capture_end(2);
+	*out_text = check_capture_end(1);
+	return ret;
+}
+
+/* Gently, a missing or corrupt unit or a bad description is a quiet -1 that
+ * removes nothing; a good callable packs and says so; pack_current then
+ * holds until an entry is newer than the stamp or the output is gone. */
+static void test_gently(void)
+{
+	char kgone[DIGEST_HEX_SIZE], kbad[DIGEST_HEX_SIZE], ckey[DIGEST_HEX_SIZE];
+	char *text, *out, *stamp, *said, *err, *mpath;
+	struct packdesc d;
+	struct timespec later[2];
+
+	digest_bytes_hex("never stored either", 19, kgone);
+	store_corrupt_unit(kbad);
+	for (int i = 0; i < 3; i++) {
+		const char *first = i == 0 ? kgone : kbad;
+
+		text = i < 2 ? desc_text("cfg", first, ka, kb) : xstrdup("kwarm-pack 1\nbogus\n");
+		save_desc(&c, text, ckey);
+		free(text);
+		out_paths("gentle", ckey, &out, &stamp);
+		CHECK_INT(pack_gently(ckey, out, stamp, &said, &err), -1);
+		CHECK_STR(err, "");
+		CHECK_STR(said, "");
+		CHECK(!exists(out) && !exists(stamp));
+		free(err);
+		free(said);
+		free(out);
+		free(stamp);
+	}
+	CHECK_INT(cache_unit_check(&c, kbad, 0), -1);	/* left for the pack step */
+
+	text = desc_text("cfg", korch, ka, kb);
+	save_desc(&c, text, ckey);
+	out_paths("gentle", ckey, &out, &stamp);
+	CHECK_INT(pack_gently(ckey, out, stamp, &said, &err), 0);
+	CHECK_STR(err, "");
+	CHECK_HAS(said, "kwarm: packed class TestX");
+	free(err);
+	free(said);
+	if (CHECK_INT(packdesc_parse(text, &d), 0)) {
+		CHECK(pack_units_there(c.dir, NULL, &d, NULL));
+		CHECK(pack_current(c.dir, NULL, &d, out, stamp));
+		mpath = cache_unit_path(&c, ka, ".m");
+		clock_gettime(CLOCK_REALTIME, &later[0]);
+		later[0].tv_sec += 60;
+		later[1] = later[0];
+		CHECK_INT(utimensat(AT_FDCWD, mpath, later, 0), 0);
+		CHECK(!pack_current(c.dir, NULL, &d, out, stamp));
+		CHECK_INT(utimensat(AT_FDCWD, stamp, later, 0), 0);
+		CHECK(pack_current(c.dir, NULL, &d, out, stamp));
+		unlink(out);
+		CHECK(!pack_current(c.dir, NULL, &d, out, stamp));
+		free(mpath);
+	}
+	packdesc_release(&d);
+	free(text);
+	free(out);
+	free(stamp);
+}
+
 /* A description whose content does not match its name is refused, and so is
  * a well-named one that does not parse, and a missing one; nothing is published. */
 static void test_bad_description(void)
@@ -500,6 +575,7 @@ int main(int argc, char **argv)
 	TEST(test_recompile(), "recompile");
 	TEST(test_missing_orchestration(), "missing_orchestration");
 	TEST(test_bad_description(), "bad_description");
+	TEST(test_gently(), "gently");
 
 	cache_release(&c);
 	buf_release(&descs);
