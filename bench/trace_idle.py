@@ -15,8 +15,9 @@ the last slice). The slot-seconds the run had (N x WALL) split into:
 
 Then each pack's wait: its slice's start minus the end of its callable's last
 unit's slice. A pack the step of that unit made itself (src/pack/packnow.h:
-the usual case) follows the unit's slice on the same slot at once, with no
-hand-over of make's between them (so it is not counted as one); a pack left
+the usual case; its slice says "by": "compile") follows the unit's slice on
+the same slot at once, with no hand-over of make's between them (so it is not
+counted as one); a pack left
 to make's recipe (a unit of the callable made by another process, say)
 waits one hand-over when make finds it ready, and until make's walk down the
 warm-up list has started the last unit when the walk passed it over (issue
@@ -41,7 +42,7 @@ def slices(path):
     with open(path) as f:
         events = json.load(f)
     return [(e["ts"] / 1e6, (e["ts"] + e["dur"]) / 1e6, e.get("cat", ""), e.get("args", {}).get("key"),
-             e.get("tid"))
+             e.get("args", {}).get("by"))
             for e in events if e.get("ph") == "X"]
 
 
@@ -85,21 +86,19 @@ def run_plan(trace):
 
 def pack_waits(spans, plan):
     """Each pack's wait after its last unit's end, for the packs whose units
-    all have a slice in the trace, and how many of them the step of that
-    unit made itself (src/pack/packnow.h): on its slot, right after it (no
-    hand-over of make's between the two slices)."""
+    all have a slice in the trace, and how many packs the step of their last
+    unit made itself (src/pack/packnow.h; its slice says "by": "compile")."""
     units = plan_units(plan)
-    ends = {key: (e, tid) for _, e, cat, key, tid in spans if cat == "compile"}
-    waits, inline = [], 0
-    for s, _, cat, key, tid in spans:
+    ends = {key: e for _, e, cat, key, _ in spans if cat == "compile"}
+    waits = []
+    inline = sum(1 for _, _, cat, _, by in spans if cat == "pack" and by == "compile")
+    for s, _, cat, key, _ in spans:
         if cat != "pack":
             continue
         if key not in units:
             raise SystemExit("trace_idle: pack %s is not in %s" % (key, plan))
         if all(u in ends for u in units[key]):
-            end, last_tid = max(ends[u] for u in units[key])
-            waits.append(s - end)
-            inline += last_tid == tid and 0 <= s - end < HANDOVER
+            waits.append(s - max(ends[u] for u in units[key]))
     return waits, inline
 
 
@@ -117,7 +116,8 @@ def idle(path, n, wall=None, plan=None):
     last_compile_start = max((sp[0] for sp in compiles), default=0.0)
     middle = n * (last_start - first) - busy_between(spans, first, last_start)
     plan = plan or run_plan(path)
-    waits, inline = pack_waits(spans, plan) if plan and packs else ([], 0)
+    waits, inline = pack_waits(spans, plan) if plan and packs else \
+        ([], sum(1 for sp in packs if sp[4] == "compile"))
     return {
         "n": n, "wall": wall, "steps": len(spans),
         "busy": sum(e - s for s, e, _, _, _ in spans),
@@ -156,7 +156,7 @@ def describe(r):
                      % (r["packs"], r["first_pack"], r["packs_after_compiles"], r["last_compile_end"],
                         r["packs_after_last_start"], r["last_compile_start"]))
     if r["waits"]:
-        lines.append("  pack waits after the last unit's end (%d packs, %d made by that unit's step):"
+        lines.append("  pack waits after the last unit's end (%d packs; %d made by that unit's step):"
                      " %d over %.0f ms, mean %.2f s, longest %.2f s"
                      % (r["waits"], r["inline"], r["waited"], 1000 * HANDOVER, r["wait_mean"], r["wait_max"]))
     return "\n".join(lines)

@@ -86,7 +86,7 @@ static void pack_locked(struct runstate *rs, const struct packnow *pn,
 		struct progress_step step = {
 			.label = label, .key = c->ckey, .owners = &owners, .t0 = t0,
 			.status = "packed", .t1 = now_wall(), .github = pn->github,
-			.goals = pn->goals, .cache_dir = pn->cache_dir,
+			.goals = pn->goals, .cache_dir = pn->cache_dir, .by = "compile",
 		};
 
 		progress_pack_done(rs, &step);

@@ -117,7 +117,8 @@ static void record_locked(struct runstate *rs, const struct progress_step *st,
 		if (!is_unit)
 			runstate_pack_end(rs);	/* its event is in: it ended */
 		trace_add_slice(rs->kw_dir, rs->zero, rs->pid,
-				rs->slot < 0 ? RUNSTATE_MAX_SLOTS : rs->slot, &ev, st->t0, st->t1);
+				rs->slot < 0 ? RUNSTATE_MAX_SLOTS : rs->slot, &ev, st->t0, st->t1,
+				st->by);
 	}
 	if (is_unit)
 		progress_line(rs, st, line);

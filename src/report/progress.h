@@ -21,6 +21,7 @@ struct progress_step {
 	int github;		/* print ::error lines for newly failed classes */
 	const char *goals;	/* the make run's goals (MAKECMDGOALS), or NULL */
 	const char *cache_dir;	/* the units' cache, or NULL */
+	const char *by;		/* a pack made by another step ("compile"), or NULL */
 };
 
 /* A compile begins: take a job slot and, first in the run, fix the total. */

@@ -59,7 +59,7 @@ void trace_begin(const char *kw_dir, int pid, int join)
 }
 
 void trace_add_slice(const char *kw_dir, double zero, int pid, int tid, const struct event *ev,
-		     double t0, double t1)
+		     double t0, double t1, const char *by)
 {
 	struct buf b = BUF_INIT;
 	long long ts = (long long)((t0 - zero) * 1e6);
@@ -81,6 +81,8 @@ void trace_add_slice(const char *kw_dir, double zero, int pid, int tid, const st
 	json_add_string(&b, ev->key);
 	if (unit)
 		buf_addf(&b, ",\"cache\":\"%s\"", strcmp(ev->status, "cached") ? "miss" : "hit");
+	if (by)
+		buf_addf(&b, ",\"by\":\"%s\"", by);
 	buf_addf(&b, ",\"status\":\"%s\"}}", ev->status);
 	trace_add(kw_dir, b.s, b.len);
 	buf_release(&b);

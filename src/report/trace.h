@@ -6,7 +6,9 @@
  *    "args":{"name":"kwarm warm-up (make PID)"}},
  *   {"name":LABEL,"cat":"compile"|"pack","ph":"X","ts":US,"dur":US,"pid":PID,
  *    "tid":SLOT,"args":{"unit":LABEL,"classes":[CLASS,...],"key":KEY,
- *    ["cache":"hit"|"miss",]"status":STATUS}},   (cache: compiles only)
+ *    ["cache":"hit"|"miss",]["by":"compile",]"status":STATUS}},
+ *                  (cache: compiles only; by: a pack made by the compile step
+ *                  of its callable's last unit, src/pack/packnow.h)
  *   ...
  *   ]
  *
@@ -30,8 +32,9 @@
 void trace_begin(const char *kw_dir, int pid, int join);
 /* Under the lock: add the slice of step ev (a unit's compile or a callable's
  * pack, named by its label) of make run pid on row tid, from t0 to t1 (unix
- * seconds, now_wall) counted from zero, to the trace in kw_dir. */
+ * seconds, now_wall) counted from zero, to the trace in kw_dir; by: NULL, or
+ * the step that made a pack ("compile"). */
 void trace_add_slice(const char *kw_dir, double zero, int pid, int tid, const struct event *ev,
-		     double t0, double t1);
+		     double t0, double t1, const char *by);
 
 #endif

@@ -82,6 +82,7 @@ print("a1 ends %.3f s; A packed at %.3f s on slot %d (a1's: %d); %s starts %.3f 
       % ((u["ts"] + u["dur"]) / 1e6, p["ts"] / 1e6, p["tid"], u["tid"], sys.argv[2], n["ts"] / 1e6))
 assert p["ts"] < n["ts"], "A's pack started after B's next compile"
 assert p["tid"] == u["tid"] and p["ts"] >= u["ts"] + u["dur"], "not in a1's slot, after it"
+assert p["args"].get("by") == "compile", p["args"]
 PY
 pass "a callable is packed by its last unit's step before make starts the next compile"
 

@@ -30,7 +30,7 @@ static char *tmpdir;
 static void add_slice(const struct runstate *rs, const struct event *sl, double t0, double t1)
 {
 	trace_add_slice(rs->kw_dir, rs->zero, rs->pid,
-			rs->slot < 0 ? RUNSTATE_MAX_SLOTS : rs->slot, sl, t0, t1);
+			rs->slot < 0 ? RUNSTATE_MAX_SLOTS : rs->slot, sl, t0, t1, NULL);
 }
 
 /* A unit's event, "unit KEY built SECONDS A l". */
