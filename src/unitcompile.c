@@ -714,8 +714,9 @@ compile:
 	stored = stored && !cache_unit_adopt_finish(&ad);
 	if (stored && renamed)
 		a.published = final;
-	/* Built from this root's files: the run's packs need not check it. */
-	if (stored && home == cache && o->rs)
+	/* Built from this root's files: the run's packs need not check it; a
+	 * private one is this run's for the compile steps' packs (packnow.h). */
+	if (stored && o->rs)
 		made_mark(o->rs, o->key, ad.sha);
 	hold(o, 0);
 	if (!stored) {

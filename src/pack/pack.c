@@ -1,5 +1,6 @@
 #include "pack/pack.h"
 #include "cache/cachelog.h"
+#include "report/made.h"
 #include "report/runid.h"
 #include "pack/layout.h"
 #include "plan/packdesc.h"
@@ -294,27 +295,33 @@ int pack_run_gently(const struct cache *cache, const char *private_dir, const ch
 }
 
 /* The time of unit key's entry: the cache's, else the private store's
- * (private_dir may be NULL); 0, or -1 when neither has it. */
+ * (private_dir may be NULL), which counts only when made says this run made
+ * it (made NULL: any); 0, or -1 when none counts. A private entry is compiled
+ * again by every run: the one a past run left is not this run's unit. */
 static int entry_time(struct buf *path, const char *cache_dir, const char *private_dir,
-		      const char *key, struct timespec *t)
+		      const struct made_table *made, const char *key, struct timespec *t)
 {
 	struct stat st;
 
 	buf_reset(path);
 	cache_add_unit_path(path, cache_dir, key, CACHE_ENTRY_SUFFIX);
-	if (stat(path->s, &st) && private_dir) {
+	if (stat(path->s, &st)) {
+		if (!private_dir || (made && !made_has(made, key, NULL)))
+			return -1;
 		buf_reset(path);
 		cache_add_unit_path(path, private_dir, key, CACHE_ENTRY_SUFFIX);
+		if (stat(path->s, &st))
+			return -1;
 	}
-	if (stat(path->s, &st))
-		return -1;
 	*t = st.st_mtim;
 	return 0;
 }
 
-/* Whether each unit of d has its entry, no later than *latest when given.
- * Last units first: in a warm-up those are the likeliest still to come. */
-static int units_there(const char *cache_dir, const char *private_dir, const struct packdesc *d,
+/* Whether each unit of d has its entry (entry_time), no later than *latest
+ * when given. Last units first: in a warm-up those are the likeliest still
+ * to come. */
+static int units_there(const char *cache_dir, const char *private_dir,
+		       const struct made_table *made, const struct packdesc *d,
 		       const char *known, const struct timespec *latest)
 {
 	struct buf path = BUF_INIT;
@@ -326,7 +333,7 @@ static int units_there(const char *cache_dir, const char *private_dir, const str
 		const char *key = i ? d->children[i - 1].key : d->orch.key;
 
 		if (latest || !known || strcmp(key, known))
-			there = !entry_time(&path, cache_dir, private_dir, key, &t) &&
+			there = !entry_time(&path, cache_dir, private_dir, made, key, &t) &&
 				(!latest || t.tv_sec < latest->tv_sec ||
 				 (t.tv_sec == latest->tv_sec && t.tv_nsec <= latest->tv_nsec));
 	}
@@ -334,20 +341,21 @@ static int units_there(const char *cache_dir, const char *private_dir, const str
 	return there;
 }
 
-int pack_unit_there(const char *cache_dir, const char *private_dir, const char *key)
+int pack_unit_there(const char *cache_dir, const char *private_dir,
+		    const struct made_table *made, const char *key)
 {
 	struct buf path = BUF_INIT;
 	struct timespec t;
-	int there = !entry_time(&path, cache_dir, private_dir, key, &t);
+	int there = !entry_time(&path, cache_dir, private_dir, made, key, &t);
 
 	buf_release(&path);
 	return there;
 }
 
-int pack_units_there(const char *cache_dir, const char *private_dir, const struct packdesc *d,
-		     const char *known)
+int pack_units_there(const char *cache_dir, const char *private_dir,
+		     const struct made_table *made, const struct packdesc *d, const char *known)
 {
-	return units_there(cache_dir, private_dir, d, known, NULL);
+	return units_there(cache_dir, private_dir, made, d, known, NULL);
 }
 
 int pack_current(const char *cache_dir, const char *private_dir, const struct packdesc *d,
@@ -356,5 +364,5 @@ int pack_current(const char *cache_dir, const char *private_dir, const struct pa
 	struct stat st, out;
 
 	return !stat(stamp_path, &st) && !stat(out_path, &out) && !S_ISDIR(out.st_mode) &&
-	       units_there(cache_dir, private_dir, d, NULL, &st.st_mtim);
+	       units_there(cache_dir, private_dir, NULL, d, NULL, &st.st_mtim);
 }

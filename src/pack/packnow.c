@@ -105,8 +105,8 @@ static void pack_locked(struct runstate *rs, const struct packnow *pn,
  * there, having read neither the whole description (a large callable's is
  * tens of KB, and every step of its units would read it) nor the rest of
  * its units' entries. */
-static int tail_missing(const struct packnow *pn, const struct unitlist_callable *c,
-			struct buf *dropped)
+static int tail_missing(const struct packnow *pn, const struct made_table *made,
+			const struct unitlist_callable *c, struct buf *dropped)
 {
 	uint64_t n = c->len < TAIL ? c->len : TAIL;
 	char *text = NULL, key[DIGEST_HEX_SIZE];
@@ -129,7 +129,7 @@ static int tail_missing(const struct packnow *pn, const struct unitlist_callable
 		if (k && strncmp(k, pn->key, 64)) {
 			memcpy(key, k, 64);
 			key[64] = '\0';
-			missing = !pack_unit_there(pn->cache_dir, pn->private_dir, key);
+			missing = !pack_unit_there(pn->cache_dir, pn->private_dir, made, key);
 		}
 		end = start;
 	}
@@ -140,16 +140,17 @@ static int tail_missing(const struct packnow *pn, const struct unitlist_callable
 /* Pack callable c when each of its units is there and no other step packs
  * it or has packed it. */
 static void pack_when_whole(struct runstate *rs, const struct packnow *pn,
-			    const struct unitlist_callable *c)
+			    const struct made_table *made, const struct unitlist_callable *c)
 {
 	struct buf dropped = BUF_INIT;
 	struct packdesc d;
 	char *text = NULL, *out = planfile_stamp_output(c->stamp);
 
 	memset(&d, 0, sizeof(d));
-	if (!out || tail_missing(pn, c, &dropped) || planfile_read(pn->plan, c->at, c->len, "callable descriptions", &text,
-				  &dropped) ||
-	    packdesc_parse(text, &d) || !pack_units_there(pn->cache_dir, pn->private_dir, &d, pn->key))
+	if (!out || tail_missing(pn, made, c, &dropped) ||
+	    planfile_read(pn->plan, c->at, c->len, "callable descriptions", &text, &dropped) ||
+	    packdesc_parse(text, &d) ||
+	    !pack_units_there(pn->cache_dir, pn->private_dir, made, &d, pn->key))
 		goto out;
 	runstate_pack_begin(rs, c->ckey);
 	if (rs->pack_fd < 0)
@@ -169,6 +170,7 @@ out:
 void packnow(struct runstate *rs, const struct packnow *pn)
 {
 	struct unitlist_callable *cs;
+	struct made_table made = { .fd = -1 };
 	struct strvec picked;
 	int all;
 
@@ -181,11 +183,15 @@ void packnow(struct runstate *rs, const struct packnow *pn)
 	all = goals_pack_all(pn->goals, &picked);
 	cs = xcalloc(pn->nr_packs, sizeof(*cs));
 	if ((all || picked.nr) && !planfile_read_callables(pn->plan, pn->packs, pn->nr_packs, cs)) {
+		/* Which private entries are this run's (none without a store). */
+		if (pn->private_dir)
+			made_open(&made, rs);
 		for (size_t i = 0; i < pn->nr_packs; i++) {
 			if (all || strvec_find(&picked, cs[i].cls) >= 0)
-				pack_when_whole(rs, pn, &cs[i]);
+				pack_when_whole(rs, pn, &made, &cs[i]);
 			unitlist_callable_release(&cs[i]);
 		}
+		made_close(&made);
 	}
 	free(cs);
 	strvec_release(&picked);

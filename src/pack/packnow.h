@@ -11,9 +11,11 @@
  *   warmup-CLASS: those classes; any other goal asks for no pack here), found
  *   from the unit's line in the plan (planfile.h: where its callables' lines
  *   lie), never from the whole unit list;
- * - only when each unit of the callable has its entry (a stat each, the last
- *   units first, up to the first missing, from the last 4 KB of its
- *   description, then all of it: a step of a large callable most often
+ * - only when each unit of the callable has its entry for this run: the
+ *   cache's (make's target), or a private store entry this run's step made
+ *   (made.h; a private unit is compiled again by every run, and the entry
+ *   a past run left must not be packed); a stat each, the last units first, up to the first missing, from the last 4 KB of
+ *   its description, then all of it: a step of a large callable most often
  *   stops within a few lines);
  * - under the callable's packing.<ckey> (runstate_pack_begin), not waited
  *   for: a step that holds it packs, another step goes on; one that finds the

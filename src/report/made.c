@@ -87,7 +87,7 @@ int made_has(const struct made_table *t, const char *key, const char *sha)
 	uint64_t i;
 
 	return t->fd >= 0 && !find_slot(t->fd, t->slots, key, &i, rec) && rec[0] &&
-	       !memcmp(rec + DIGEST_HEX_SIZE - 1, sha, DIGEST_HEX_SIZE - 1);
+	       (!sha || !memcmp(rec + DIGEST_HEX_SIZE - 1, sha, DIGEST_HEX_SIZE - 1));
 }
 
 void made_close(struct made_table *t)

@@ -1,7 +1,8 @@
 /* made: which cache entries this make run's compile steps published, so that
  * its packs need not check them again (an entry made during the run by
- * another process is checked: pack.h). One file per run, run/<tag>/made
- * (runstate.h), a hash table of fixed slots that steps fill in place:
+ * another process is checked: pack.h), and which private store entries, so
+ * that a compile step packs a callable only from this run's (packnow.h).
+ * One file per run, run/<tag>/made (runstate.h), a hash table of fixed slots that steps fill in place:
  *
  *   slot i, at byte 128 * i:  <64 hex: key><64 hex: the artifact's digest>
  *                             or 128 zero bytes (free; a hole reads so)
@@ -34,7 +35,7 @@ struct made_table {
 
 void made_open(struct made_table *t, struct runstate *rs);
 /* True when this run's compile step published entry key with an artifact of
- * digest sha. */
+ * digest sha (NULL: of any digest). */
 int made_has(const struct made_table *t, const char *key, const char *sha);
 void made_close(struct made_table *t);
 

@@ -44,6 +44,25 @@ done
 gxx_same_as_fresh TestMacro "headers edited"
 pass "without dependency output, a unit including a header by a macro or -include is compiled again each run"
 
+# A compile step packs its callable at once only from this run's entries: the
+# private ones the last run left are compiled again and must not be packed.
+# Asked first (make -j1 builds its goals in order), the edited 'plain' is
+# compiled while mac, fn and pre still have the last run's private entries.
+echo '#define V 4' > include/cfg.h
+printf 'extern "C" int h(void) { return 4; }\n' > k/plain.cpp
+"$KWARM" gen spec.yaml -o "$T/w.mk" --cache "$T/cache" --out "$T/out" 2> "$T/gen.err" ||
+	{ cat "$T/gen.err"; fail "gen failed: plain edited"; }
+key=$(unit_keys "$T/w.mk" 'plain[.]cpp')
+entry=$(grep -o "[^ ]*/units/[0-9a-f]*/$key[.]m" "$T/w.mk" | head -n 1)
+[ -n "$entry" ] || fail "no entry target for 'plain'"
+make -f "$T/w.mk" -j1 "$entry" warmup > "$T/run2b.out" 2>&1 || { cat "$T/run2b.out"; fail "make failed: plain edited"; }
+[ "$(grep -c 'kwarm: packed' "$T/run2b.out")" = 1 ] ||
+	{ cat "$T/run2b.out"; fail "packed more than once: from the last run's private entries"; }
+awk '/built incore/ { b = NR } /kwarm: packed/ { p = NR } END { exit !(b && p > b) }' "$T/run2b.out" ||
+	{ cat "$T/run2b.out"; fail "packed before the last private unit was compiled again"; }
+gxx_same_as_fresh TestMacro "plain edited"
+pass "a compile step does not pack the private entries of the last run"
+
 sed -i 's/deps: none/deps: gcc/' spec.yaml
 gxx_run "deps: gcc" "$T/run3.out"
 gxx_run "deps: gcc, again" "$T/run4.out"

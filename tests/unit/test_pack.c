@@ -499,7 +499,7 @@ static void test_gently(void)
 	free(err);
 	free(said);
 	if (CHECK_INT(packdesc_parse(text, &d), 0)) {
-		CHECK(pack_units_there(c.dir, NULL, &d, NULL));
+		CHECK(pack_units_there(c.dir, NULL, NULL, &d, NULL));
 		CHECK(pack_current(c.dir, NULL, &d, out, stamp));
 		mpath = cache_unit_path(&c, ka, ".m");
 		clock_gettime(CLOCK_REALTIME, &later[0]);
