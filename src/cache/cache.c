@@ -449,12 +449,17 @@ int cache_unit_adopt_begin(const struct cache *c, const char *key, const char *t
 	memset(a, 0, sizeof(*a));
 	a->fd = -1;
 	a->why = why;
-	if (digest_file_hex(tmp_path, a->sha, &a->size))
-		return error_errno_to(why, "cannot read compiled output '%s'", tmp_path);
-	a->fd = open(tmp_path, O_WRONLY | O_APPEND | O_CLOEXEC);
+	/* One open: read for the digest, then appended to. */
+	a->fd = open(tmp_path, O_RDWR | O_APPEND | O_CLOEXEC);
 	if (a->fd < 0) {
 		/* A compiler may leave its output read-only: publish a copy now. */
 		return cache_unit_store(c, key, tmp_path, label, extra, why);
+	}
+	if (digest_fd_hex(a->fd, a->sha, &a->size)) {
+		error_errno_to(why, "cannot read compiled output '%s'", tmp_path);
+		close(a->fd);
+		a->fd = -1;
+		return -1;
 	}
 	add_manifest(&man, key, a->size, a->sha, label, extra);
 	if (write_all(a->fd, man.s, man.len)) {

@@ -105,16 +105,13 @@ void digest_bytes_hex(const void *data, size_t len, char hex[DIGEST_HEX_SIZE])
 	digest_final_hex(&d, hex);
 }
 
-int digest_file_hex(const char *path, char hex[DIGEST_HEX_SIZE], uint64_t *size)
+int digest_fd_hex(int fd, char hex[DIGEST_HEX_SIZE], uint64_t *size)
 {
 	/* Streamed: a compiler binary may be large and only its digest is kept. */
 	unsigned char chunk[65536];
 	uint64_t total = 0;
 	struct digest d;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
 
-	if (fd < 0)
-		return -1;
 	digest_init(&d);
 	for (;;) {
 		ssize_t n = read(fd, chunk, sizeof(chunk));
@@ -125,7 +122,6 @@ int digest_file_hex(const char *path, char hex[DIGEST_HEX_SIZE], uint64_t *size)
 			if (saved == EINTR)
 				continue;
 			digest_release(&d);
-			close(fd);
 			errno = saved;
 			return -1;
 		}
@@ -134,9 +130,21 @@ int digest_file_hex(const char *path, char hex[DIGEST_HEX_SIZE], uint64_t *size)
 		digest_update(&d, chunk, (size_t)n);
 		total += (uint64_t)n;
 	}
-	close(fd);
 	digest_final_hex(&d, hex);
 	if (size)
 		*size = total;
 	return 0;
+}
+
+int digest_file_hex(const char *path, char hex[DIGEST_HEX_SIZE], uint64_t *size)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), ret, saved;
+
+	if (fd < 0)
+		return -1;
+	ret = digest_fd_hex(fd, hex, size);
+	saved = errno;
+	close(fd);
+	errno = saved;
+	return ret;
 }

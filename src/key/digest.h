@@ -29,5 +29,7 @@ void digest_bytes_hex(const void *data, size_t len, char hex[DIGEST_HEX_SIZE]);
 /* SHA-256 of path's content, streamed, and its size (size may be NULL);
  * 0 or -1 with errno set (no message). */
 int digest_file_hex(const char *path, char hex[DIGEST_HEX_SIZE], uint64_t *size);
+/* The same over what is left to read of the open file fd. */
+int digest_fd_hex(int fd, char hex[DIGEST_HEX_SIZE], uint64_t *size);
 
 #endif
