@@ -194,22 +194,39 @@ int os_file_stamp_now(const char *near, struct timespec *now)
 	return ret;
 }
 
-int os_file_stamp_at(const char *path, struct timespec *now)
+/* The second write's stamp: once the first one's was looked at (fstat),
+ * Linux (6.13 on, multigrain timestamps) gives the next change a precise
+ * stamp later than every stamp given before; elsewhere it is the coarse
+ * clock, never older than any earlier stamp. */
+static int stamp_written(int fd, struct timespec *now)
 {
 	struct stat st;
+
+	if (pwrite(fd, "1", 1, 0) != 1 || fstat(fd, &st) || pwrite(fd, "2", 1, 0) != 1 ||
+	    fstat(fd, &st))
+		return -1;
+	*now = st.st_mtim;
+	return 0;
+}
+
+int os_file_stamp_at(const char *path, struct timespec *now)
+{
 	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600), ret = -1;
 
-	/* The second write's stamp: once the first one's was looked at (fstat),
-	 * Linux (6.13 on, multigrain timestamps) gives the next change a precise
-	 * stamp later than every stamp given before; elsewhere it is the coarse
-	 * clock, never older than any earlier stamp. */
-	if (fd >= 0 && write(fd, "1", 1) == 1 && !fstat(fd, &st) &&
-	    write(fd, "2", 1) == 1 && !fstat(fd, &st)) {
-		*now = st.st_mtim;
-		ret = 0;
-	}
-	if (fd >= 0)
+	if (fd >= 0) {
+		ret = stamp_written(fd, now);
 		close(fd);
+	}
+	if (ret)
+		clock_gettime(CLOCK_REALTIME_COARSE, now);
+	return ret;
+}
+
+int os_file_stamp_fd(int fd, struct timespec *now)
+{
+	/* Never emptied: on ext4, a file truncated to 0 is flushed when closed. */
+	int ret = stamp_written(fd, now);
+
 	if (ret)
 		clock_gettime(CLOCK_REALTIME_COARSE, now);
 	return ret;

@@ -45,6 +45,8 @@ int os_socketpair_cloexec(int sv[2]);
 int os_file_stamp_now(const char *near, struct timespec *now);
 /* The same, written to the file at path (created or emptied), which stays. */
 int os_file_stamp_at(const char *path, struct timespec *now);
+/* The same, written to the open file fd (its first byte, rewritten). */
+int os_file_stamp_fd(int fd, struct timespec *now);
 /* The absolute path of this program (caller frees), or NULL with errno set. */
 char *os_self_path(void);
 

@@ -353,6 +353,7 @@ struct attempt {
 	char *file[NR_TEMPS];
 	int slot[NR_TEMPS];
 	int made[NR_TEMPS];		/* a step that writes it ran */
+	int stamp_fd;			/* the job slot's file (runstate.h), or -1 */
 	struct timespec started;	/* the file system's time before the compile */
 	int again;			/* a read changed during the last attempt's compile */
 	const char *published;		/* the one renamed into the entry */
@@ -367,7 +368,8 @@ static void attempt_writes(struct attempt *a, int i)
 
 /* Its names are fresh: a file a killed attempt left under this pid is never
  * taken for what a step (exiting 0 without writing) made. */
-static void attempt_init(struct attempt *a, const struct cache *home, const char *key)
+static void attempt_init(struct attempt *a, const struct cache *home, const char *key,
+			 const struct runstate *rs)
 {
 	char *stem = cache_unit_path(home, key, "");
 	char *dir = path_dirname(stem);
@@ -376,6 +378,7 @@ static void attempt_init(struct attempt *a, const struct cache *home, const char
 	memset(a, 0, sizeof(*a));
 	cache_fresh_temp_names(a->file, NR_TEMPS, stem, (long)getpid());
 	a->slot[LINKED] = a->slot[TEXT] = -1;	/* by the link and the extract step */
+	a->stamp_fd = rs ? rs->slot_fd : -1;
 	attempt_writes(a, OBJ);
 	attempt_writes(a, DEPS);
 	free(dir);
@@ -395,11 +398,11 @@ static void attempt_release(struct attempt *a)
 
 /* Start the attempt a over, with fresh names in home and its output dropped. */
 static void attempt_restart(struct attempt *a, const struct cache *home, const char *key,
-			    struct buf *output)
+			    const struct runstate *rs, struct buf *output)
 {
 	attempt_release(a);
 	buf_reset(output);
-	attempt_init(a, home, key);
+	attempt_init(a, home, key, rs);
 }
 
 /* The family whose dependency output this compile asks for, from the file
@@ -456,23 +459,37 @@ static int run_compile(struct compile_job *o, struct attempt *a, struct buf *out
 	return ret;
 }
 
-/* The compile's start stamp, written to a temp of the attempt, which a kill
- * leaves for prune to find. Best effort: a failure gives the coarse clock,
+/* The file system's time now, off a write to the job slot's file, else to
+ * DEPS (a temp of the attempt, which a kill leaves for prune to find):
+ * creating a file and removing it costs more (on ext4 without a journal,
+ * each inode removed makes every file created in its group for a minute
+ * after dearer). */
+static int stamp(struct attempt *a)
+{
+	if (a->stamp_fd >= 0 && !os_file_stamp_fd(a->stamp_fd, &a->started))
+		return 0;
+	(void)os_file_stamp_at(a->file[DEPS], &a->started);
+	return 1;	/* DEPS is there */
+}
+
+/* The compile's start stamp. Best effort: a failure gives the coarse clock,
  * which errs on the side of a file changed while it compiled. Again after a
  * change, the file system's clock ticks first: the change is older than it. */
 static void start_stamp(struct attempt *a)
 {
 	const struct timespec ms = { 0, 1000000 };
 	struct timespec seen;
+	int wrote = stamp(a);
 
-	(void)os_file_stamp_at(a->file[DEPS], &a->started);
 	seen = a->started;
 	while (a->again && a->started.tv_sec == seen.tv_sec &&
 	       a->started.tv_nsec == seen.tv_nsec) {
 		nanosleep(&ms, NULL);
-		(void)os_file_stamp_at(a->file[DEPS], &a->started);
+		wrote |= stamp(a);
 	}
-	unlink(a->file[DEPS]);
+	/* The compiler writes DEPS, or no file is there. */
+	if (wrote)
+		unlink(a->file[DEPS]);
 }
 
 /* Compile, link and extract into a's files; *final is the one to publish.
@@ -652,7 +669,7 @@ static int compile_unit(struct compile_job *o, const struct cache *cache, struct
 	memos_init(&cc, tools);
 	o->family = compile_family(o, &cc);
 	/* The outputs go beside the entry, so that a rename publishes them. */
-	attempt_init(&a, home, o->key);
+	attempt_init(&a, home, o->key, o->rs);
 compile:
 	why = hold(o, home == cache);
 	failed = run_steps(o, &a, &output, &final, &listed, why);
@@ -671,7 +688,7 @@ compile:
 		/* Its memos too: a cache that cannot take the unit cannot take them. */
 		free(tools);
 		cc.tool_memo_dir = tools = path_join(home->dir, "tools");
-		attempt_restart(&a, home, o->key, &output);
+		attempt_restart(&a, home, o->key, o->rs, &output);
 		if (run_steps(o, &a, &output, &final, &listed, NULL))
 			goto out;
 	}
@@ -687,7 +704,7 @@ compile:
 		buf_reset(&lines);
 		closure_cache_release(&cc);
 		memos_init(&cc, tools);
-		attempt_restart(&a, home, o->key, &output);
+		attempt_restart(&a, home, o->key, o->rs, &output);
 		a.again = 1;
 		goto compile;
 	}

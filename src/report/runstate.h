@@ -29,7 +29,9 @@
  *                        (the first reason; its units went to the private store)
  *     slot.N             job slots: a step holds the lowest N whose lock it
  *                        can take (flock LOCK_NB) while it runs; under
- *                        make -jN, N < the -j value
+ *                        make -jN, N < the -j value. A compile writes its
+ *                        start stamp into it (one byte, rewritten): a
+ *                        file made and removed for it would cost more
  *     packing.<ckey>     flock'd by the pack of that callable from its start
  *                        until its event is in (its stamp appears before): a
  *                        pack whose stamp is there but not its event has not

@@ -212,30 +212,49 @@ static int stamp_cmp(const struct timespec *a, const struct timespec *b)
 	return a->tv_nsec < b->tv_nsec ? -1 : a->tv_nsec > b->tv_nsec;
 }
 
-/* A file written (and looked at) just before is older than the stamp, one
- * written just after is not, many times over; the stamp's file is gone. */
-static void test_file_stamp_now(const char *dir)
+/* A file written (and looked at) just before is older than each of 50
+ * stamps, one written just after is not; now: the last stamp. */
+static void check_stamps(const char *dir, int (*stamp)(void *, struct timespec *), void *ctx,
+			 struct timespec *now)
 {
 	char *before = xstrfmt("%s/before", dir), *after = xstrfmt("%s/after", dir);
-	char *near = xstrfmt("%s/near.mk", dir), *left = xstrfmt("%s.stamp.%ld", near, (long)getpid());
-	struct timespec now;
 	struct stat st;
 
 	for (int i = 0; i < 50; i++) {
 		CHECK(!write_file(before, "x", 1));
 		CHECK(!stat(before, &st));
 		CHECK(!write_file(before, "y", 1));
-		CHECK(!os_file_stamp_now(near, &now));
-		CHECK(!stat(before, &st) && stamp_cmp(&st.st_mtim, &now) < 0);
+		CHECK(!stamp(ctx, now));
+		CHECK(!stat(before, &st) && stamp_cmp(&st.st_mtim, now) < 0);
 		CHECK(!write_file(after, "z", 1));
-		CHECK(!stat(after, &st) && stamp_cmp(&st.st_mtim, &now) >= 0);
+		CHECK(!stat(after, &st) && stamp_cmp(&st.st_mtim, now) >= 0);
 	}
+	free(before);
+	free(after);
+}
+
+static int stamp_near(void *near, struct timespec *now)
+{
+	return os_file_stamp_now(near, now);
+}
+
+static int stamp_fd(void *fd, struct timespec *now)
+{
+	return os_file_stamp_fd(*(int *)fd, now);
+}
+
+/* The stamp's file is gone after. */
+static void test_file_stamp_now(const char *dir)
+{
+	char *near = xstrfmt("%s/near.mk", dir), *left = xstrfmt("%s.stamp.%ld", near, (long)getpid());
+	struct timespec now;
+	struct stat st;
+
+	check_stamps(dir, stamp_near, near, &now);
 	CHECK(access(left, F_OK) && errno == ENOENT);
 	/* At a path of the caller's: the file stays there, with that stamp. */
 	CHECK(!os_file_stamp_at(near, &now));
 	CHECK(!stat(near, &st) && !stamp_cmp(&st.st_mtim, &now));
-	free(before);
-	free(after);
 	free(near);
 	free(left);
 }
@@ -274,6 +293,22 @@ static void test_list_folder(const char *dir)
 	free(folder);
 }
 
+/* Off an open file, which stays one byte long: a step's stamp on its job
+ * slot's file. */
+static void test_file_stamp_fd(const char *dir)
+{
+	char *slot = xstrfmt("%s/slot.0", dir);
+	int fd = open(slot, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+	struct timespec now;
+	struct stat st;
+
+	CHECK(fd >= 0);
+	check_stamps(dir, stamp_fd, &fd, &now);
+	CHECK(!fstat(fd, &st) && st.st_size == 1 && !stamp_cmp(&st.st_mtim, &now));
+	close(fd);
+	free(slot);
+}
+
 int main(int argc, char **argv)
 {
 	char *tmp, *dir;
@@ -295,6 +330,7 @@ int main(int argc, char **argv)
 	TEST(test_socketpair_cloexec(), "socketpair_cloexec");
 	TEST(test_file_stamp_now(dir), "file_stamp_now");
 	TEST(test_list_folder(dir), "list_folder");
+	TEST(test_file_stamp_fd(dir), "file_stamp_fd");
 	free(dir);
 	free(tmp);
 	return check_done();
