@@ -7,6 +7,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/random.h>
 #include <limits.h>
 #include <signal.h>
@@ -58,6 +59,11 @@ int os_pipe_cloexec(int fd[2], int nonblock)
 int os_socketpair_cloexec(int sv[2])
 {
 	return socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv);
+}
+
+int os_memory_file(const char *name)
+{
+	return memfd_create(name, MFD_CLOEXEC);
 }
 
 char *os_self_path(void)

@@ -47,6 +47,9 @@ int os_file_stamp_now(const char *near, struct timespec *now);
 int os_file_stamp_at(const char *path, struct timespec *now);
 /* The same, written to the open file fd (its first byte, rewritten). */
 int os_file_stamp_fd(int fd, struct timespec *now);
+/* A file in memory only (memfd), close-on-exec, which /dev/fd/FD opens
+ * again; -1 with errno set where there is none. */
+int os_memory_file(const char *name);
 /* The absolute path of this program (caller frees), or NULL with errno set. */
 char *os_self_path(void);
 

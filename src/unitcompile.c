@@ -354,6 +354,7 @@ struct attempt {
 	int slot[NR_TEMPS];
 	int made[NR_TEMPS];		/* a step that writes it ran */
 	int stamp_fd;			/* the job slot's file (runstate.h), or -1 */
+	int deps_fd;			/* the dependency output in memory, or -1 (DEPS) */
 	struct timespec started;	/* the file system's time before the compile */
 	int again;			/* a read changed during the last attempt's compile */
 	const char *published;		/* the one renamed into the entry */
@@ -368,19 +369,22 @@ static void attempt_writes(struct attempt *a, int i)
 
 /* Its names are fresh: a file a killed attempt left under this pid is never
  * taken for what a step (exiting 0 without writing) made. */
-static void attempt_init(struct attempt *a, const struct cache *home, const char *key,
-			 const struct runstate *rs)
+static void attempt_init(struct attempt *a, const struct cache *home, const struct compile_job *o)
 {
-	char *stem = cache_unit_path(home, key, "");
+	char *stem = cache_unit_path(home, o->key, "");
 	char *dir = path_dirname(stem);
 
 	mkdir_p(dir);
 	memset(a, 0, sizeof(*a));
 	cache_fresh_temp_names(a->file, NR_TEMPS, stem, (long)getpid());
 	a->slot[LINKED] = a->slot[TEXT] = -1;	/* by the link and the extract step */
-	a->stamp_fd = rs ? rs->slot_fd : -1;
+	a->stamp_fd = o->rs ? o->rs->slot_fd : -1;
+	/* No file made and removed for the list (see stamp). */
+	a->deps_fd = o->deps_in_memory ? os_memory_file("kwarm-deps") : -1;
 	attempt_writes(a, OBJ);
-	attempt_writes(a, DEPS);
+	/* Else no step writes DEPS (but run_compile, when the memory fails). */
+	if (a->deps_fd < 0 || a->stamp_fd < 0)
+		attempt_writes(a, DEPS);
 	free(dir);
 	free(stem);
 }
@@ -394,39 +398,52 @@ static void attempt_release(struct attempt *a)
 		publish_unregister_temp(a->slot[i]);
 		free(a->file[i]);
 	}
+	if (a->deps_fd >= 0)
+		close(a->deps_fd);
 }
 
 /* Start the attempt a over, with fresh names in home and its output dropped. */
-static void attempt_restart(struct attempt *a, const struct cache *home, const char *key,
-			    const struct runstate *rs, struct buf *output)
+static void attempt_restart(struct attempt *a, const struct cache *home,
+			    const struct compile_job *o, struct buf *output)
 {
 	attempt_release(a);
 	buf_reset(output);
-	attempt_init(a, home, key, rs);
+	attempt_init(a, home, o);
 }
 
-/* The family whose dependency output this compile asks for, from the file
- * the compiler's identity was taken of (cc's memo: the key needs it anyway). */
-static enum deps_family compile_family(const struct compile_job *o, struct closure_cache *cc)
+/* The family whose dependency output this compile asks for: --deps, else
+ * by the name of the file the compiler's identity was taken of (cc's memo:
+ * the key needs it anyway). Its list goes to memory when that name is gcc's
+ * and no launcher runs it: gcc writes it where -MF says, /dev/fd/N too,
+ * while a launcher or a wrapper (ccache) may publish it by rename. */
+static void compile_family(struct compile_job *o, struct closure_cache *cc)
 {
-	const char *real;
+	const char *real = toolid_target(cc, o->uc.root, o->uc.argv.v[0]);
+	enum deps_family named = real ? deps_family_named(real)
+				      : deps_family_detect(o->uc.argv.v[0]);
 
-	if (o->uc.deps >= 0)
-		return (enum deps_family)o->uc.deps;
-	real = toolid_target(cc, o->uc.root, o->uc.argv.v[0]);
-	return real ? deps_family_named(real) : deps_family_detect(o->uc.argv.v[0]);
+	o->family = o->uc.deps >= 0 ? (enum deps_family)o->uc.deps : named;
+	o->deps_in_memory = !o->launcher.nr && o->family == DEPS_GCC && named == DEPS_GCC;
 }
 
-/* Run the compile, with its dependency output in a->file[DEPS] when the family
- * can write one (*listed says whether it was asked for). */
+/* Run the compile, with its dependency output in memory or a->file[DEPS]
+ * when the family can write one (*listed says whether it was asked for). */
 static int run_compile(struct compile_job *o, struct attempt *a, struct buf *output,
 		       int *listed, struct buf *why)
 {
 	struct strvec argv = STRVEC_INIT, extra = STRVEC_INIT, env = STRVEC_INIT;
 	size_t nsources = unit_command_nr_sources(&o->uc);
-	int ret;
+	/* Open in the compiler (not close-on-exec) while it runs. */
+	int keep = a->deps_fd >= 0 ? dup(a->deps_fd) : -1, ret;
+	char *dfile = keep >= 0 ? xstrfmt("/dev/fd/%d", keep) : NULL;
 
-	*listed = !deps_request(o->family, nsources, a->file[DEPS], &extra, &env);
+	if (a->deps_fd >= 0 && keep < 0) {
+		close(a->deps_fd);
+		a->deps_fd = -1;
+		if (!a->made[DEPS])
+			attempt_writes(a, DEPS);
+	}
+	*listed = !deps_request(o->family, nsources, dfile ? dfile : a->file[DEPS], &extra, &env);
 	strvec_pushv(&argv, &o->launcher);
 	for (size_t i = 0; i < o->uc.argv.nr; i++) {
 		size_t drop = *listed && i ? deps_user_option(&o->uc.argv, i) : 0;
@@ -447,6 +464,9 @@ static int run_compile(struct compile_job *o, struct attempt *a, struct buf *out
 		else
 			unsetenv(env.v[i]);
 	ret = run_step("compile", &argv, o, output, why);
+	if (keep >= 0)
+		close(keep);
+	free(dfile);
 	for (size_t i = 0; i < env.nr; i++) {
 		char *name = xstrndup(env.v[i], strcspn(env.v[i], "="));
 
@@ -552,6 +572,22 @@ static int same_inputs(struct compile_job *o, int report)
 	return same;
 }
 
+/* The compiler's list of what it read into files. 0, or -1 with errno set:
+ * ENOENT when it wrote none (in memory: an empty list, as a list names at
+ * least the source). */
+static int read_deps(const struct attempt *a, struct strvec *files)
+{
+	char *mem = a->deps_fd >= 0 ? xstrfmt("/dev/fd/%d", a->deps_fd) : NULL;
+	int ret = deps_parse_file(mem ? mem : a->file[DEPS], files);
+
+	if (!ret && mem && !files->nr) {
+		errno = ENOENT;
+		ret = -1;
+	}
+	free(mem);
+	return ret;
+}
+
 /* The manifest lines of what the compile read (reads.h) and where its
  * lookups found nothing (searchlist.h); *listed is 0 when the compiler wrote
  * no list. 0, 1 when a file it read changed while it ran (*changed), or -1
@@ -566,7 +602,7 @@ static int read_lines(struct compile_job *o, struct closure_cache *cc, const str
 	struct buf why = BUF_INIT;
 	int ret;
 
-	if (*listed && deps_parse_file(a->file[DEPS], &files)) {
+	if (*listed && read_deps(a, &files)) {
 		if (errno != ENOENT) {
 			strvec_release(&files);
 			return error_errno("%s: cannot read the compiler's dependency output '%s'",
@@ -667,9 +703,9 @@ static int compile_unit(struct compile_job *o, const struct cache *cache, struct
 	int ret = -1, failed, stored, renamed, listed = 0, again = 0;
 
 	memos_init(&cc, tools);
-	o->family = compile_family(o, &cc);
+	compile_family(o, &cc);
 	/* The outputs go beside the entry, so that a rename publishes them. */
-	attempt_init(&a, home, o->key, o->rs);
+	attempt_init(&a, home, o);
 compile:
 	why = hold(o, home == cache);
 	failed = run_steps(o, &a, &output, &final, &listed, why);
@@ -688,7 +724,7 @@ compile:
 		/* Its memos too: a cache that cannot take the unit cannot take them. */
 		free(tools);
 		cc.tool_memo_dir = tools = path_join(home->dir, "tools");
-		attempt_restart(&a, home, o->key, o->rs, &output);
+		attempt_restart(&a, home, o, &output);
 		if (run_steps(o, &a, &output, &final, &listed, NULL))
 			goto out;
 	}
@@ -704,7 +740,7 @@ compile:
 		buf_reset(&lines);
 		closure_cache_release(&cc);
 		memos_init(&cc, tools);
-		attempt_restart(&a, home, o->key, o->rs, &output);
+		attempt_restart(&a, home, o, &output);
 		a.again = 1;
 		goto compile;
 	}

@@ -35,6 +35,7 @@ struct compile_job {
 	int github;			/* annotate failures for GitHub Actions */
 	int annotated;			/* a failure was annotated already */
 	enum deps_family family;	/* how the compiler lists what it read */
+	int deps_in_memory;		/* it is gcc itself, run directly */
 	struct strvec launcher;
 	struct unit_command uc;
 	struct runstate *rs;		/* the run's reports, or NULL */
