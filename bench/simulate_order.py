@@ -10,6 +10,15 @@ again in list order. Units cost workloads.py's seconds, a pack PACK seconds.
 
     python3 bench/simulate_order.py [--kwarm K] [--standin S] [--pack 0.1] [--step 0] [--ns 2,3,8]
                                     [--shapes qwen,...] [--noise 0.03 --seeds 10] [--waits]
+                                    [--inline-pack]
+
+--inline-pack models packs made by the compile step: the step that publishes
+a callable's last missing unit packs it then, in the slot it holds (PACK
+seconds more for that step, one PACK per callable it completes), and make's
+own pack recipe, which it still starts in its pass order once the units'
+steps have ended, finds the callable packed and costs only --step.  With
+--step 0 the pack targets' places in the list then cost nothing; with a
+step cost, the no-op packs make passed over are small jobs at the end.
 
 --step S adds S seconds to every step, unit or pack (kwarm's own work in a
 step and make's hand-over: 5-10 ms a step at the bench's scale 0.1, so about
@@ -114,23 +123,53 @@ def shape(name):
     return SHAPES[name]()
 
 
-def simulate(order, deps, cost, n, starts=None):
+def simulate(order, deps, cost, n, starts=None, inline=None):
     """Makespan of make -jN down order (see the module's comment); starts,
-    when given, gets each target's start time."""
+    when given, gets each target's start time.  inline, when given, is
+    {pack target: cost of packing}: the step that publishes a callable's
+    last unit packs it then, in its own slot, and make's pack recipe
+    costs cost(pack) (a no-op: it finds the callable packed)."""
     done, running, t = set(), [], 0.0
-    passed = []
+    published, packed, passed = set(), set(), []
+    owners = {}
+    for p in inline or ():
+        for u in deps[p]:
+            owners.setdefault(u, []).append(p)
+
+    def push(end, target, phase):
+        # Ties: publishes first, then the lower target name.
+        heapq.heappush(running, (end, phase, target))
+
+    def publish(target):
+        # The unit is in the cache: its step packs every callable it completes.
+        published.add(target)
+        extra = 0.0
+        for p in owners.get(target, ()):
+            if p not in packed and all(u in published for u in deps[p]):
+                packed.add(p)
+                if starts is not None:
+                    starts[p] = t + extra
+                extra += inline[p]
+        return extra
 
     def finish_one():
         nonlocal t
-        t, target = heapq.heappop(running)
-        done.add(target)
+        while True:
+            t, phase, target = heapq.heappop(running)
+            if phase:
+                done.add(target)
+                return
+            push(t + publish(target), target, 1)
 
     def start(target):
         while len(running) >= n:
             finish_one()
-        if starts is not None:
+        if starts is not None and target not in packed:
             starts[target] = t
-        heapq.heappush(running, (t + cost(target), target))
+        if inline is not None and target in owners:
+            push(t + cost(target), target, 0)
+        else:
+            push(t + cost(target), target, 1)
 
     for target in order:
         if all(d in done for d in deps.get(target, ())):
@@ -180,7 +219,7 @@ def waits(deps, cost, starts):
     return sum(wait) / max(1, len(wait)), sum(starts[p] >= last_unit for p in deps)
 
 
-def shape_rows(kwarm, standin, name, w, d, pack, ns, step=0.0, noise=0.0, seeds=1):
+def shape_rows(kwarm, standin, name, w, d, pack, ns, step=0.0, noise=0.0, seeds=1, inline=False):
     spec = w.write(os.path.join(d, "src"), {"orch": standin, "aiv": standin, "aic": standin})
     costs = {}
     for u in w.units():
@@ -213,9 +252,12 @@ def shape_rows(kwarm, standin, name, w, d, pack, ns, step=0.0, noise=0.0, seeds=
             for seed in range(seeds):
                 def cost(target):
                     key = unit_key(target)
+                    if not key and inline:
+                        return step
                     return (costs[cmds[key]] if key else pack) * factor(noise, seed, target) + step
                 starts = {}
-                span += simulate(order, deps, cost, n, starts)
+                packs = {p: pack * factor(noise, seed, p) for p in deps} if inline else None
+                span += simulate(order, deps, cost, n, starts, packs)
                 mean, after = waits(deps, cost, starts)
                 wait += mean
                 late += after
@@ -226,18 +268,19 @@ def shape_rows(kwarm, standin, name, w, d, pack, ns, step=0.0, noise=0.0, seeds=
 
 
 def table(kwarm, standin, pack=0.1, ns=NS, step=0.0, shapes=DEFAULT_SHAPES, noise=0.0, seeds=1,
-          show_waits=False):
+          show_waits=False, inline=False):
     """The table's lines."""
     costs = ("costs within %g%%, mean of %d runs" % (100 * noise, seeds) if noise
              else "exact stand-in costs")
-    out = ["simulated warm-up (make -jN model, %s, pack %g s%s): makespan / LB"
-           % (costs, pack, ", %g s more a step" % step if step else ""),
+    out = ["simulated warm-up (make -jN model, %s, pack %g s%s%s): makespan / LB"
+           % (costs, pack, " inline" if inline else "", ", %g s more a step" % step if step else ""),
            "workload    N     LB s |   spec  history" + (" | spec: wait s late  history: wait s late"
                                                          if show_waits else "")]
     with tempfile.TemporaryDirectory(prefix="kwarm-sim-") as tmp:
         for name in shapes:
             d = os.path.join(tmp, name.replace("/", "-"))
-            for row in shape_rows(kwarm, standin, name, shape(name), d, pack, ns, step, noise, seeds):
+            for row in shape_rows(kwarm, standin, name, shape(name), d, pack, ns, step, noise, seeds,
+                                  inline):
                 line = "%-10s %2d %8.2f | %6.3f   %6.3f" % tuple(row[:5])
                 if show_waits:
                     line += " | %12.2f %4.0f %15.2f %4.0f" % tuple(row[5:])
@@ -259,10 +302,13 @@ def main():
     ap.add_argument("--noise", type=float, default=0.0, help="each step's cost within this fraction (default 0)")
     ap.add_argument("--seeds", type=int, default=1, help="runs to average with --noise (default 1)")
     ap.add_argument("--waits", action="store_true", help="the packs' waits and late starts too")
+    ap.add_argument("--inline-pack", action="store_true",
+                    help="the step that publishes a callable's last unit packs it (make's pack is a no-op)")
     a = ap.parse_args()
     ns = tuple(int(x) for x in a.ns.split(","))
     print("\n".join(table(os.path.abspath(a.kwarm), os.path.abspath(a.standin), a.pack, ns, a.step,
-                           a.shapes.split(","), a.noise, a.seeds if a.noise else 1, a.waits)))
+                           a.shapes.split(","), a.noise, a.seeds if a.noise else 1, a.waits,
+                           a.inline_pack)))
 
 
 if __name__ == "__main__":
