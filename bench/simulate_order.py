@@ -10,15 +10,17 @@ again in list order. Units cost workloads.py's seconds, a pack PACK seconds.
 
     python3 bench/simulate_order.py [--kwarm K] [--standin S] [--pack 0.1] [--step 0] [--ns 2,3,8]
                                     [--shapes qwen,...] [--noise 0.03 --seeds 10] [--waits]
-                                    [--inline-pack]
+                                    [--separate-pack]
 
---inline-pack models packs made by the compile step: the step that publishes
+Packs are made by the compile step (packnow.h): the step that publishes
 a callable's last missing unit packs it then, in the slot it holds (PACK
 seconds more for that step, one PACK per callable it completes), and make's
 own pack recipe, which it still starts in its pass order once the units'
 steps have ended, finds the callable packed and costs only --step.  With
 --step 0 the pack targets' places in the list then cost nothing; with a
 step cost, the no-op packs make passed over are small jobs at the end.
+--separate-pack models the design before it: every pack is make's own step
+of PACK seconds (bench/results/2026-12-02-order.txt used that model).
 
 --step S adds S seconds to every step, unit or pack (kwarm's own work in a
 step and make's hand-over: 5-10 ms a step at the bench's scale 0.1, so about
@@ -268,7 +270,7 @@ def shape_rows(kwarm, standin, name, w, d, pack, ns, step=0.0, noise=0.0, seeds=
 
 
 def table(kwarm, standin, pack=0.1, ns=NS, step=0.0, shapes=DEFAULT_SHAPES, noise=0.0, seeds=1,
-          show_waits=False, inline=False):
+          show_waits=False, inline=True):
     """The table's lines."""
     costs = ("costs within %g%%, mean of %d runs" % (100 * noise, seeds) if noise
              else "exact stand-in costs")
@@ -302,13 +304,13 @@ def main():
     ap.add_argument("--noise", type=float, default=0.0, help="each step's cost within this fraction (default 0)")
     ap.add_argument("--seeds", type=int, default=1, help="runs to average with --noise (default 1)")
     ap.add_argument("--waits", action="store_true", help="the packs' waits and late starts too")
-    ap.add_argument("--inline-pack", action="store_true",
-                    help="the step that publishes a callable's last unit packs it (make's pack is a no-op)")
+    ap.add_argument("--separate-pack", action="store_true",
+                    help="every pack is make's own step (the design before packnow)")
     a = ap.parse_args()
     ns = tuple(int(x) for x in a.ns.split(","))
     print("\n".join(table(os.path.abspath(a.kwarm), os.path.abspath(a.standin), a.pack, ns, a.step,
                            a.shapes.split(","), a.noise, a.seeds if a.noise else 1, a.waits,
-                           a.inline_pack)))
+                           not a.separate_pack)))
 
 
 if __name__ == "__main__":
