@@ -19,12 +19,13 @@
 
 #include "plan/plan.h"
 
-/* How many units after its last one a callable's pack is listed: about the
- * -j of a typical run. A pack make reaches while its units still run waits
- * for make's next pass down the list (after the last unit has started): a
- * few places later its units are likely done, and it fills a slot among the
- * compiles instead of a tail after them. */
-#define SCHEDULE_PACK_LAG 8
+/* How many units after its last one a callable's pack is listed: none. The
+ * step of a callable's last unit packs it (packnow), so make's pack step only
+ * finds it packed; make passes over a pack whose units still run until the
+ * list's last unit has started, and these short steps then fill the slots
+ * the compiles' ragged end leaves idle; a pack whose units need no compile is
+ * ready when make reaches it (bench/results/2026-12-02-order-inline.txt). */
+#define SCHEDULE_PACK_LAG 0
 
 /* The highest -j the choice looks at: above it, longest-first. */
 #define SCHEDULE_MAX_JOBS 32
@@ -46,9 +47,11 @@ void schedule_list(const struct plan *plan, const size_t *order, struct schedule
 /* The seconds make -jN takes down the steps (schedule_list's) in the model:
  * one pass, each step waiting for a free slot, a pack whose units still run
  * passed over until the pass ends and then started as they finish, in list
- * order. A unit costs secs[its index], a pack pack_secs. */
+ * order. A unit costs secs[its index], plus pack_secs for each callable it
+ * is the last to finish of (its step packs them); make's pack step then
+ * costs check_secs. */
 double schedule_makespan(const struct plan *plan, const struct schedule_step *steps,
-			 const double *secs, double pack_secs, size_t jobs);
+			 const double *secs, double pack_secs, double check_secs, size_t jobs);
 
 /* Set plan->spec_jobs: bit N when, by the record (each unit's seconds, an
  * unknown one the average) and the model, spec order is faster than

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # labels: e2e
-# Packs among the compiles, not after them: a callable's pack is listed a few
-# units after its last one, so make starts it in the same pass as the compiles
-# (the trace shows class A packed while class B still has units to start; with
-# every pack after every unit, A would wait for B's last unit to start).
+# Packs among the compiles, not after them: the step of a callable's last unit
+# packs it (the trace shows class A packed while class B still has units to
+# start; with every pack left to make's pack rule, A would wait for B's last
+# unit to start), and the pack rule is listed right after that unit in warmup.
 . "$(dirname "$0")/lib.sh"
 need python3 python3
 
@@ -14,6 +14,10 @@ for u in a1 a2 b1 b2 b3 b4 b5 b6 b7 b8 b9 b10 b11 b12 b13 b14; do printf '// kwa
 standin_spec . A=a1.c,a2.c B=b1.c,b2.c,b3.c,b4.c,b5.c,b6.c,b7.c,b8.c,b9.c,b10.c,b11.c,b12.c,b13.c,b14.c
 export STANDIN_SCALE=0.05
 "$KWARM" gen spec.yaml -o "$T/w.mk" --cache "$T/cache" --out "$T/out"
+a2=$(unit_keys "$T/w.mk" ' a2[.]c$')
+[ "$(printf '%s\n' "$a2" | wc -w)" = 1 ] || fail "not one unit of a2.c"
+next=$(sed -n '/^warmup:/,/^$/p' "$T/w.mk" | awk -v u="$a2.m" 'p && !n++ { print $1 } index($1, u) { p = 1 }')
+case $next in */stamps/A.callable/*) ;; *) fail "A's pack is not listed right after its last unit: $next" ;; esac
 must "$T/run.out" "the warm-up failed" make -f "$T/w.mk" -j2 warmup
 python3 - "$T/out/.kwarm/trace.json" <<'PY' || fail "A was not packed before B's last unit started"
 import json, sys

@@ -1,6 +1,7 @@
-/* Unit tests of schedule: the warm-up list (units in order, each pack
- * SCHEDULE_PACK_LAG places after its callable's last unit), the model of
- * make -jN down it (slots, packs passed over until the pass ends), and the
+/* Unit tests of schedule: the warm-up list (units in order, each pack right
+ * after its callable's last unit), the model of make -jN down it (slots, the
+ * pack made by the step of a callable's last unit, make's pack steps passed
+ * over until the pass ends), and the
  * choice of spec order per -j on qwen3_decode's shape, where longest-first
  * loses at -j2 and -j3 by the steps each slot runs and wins at -j8. */
 #include "check.h"
@@ -94,21 +95,24 @@ static void test_list(void)
 	for (size_t i = 0; i < 15; i++)
 		order[i] = 14 - i;	/* the last callable's units first */
 	schedule_list(&f.plan, order, steps);
-	/* Both packs are due past the end: the second callable's last unit
-	 * (index 2) is 13th, the first's (index 0) 15th. */
-	for (size_t i = 0; i < 15; i++) {
+	/* Each pack right after its callable's last unit: the second's (index
+	 * 2) is 13th, the first's (index 0) 15th. */
+	for (size_t i = 0; i < 13; i++) {
 		CHECK_INT(steps[i].pack, 0);
 		CHECK_INT(steps[i].index, 14 - i);
 	}
-	CHECK(steps[15].pack && steps[15].index == 1);
+	CHECK(steps[13].pack && steps[13].index == 1);
+	CHECK(!steps[14].pack && steps[14].index == 1);
+	CHECK(!steps[15].pack && steps[15].index == 0);
 	CHECK(steps[16].pack && steps[16].index == 0);
-	/* Spec order: the first callable's pack SCHEDULE_PACK_LAG places
-	 * after its last unit (index 1). */
+	/* Spec order: the first callable's pack after its last unit (index 1),
+	 * the second's at the end. */
 	for (size_t i = 0; i < 15; i++)
 		order[i] = i;
 	schedule_list(&f.plan, order, steps);
-	CHECK(!steps[1 + SCHEDULE_PACK_LAG].pack && steps[1 + SCHEDULE_PACK_LAG].index == 1 + SCHEDULE_PACK_LAG);
-	CHECK(steps[2 + SCHEDULE_PACK_LAG].pack && steps[2 + SCHEDULE_PACK_LAG].index == 0);
+	CHECK(!steps[1].pack && steps[1].index == 1);
+	CHECK(steps[2].pack && steps[2].index == 0);
+	CHECK(!steps[3].pack && steps[3].index == 2);
 	CHECK(steps[16].pack && steps[16].index == 1);
 	fake_release(&f);
 }
@@ -131,16 +135,17 @@ static void test_makespan(void)
 	CHECK_INT(f.plan.lpt[0], 13);
 	CHECK_INT(f.plan.lpt[1], 0);
 	/* Exact costs: both end at 29.4 s at -j2 and 19.8 s at -j3, then the
-	 * pack; serially the sum. */
-	CHECK_NEAR(schedule_makespan(&f.plan, spec, secs, 0.5, 2), 29.9);
-	CHECK_NEAR(schedule_makespan(&f.plan, lpt, secs, 0.5, 2), 29.9);
-	CHECK_NEAR(schedule_makespan(&f.plan, spec, secs, 0.5, 3), 20.3);
-	CHECK_NEAR(schedule_makespan(&f.plan, lpt, secs, 0.5, 3), 20.3);
-	CHECK_NEAR(schedule_makespan(&f.plan, lpt, secs, 0.5, 1), 58.7);
-	/* At -j8 longest-first is the heavy unit and the pack; spec order
-	 * starts the heavy unit only after 11 short ones. */
-	CHECK_NEAR(schedule_makespan(&f.plan, lpt, secs, 0.5, 8), 8.9);
-	CHECK(schedule_makespan(&f.plan, spec, secs, 0.5, 8) > 9.5);
+	 * last unit's step packs and make's pack step checks; serially the
+	 * sum. */
+	CHECK_NEAR(schedule_makespan(&f.plan, spec, secs, 0.5, 0.1, 2), 30);
+	CHECK_NEAR(schedule_makespan(&f.plan, lpt, secs, 0.5, 0.1, 2), 30);
+	CHECK_NEAR(schedule_makespan(&f.plan, spec, secs, 0.5, 0.1, 3), 20.4);
+	CHECK_NEAR(schedule_makespan(&f.plan, lpt, secs, 0.5, 0.1, 3), 20.4);
+	CHECK_NEAR(schedule_makespan(&f.plan, lpt, secs, 0.5, 0.1, 1), 58.8);
+	/* At -j8 longest-first is the heavy unit, the pack and the check;
+	 * spec order starts the heavy unit only after 11 short ones. */
+	CHECK_NEAR(schedule_makespan(&f.plan, lpt, secs, 0.5, 0.1, 8), 9);
+	CHECK(schedule_makespan(&f.plan, spec, secs, 0.5, 0.1, 8) > 9.5);
 	fake_release(&f);
 	free(secs);
 }
@@ -160,7 +165,29 @@ static void test_pack_passed_over(void)
 	 * from 2; the first pack, ready at 1, is passed over and starts when
 	 * unit 3 ends at 2 (unit 4 was the pass's last start); the second,
 	 * passed over too, when unit 4 ends at 3: all done at 6. */
-	CHECK_NEAR(schedule_makespan(&f.plan, steps, secs, 3, 2), 6);
+	CHECK_NEAR(schedule_makespan(&f.plan, steps, secs, 0, 3, 2), 6);
+	fake_release(&f);
+}
+
+/* The step of a callable's last unit packs it in its slot, before make's
+ * pack step can start. */
+static void test_inline_pack(void)
+{
+	const size_t incores[] = { 0, 2 };
+	const double secs[] = { 1, 1, 1, 1 };
+	struct fake f;
+	struct schedule_step steps[] = { { 0, 0 }, { 0, 1 }, { 1, 0 }, { 2, 0 }, { 3, 0 },
+					 { 1, 1 } };
+
+	fake_init(&f, incores, 2, secs);
+	/* -j2, packs of 3 s, checks of 0.5 s: units 0 and 1 run from 0; unit
+	 * 0's step packs the first callable until 4, so units 2 and 3 share
+	 * the other slot (1 to 3) and unit 3's step packs the second until 6;
+	 * the first pack step, passed over, runs from 4, the second from 6. */
+	CHECK_NEAR(schedule_makespan(&f.plan, steps, secs, 3, 0.5, 2), 6.5);
+	/* Made by make's pack steps instead, both packs start at 2, when the
+	 * pass has ended and the units are done. */
+	CHECK_NEAR(schedule_makespan(&f.plan, steps, secs, 0, 3, 2), 5);
 	fake_release(&f);
 }
 
@@ -199,6 +226,7 @@ int main(int argc, char **argv)
 	TEST(test_list(), "list");
 	TEST(test_makespan(), "makespan");
 	TEST(test_pack_passed_over(), "pack_passed_over");
+	TEST(test_inline_pack(), "inline_pack");
 	TEST(test_choose(), "choose");
 	return check_done();
 }
