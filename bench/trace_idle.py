@@ -58,7 +58,7 @@ def plan_units(plan):
     with open(plan, "rb") as f:
         data = f.read()
     head = data[:67].split()
-    if head[:1] != [b"kwarm-plan"] or head[1:2] not in ([b"1"], [b"2"]):
+    if head[:1] != [b"kwarm-plan"] or head[1:2] not in ([b"1"], [b"2"], [b"3"]):
         raise SystemExit("trace_idle: %s is not a kwarm plan" % plan)
     lines = data[67:int(head[2])].decode("utf-8", "replace").split("\n")
     units, i = {}, 0

@@ -64,7 +64,7 @@ static int load_job(const struct planfile_ref *d, const char *key, struct compil
 	if (planfile_read(d->file, d->offset + d->len, d->cmds_len, "the compile records", &text,
 			  NULL))
 		ret = -1;
-	else if (planfile_find_record(text, key, words) ||
+	else if (planfile_compile_words(d->file, text, key, words) ||
 		 compile_job_parse(job, (int)words->nr, words->v, &bad) || strcmp(job->key, key))
 		ret = error("'%s' has no good compile record of unit %.12s%s%s; run make again",
 			    d->file, key, bad ? ": " : "", bad ? bad : "");

@@ -4,22 +4,30 @@
 
 #include <stdlib.h>
 
-/* A unit's compile record: the words of its recipe. */
-static void add_record(struct planfile_writer *w, const struct plan *plan,
-		       const struct plan_unit *u, struct plan_words *words)
+static void push_word(const char *word, void *data)
 {
-	plan_unit_words(plan, u, words);
+	struct plan_words *words = data;
+
+	ALLOC_GROW(words->v, words->nr + 1, words->alloc);
+	words->v[words->nr++] = word;
+}
+
+/* A unit's compile record: the words of its recipe only it has. */
+static void add_record(struct planfile_writer *w, const struct plan_unit *u,
+		       struct plan_words *words)
+{
+	words->nr = 0;
+	plan_unit_walk_words(u, push_word, words);
 	planfile_add_record(w, u->key, words->v, words->nr);
 }
 
 /* A callable's section: its description, then the records of its distinct
  * units (the orchestration's, then each new child's). */
-static void add_pack(struct planfile_writer *w, const struct plan *plan,
-		     const struct plan_callable *pc, struct planfile_ref *ref,
-		     struct plan_words *words)
+static void add_pack(struct planfile_writer *w, const struct plan_callable *pc,
+		     struct planfile_ref *ref, struct plan_words *words)
 {
 	planfile_begin_pack(w, pc->desc, ref);
-	add_record(w, plan, pc->orchestration, words);
+	add_record(w, pc->orchestration, words);
 	for (size_t i = 0; i < pc->spec->nr_incores; i++) {
 		size_t j = 0;
 
@@ -28,7 +36,7 @@ static void add_pack(struct planfile_writer *w, const struct plan *plan,
 		while (j < i && pc->children[j] != pc->children[i])
 			j++;
 		if (j == i)
-			add_record(w, plan, pc->children[i], words);
+			add_record(w, pc->children[i], words);
 	}
 	planfile_end_pack(w, ref);
 }
@@ -80,7 +88,9 @@ void planwrite(const struct plan *plan, struct sink *out, struct planfile_ref *r
 
 	planfile_writer_init(&w, out);
 	for (size_t i = 0; i < plan->nr_callables; i++)
-		add_pack(&w, plan, &plan->callables[i], &refs[i], &words);
+		add_pack(&w, &plan->callables[i], &refs[i], &words);
+	plan_common_words(plan, &words);
+	planfile_add_common(&w, words.v, words.nr);
 	plan_words_release(&words);
 	for (size_t i = 0; i < spec->nr_classes; i++)
 		planfile_add_class(&w, spec->classes[i].name);

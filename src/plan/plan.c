@@ -291,33 +291,20 @@ static void push_option(struct plan_words *w, const char *name, const char *valu
 	push_word(w, value);
 }
 
-static void walk_push(const char *word, void *words)
-{
-	push_word(words, word);
-}
-
 void plan_words_release(struct plan_words *w)
 {
 	free(w->v);
-	buf_release(&w->owners);
 	w->v = NULL;
 	w->nr = w->alloc = 0;
 }
 
-void plan_unit_words(const struct plan *plan, const struct plan_unit *u, struct plan_words *words)
+void plan_common_words(const struct plan *plan, struct plan_words *words)
 {
 	words->nr = 0;
-	buf_reset(&words->owners);
-	planfile_add_owners(&words->owners, &u->owners);
 	push_option(words, "--cache", plan->cache_dir);
 	push_option(words, "--root", plan->spec->root);
 	push_option(words, "--platform", plan->spec->platform);
 	push_option(words, "--private", plan->private_dir);
-	push_option(words, "--key", u->key);
-	push_option(words, "--unit", u->label);
-	push_option(words, "--id", u->id);
-	push_option(words, "--owners", buf_str(&words->owners));
-	plan_unit_walk_words(u, walk_push, words);
 }
 
 void plan_unit_walk_words(const struct plan_unit *u, void (*fn)(const char *word, void *data),

@@ -60,20 +60,20 @@ struct plan {
 int plan_build(struct plan *plan, const struct spec *spec, const char *cache_dir,
 	       const char *out_dir, const struct strvec *launcher);
 void plan_release(struct plan *plan);
-/* A unit's recipe words, borrowed (gen writes some 30 a unit): they point
- * into the plan, the unit and owners, and live while those do. */
+/* Recipe words, borrowed: they point into the plan and live while it does. */
 struct plan_words {
 	const char **v;
 	size_t nr, alloc;
-	struct buf owners;	/* the unit's owners, joined */
 };
 
-#define PLAN_WORDS_INIT { NULL, 0, 0, BUF_INIT }
+#define PLAN_WORDS_INIT { NULL, 0, 0 }
 void plan_words_release(struct plan_words *w);
-/* The words of unit u's `kwarm compile` recipe after "compile", less the run's
- * report options: options, "--", the command (words emptied first). */
-void plan_unit_words(const struct plan *plan, const struct plan_unit *u, struct plan_words *words);
-/* fn(word, data) for each word of plan_unit_words that only unit u has, in
+/* The options every unit's `kwarm compile` recipe has alike (--cache, --root,
+ * --platform, --private; words emptied first): the plan's side file holds
+ * them once. A unit's recipe is these, its own --key, --unit, --id and
+ * --owners, then plan_unit_walk_words. */
+void plan_common_words(const struct plan *plan, struct plan_words *words);
+/* fn(word, data) for each word of a recipe that only unit u has, in
  * order (the Makefile writes them too): launcher, link, extract, deps, env,
  * "--", the command. */
 void plan_unit_walk_words(const struct plan_unit *u, void (*fn)(const char *word, void *data),

@@ -10,11 +10,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#define MAGIC "kwarm-plan 2 "
+#define MAGIC "kwarm-plan 3 "
 #define HEADER_SIZE 67	/* the magic, three numbers of 17 digits, blanks, newline */
 #define SLOT_SIZE 76	/* 64 hex, blank, 10 digits, newline */
 #define MAX_LINE 65536	/* the longest unit or callable line a lookup reads */
 #define FIRST_READ 4096	/* what it reads first: most lines are far shorter */
+#define MAX_COMMON (1 << 20)	/* the longest common words a reader takes */
 
 struct planfile_slot {
 	char key[DIGEST_HEX_SIZE];
@@ -54,11 +55,28 @@ static void add_text(struct buf *b, const char *s, int field)
 	}
 }
 
-/* The unit list begins after the last section. */
+void planfile_add_common(struct planfile_writer *w, const char *const *words, size_t nr)
+{
+	struct buf text = BUF_INIT;
+
+	if (w->list_at)
+		BUG("planfile_add_common twice, or after the unit list began");
+	w->list_at = sink_tell(w->out);
+	for (size_t i = 0; i < nr; i++) {
+		add_text(&text, words[i], 0);
+		buf_addch(&text, '\n');
+	}
+	sink_flush(w->out);
+	buf_addf(&w->out->b, "common %zu\n", text.len);
+	buf_add(&w->out->b, text.s, text.len);
+	buf_release(&text);
+}
+
+/* The unit list begins after the last section, with the common words. */
 static struct buf *list(struct planfile_writer *w)
 {
 	if (!w->list_at)
-		w->list_at = sink_tell(w->out);
+		planfile_add_common(w, NULL, 0);
 	sink_flush(w->out);
 	return &w->out->b;
 }
@@ -145,10 +163,12 @@ static int by_key(const void *a, const void *b)
 
 void planfile_finish(struct planfile_writer *w)
 {
-	size_t list_at, index_at = sink_tell(w->out) - w->header_at;
+	size_t list_at, index_at;
 	char header[HEADER_SIZE + 1];
 
-	list_at = w->list_at ? w->list_at - w->header_at : index_at;
+	list(w);	/* the common words at least */
+	index_at = sink_tell(w->out) - w->header_at;
+	list_at = w->list_at - w->header_at;
 	if (w->nr_slots)	/* qsort's base must not be NULL, even for none */
 		qsort(w->slots, w->nr_slots, sizeof(*w->slots), by_key);
 	for (size_t i = 0; i < w->nr_slots; i++) {
@@ -344,12 +364,29 @@ static int parse_line(struct unitlist *ul, char *line)
 	return 0;
 }
 
+/* Past the common words at text's head, or NULL when they are not there. */
+static char *skip_common(char *text)
+{
+	char *end;
+	unsigned long long len;
+
+	if (!starts_with(text, "common "))
+		return NULL;
+	errno = 0;
+	len = strtoull(text + 7, &end, 10);
+	if (errno || *end != '\n' || len > strlen(end + 1))
+		return NULL;
+	return end + 1 + len;
+}
+
 /* Parse the list's text (NUL-terminated, changed in place) into ul; 0 or -1. */
 static int parse_list(struct unitlist *ul, char *text)
 {
 	char *line, *nl;
 
-	for (line = text; *line; line = nl + 1) {
+	if (!(line = skip_common(text)))
+		return -1;
+	for (; *line; line = nl + 1) {
 		nl = strchr(line, '\n');
 		if (!nl)
 			return -1;
@@ -581,4 +618,61 @@ int planfile_find_record(char *text, const char *key, struct strvec *words)
 			return 0;
 	}
 	return -1;
+}
+
+/* The common words of fd (at the unit list's head), pushed onto words; 0 or
+ * -1. */
+static int read_common(int fd, struct strvec *words)
+{
+	char *line = xmalloc(MAX_LINE + 1), *text = NULL, *end, *nl;
+	unsigned long long len;
+	struct header h;
+	int ret = -1;
+
+	if (read_header(fd, &h) || read_line_at(fd, h.list_at, line) ||
+	    !starts_with(line, "common "))
+		goto out;
+	errno = 0;
+	len = strtoull(line + 7, &end, 10);
+	if (errno || *end || len > MAX_COMMON)
+		goto out;
+	text = xmalloc(len + 1);
+	if (read_at(fd, text, len, h.list_at + strlen(line) + 1))
+		goto out;
+	text[len] = '\0';
+	for (end = text; (nl = strchr(end, '\n')); end = nl + 1) {
+		*nl = '\0';
+		strvec_push(words, end);
+	}
+	ret = *end ? -1 : 0;
+out:
+	free(text);
+	free(line);
+	return ret;
+}
+
+int planfile_compile_words(const char *path, char *records, const char *key,
+			   struct strvec *words)
+{
+	struct unitlist_unit u;
+	struct buf owners = BUF_INIT;
+	int fd, ret = -1;
+
+	if (planfile_lookup(path, key, &u) != 1)
+		return -1;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0 && !read_common(fd, words)) {
+		const char *own[8] = { "--key", key, "--unit", u.label, "--id", u.id, "--owners" };
+
+		planfile_add_owners(&owners, &u.owners);
+		own[7] = buf_str(&owners);
+		for (size_t i = 0; i < ARRAY_SIZE(own); i++)
+			strvec_push(words, own[i]);
+		ret = planfile_find_record(records, key, words);
+	}
+	if (fd >= 0)
+		close(fd);
+	buf_release(&owners);
+	unitlist_unit_release(&u);
+	return ret;
 }

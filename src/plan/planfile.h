@@ -7,18 +7,21 @@
  * own callable's section (its recipe says where); the reports read the unit
  * list.
  *
- *   kwarm-plan 2 <list at> <index at> <units>\n   17 digits each: 67 bytes
+ *   kwarm-plan 3 <list at> <index at> <units>\n   17 digits each: 67 bytes
  *   callable sections, in spec order, each:
  *     <pack description>                         packdesc.h; the callable key
  *                                                is its SHA-256
  *     unit <unit key> <n>                        the compile record of each
  *     <word>                                     distinct unit of the callable:
  *                                                n lines, the words of its
- *                                                `kwarm compile` recipe after
- *                                                "compile" (options, "--",
- *                                                command), less the run's
- *                                                report options
+ *                                                `kwarm compile` recipe only it
+ *                                                has (plan_unit_walk_words:
+ *                                                "--" and the command last)
  *   the unit list, at <list at>:
+ *     common <bytes>                             the options every unit's
+ *     <word>                                     compile recipe has alike
+ *                                                (plan_common_words): bytes
+ *                                                of word lines
  *     class <name>                               spec order
  *     callable <ckey> <class> <stamp path>       spec order; the stamp path
  *                                                OUT/.kwarm/stamps/<output
@@ -28,8 +31,11 @@
  *     <key> <offset, 10 digits>\n                76 bytes each, sorted by key:
  *                                                where the unit's line lies
  *
- * Words, ids and labels are one line each (newlines become '?'; in ids and
- * labels tabs too): they come from spec names and paths. The owners list is a
+ * A unit's whole recipe (after "compile", less the run's report options) is
+ * the common words, --key, --unit, --id and --owners from its unit line, then
+ * its record: each written once (version 2 wrote them all in every record: a
+ * plan of 100k units was 80 MB). Words, ids and labels are one line each
+ * (newlines become '?'; in ids and labels tabs too): they come from spec names and paths. The owners list is a
  * strvec in memory, joined and split only by planfile_add_owners and
  * planfile_split_owners wherever it is written down: here, on a unit's
  * --owners, in the run's events (events.h).
@@ -84,6 +90,9 @@ void planfile_add_unit(struct planfile_writer *w, const char *key, const struct 
  * its distinct units, then planfile_end_pack; ref (its file left alone) says
  * where it lies. */
 void planfile_begin_pack(struct planfile_writer *w, const char *desc, struct planfile_ref *ref);
+/* The common words, after every section, before the unit list (none when
+ * not called). */
+void planfile_add_common(struct planfile_writer *w, const char *const *words, size_t nr);
 void planfile_add_record(struct planfile_writer *w, const char *key, const char *const *words,
 			 size_t nr);
 void planfile_end_pack(struct planfile_writer *w, struct planfile_ref *ref);
@@ -161,5 +170,10 @@ int planfile_read(const char *path, uint64_t offset, uint64_t len, const char *w
 /* Find unit key's record in a callable's records (text, NUL-terminated line
  * by line here) and push its words; 0, or -1 when absent or malformed. */
 int planfile_find_record(char *text, const char *key, struct strvec *words);
+/* Unit key's whole recipe words (see the top) pushed onto words, its record
+ * found in records (a callable's, as for planfile_find_record) of the side
+ * file at path; 0, or -1 when something is absent or malformed. */
+int planfile_compile_words(const char *path, char *records, const char *key,
+			   struct strvec *words);
 
 #endif

@@ -48,6 +48,7 @@ static void add_record(struct planfile_writer *w, const char *key, const char *w
 }
 
 static char ck[2][DIGEST_HEX_SIZE], uk[3][DIGEST_HEX_SIZE];
+static const char *const common[] = { "--cache", "/c\nx", "--root", "/r" };
 static struct planfile_ref refs[2];
 
 /* A plan of three classes, two callables and three units, at path. */
@@ -69,6 +70,7 @@ static void write_sample(const char *path)
 	planfile_end_pack(&w, &refs[0]);
 	planfile_begin_pack(&w, "kwarm-pack 1\nwhat class TestB\n", &refs[1]);
 	planfile_end_pack(&w, &refs[1]);
+	planfile_add_common(&w, common, ARRAY_SIZE(common));
 	planfile_add_class(&w, "TestA");
 	planfile_add_class(&w, "TestB");
 	planfile_add_class(&w, "TestC");
@@ -184,6 +186,22 @@ static void test_sections(const char *path)
 				&text, NULL), 0);
 	CHECK_INT(planfile_find_record(text, uk[1], &words), -1);
 	CHECK_INT(words.nr, 0);
+	free(text);
+	strvec_release(&words);
+	/* A unit's whole recipe: the common words, its line's, its record's. */
+	strvec_init(&words);
+	CHECK_INT(planfile_read(path, refs[0].offset + refs[0].len, refs[0].cmds_len, "records",
+				&text, NULL), 0);
+	CHECK_INT(planfile_compile_words(path, text, uk[0], &words), 0);
+	if (CHECK_INT(words.nr, 16)) {
+		CHECK_STR(words.v[1], "/c?x");
+		CHECK_STR(words.v[3], "/r");
+		CHECK_STR(words.v[5], uk[0]);
+		CHECK_STR(words.v[7], "orchestration 'k/o.cpp'");
+		CHECK_STR(words.v[9], "TestA/orchestration 'k/o.cpp'");
+		CHECK_STR(words.v[11], "TestA,TestB");
+		CHECK_STR(words.v[15], "cc -c o.cpp");
+	}
 	free(text);
 	strvec_release(&words);
 	/* Past the end: refused. */
@@ -302,7 +320,7 @@ static void test_damage(const char *path)
 	size_t len;
 
 	check_refused(missing, 1, 1);
-	bad = damaged(path, "magic.plan", "kwarm-plan 2", "kwarm-plan 1");
+	bad = damaged(path, "magic.plan", "kwarm-plan 3", "kwarm-plan 2");
 	check_refused(bad, 1, 1);
 	free(bad);
 	bad = damaged(path, "list.plan", "\nclass TestB\n", "\nklass TestB\n");
