@@ -194,15 +194,22 @@ def simulate(order, deps, cost, n, starts=None, inline=None):
 
 
 def plan_ids(plan):
-    """{unit key: id} from the plan's side file (--key KEY ... --id ID)."""
+    """{unit key: id} from the plan's unit list (src/plan/planfile.h, format 3:
+    "unit <key> <owners> <id>\t<label>\t<packs>" between <list at> and
+    <index at>)."""
     with open(plan, "rb") as f:
-        words = f.read().decode("utf-8", "replace").split("\n")
-    ids, key = {}, None
-    for i, w in enumerate(words[:-1]):
-        if w == "--key":
-            key = words[i + 1]
-        elif w == "--id" and key:
-            ids[key] = words[i + 1]
+        data = f.read()
+    head = data[:data.index(b"\n")].split()
+    if head[:2] != [b"kwarm-plan", b"3"]:
+        raise SystemExit("simulate_order: %s is not a kwarm plan of format 3" % plan)
+    ids = {}
+    for line in data[int(head[2]):int(head[3])].decode("utf-8", "replace").split("\n"):
+        if line.startswith("unit "):
+            key, _, rest = line[len("unit "):].split(" ", 2)
+            ids[key] = rest.split("\t", 1)[0]
+    if len(ids) != int(head[4]):
+        raise SystemExit("simulate_order: %s: %d unit ids, the header says %s"
+                         % (plan, len(ids), head[4].decode()))
     return ids
 
 
@@ -241,6 +248,11 @@ def shape_rows(kwarm, standin, name, w, d, pack, ns, step=0.0, noise=0.0, seeds=
     spec_mk = gen("spec")
     order, deps, cmds = read_makefile(spec_mk)
     ids = plan_ids(spec_mk + ".plan")
+    # A unit without an id would leave the record short (or empty: then the
+    # history column silently repeats spec order).
+    missing = sorted(set(cmds) - set(ids))
+    if missing:
+        raise SystemExit("simulate_order: %s: no id for unit %s" % (spec_mk, missing[0]))
     rec = "".join("%.3f\t%s\n" % (costs[cmds[k]], ids[k]) for k in sorted(ids))
     hist_mk = gen("hist", rec)
     rows = []
