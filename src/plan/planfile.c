@@ -274,22 +274,34 @@ void planfile_split_owners(struct strvec *owners, const char *s)
 	strvec_split_at(owners, s, ',');
 }
 
-/* "A,B,C" of decimal numbers into *v (caller frees); 0 or -1. */
+/* "A,B,C" of decimal numbers into *v (caller frees); 0 or -1. Digit by
+ * digit into one array sized by the commas: every step's report code loads
+ * the whole list (four times), and strtoull and a growing array per unit
+ * were a tenth of a tiny compile step's instructions. */
 static int parse_numbers(const char *s, uint64_t **v, size_t *nr)
 {
-	size_t alloc = 0;
+	size_t n = 1;
 
 	*v = NULL;
 	*nr = 0;
+	if (!*s)
+		return 0;
+	for (const char *p = s; *p; p++)
+		n += *p == ',';
+	*v = xmalloc(n * sizeof(**v));
 	while (*s) {
-		char *end;
+		uint64_t x = 0;
+		const char *start = s;
 
-		errno = 0;
-		ALLOC_GROW(*v, *nr + 1, alloc);
-		(*v)[(*nr)++] = strtoull(s, &end, 10);
-		if (errno || end == s || (*end && *end != ','))
+		for (; *s >= '0' && *s <= '9'; s++) {
+			if (x > (UINT64_MAX - (uint64_t)(*s - '0')) / 10)
+				return -1;
+			x = x * 10 + (uint64_t)(*s - '0');
+		}
+		if (s == start || (*s && *s != ','))
 			return -1;
-		s = *end ? end + 1 : end;
+		(*v)[(*nr)++] = x;
+		s += *s == ',';
 	}
 	return 0;
 }
