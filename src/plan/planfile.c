@@ -274,29 +274,30 @@ void planfile_split_owners(struct strvec *owners, const char *s)
 	strvec_split_at(owners, s, ',');
 }
 
-/* "A,B,C" of decimal numbers into *v (caller frees); 0 or -1. Digit by
- * digit into one array sized by the commas: every step's report code loads
- * the whole list (four times), and strtoull and a growing array per unit
- * were a tenth of a tiny compile step's instructions. */
-static int parse_numbers(const char *s, uint64_t **v, size_t *nr)
+/* "A,B,C" of decimal numbers appended to *v (*nr of *alloc; caller frees);
+ * 0 or -1. Digit by digit, the array grown once by the commas' count: every
+ * step's report code loads the whole list (four times), and strtoull and an
+ * array of each unit's own were a fifth of a tiny compile step's
+ * instructions. */
+static int parse_numbers(const char *s, uint64_t **v, size_t *nr, size_t *alloc)
 {
 	size_t n = 1;
 
-	*v = NULL;
-	*nr = 0;
 	if (!*s)
 		return 0;
 	for (const char *p = s; *p; p++)
 		n += *p == ',';
-	*v = xmalloc(n * sizeof(**v));
+	ALLOC_GROW(*v, *nr + n, *alloc);
 	while (*s) {
 		uint64_t x = 0;
 		const char *start = s;
 
 		for (; *s >= '0' && *s <= '9'; s++) {
-			if (x > (UINT64_MAX - (uint64_t)(*s - '0')) / 10)
+			uint64_t d = (uint64_t)(*s - '0');
+
+			if (x > UINT64_MAX / 10 || (x == UINT64_MAX / 10 && d > UINT64_MAX % 10))
 				return -1;
-			x = x * 10 + (uint64_t)(*s - '0');
+			x = x * 10 + d;
 		}
 		if (s == start || (*s && *s != ','))
 			return -1;
@@ -306,12 +307,15 @@ static int parse_numbers(const char *s, uint64_t **v, size_t *nr)
 	return 0;
 }
 
-/* "<key> <owners> <id>\t<label>\t<packs>" (after "unit ") into u. */
-static int parse_unit(char *line, struct unitlist_unit *u)
+/* "<key> <owners> <id>\t<label>\t<packs>" (after "unit ") into u; its packs
+ * into an array of its own, or with ul appended to ul's one (unit_packs_at). */
+static int parse_unit(char *line, struct unitlist_unit *u, struct unitlist *ul)
 {
 	char *sp, *tab, *tab2;
 
 	strvec_init(&u->owners);
+	u->packs = NULL;
+	u->nr_packs = 0;
 	if (take_key(u->key, line) || !(sp = strchr(line + 65, ' ')) ||
 	    !(tab = strchr(sp + 1, '\t')) || !(tab2 = strchr(tab + 1, '\t')))
 		return -1;
@@ -321,7 +325,16 @@ static int parse_unit(char *line, struct unitlist_unit *u)
 	planfile_split_owners(&u->owners, line + 65);
 	u->id = xstrdup(sp + 1);
 	u->label = xstrdup(tab + 1);
-	return parse_numbers(tab2 + 1, &u->packs, &u->nr_packs);
+	if (!ul) {
+		size_t alloc = 0;
+
+		return parse_numbers(tab2 + 1, &u->packs, &u->nr_packs, &alloc);
+	}
+	u->packs_at = ul->nr_packs;
+	if (parse_numbers(tab2 + 1, &ul->packs, &ul->nr_packs, &ul->alloc_packs))
+		return -1;
+	u->nr_packs = ul->nr_packs - u->packs_at;
+	return 0;
 }
 
 /* "<ckey> <at> <len> <cmds> <class> <stamp>" (after "callable ") into c. */
@@ -350,19 +363,25 @@ void unitlist_callable_release(struct unitlist_callable *c)
 	memset(c, 0, sizeof(*c));
 }
 
-void unitlist_unit_release(struct unitlist_unit *u)
+static void unit_release_fields(struct unitlist_unit *u)
 {
 	strvec_release(&u->owners);
 	free(u->id);
 	free(u->label);
-	free(u->packs);
 	memset(u, 0, sizeof(*u));
+}
+
+void unitlist_unit_release(struct unitlist_unit *u)
+{
+	free(u->packs);
+	unit_release_fields(u);
 }
 
 void unitlist_release(struct unitlist *ul)
 {
 	for (size_t i = 0; i < ul->nr_units; i++)
-		unitlist_unit_release(&ul->units[i]);
+		unit_release_fields(&ul->units[i]);	/* packs: ul's */
+	free(ul->packs);
 	for (size_t i = 0; i < ul->nr_callables; i++)
 		unitlist_callable_release(&ul->callables[i]);
 	free(ul->units);
@@ -384,8 +403,8 @@ static int parse_line(struct unitlist *ul, char *line)
 		ul->nr_callables++;
 	} else if (starts_with(line, "unit ")) {
 		ALLOC_GROW(ul->units, ul->nr_units + 1, ul->alloc_units);
-		if (parse_unit(line + 5, &ul->units[ul->nr_units])) {
-			unitlist_unit_release(&ul->units[ul->nr_units]);
+		if (parse_unit(line + 5, &ul->units[ul->nr_units], ul)) {
+			unit_release_fields(&ul->units[ul->nr_units]);
 			return -1;
 		}
 		ul->nr_units++;
@@ -442,6 +461,10 @@ int unitlist_load_gently(struct unitlist *ul, const char *path)
 			text[h.index_at - h.list_at] = '\0';
 			ret = parse_list(ul, text);
 		}
+	}
+	if (!ret && ul->packs) {	/* it moved as it grew: point the units at it now */
+		for (size_t i = 0; i < ul->nr_units; i++)
+			ul->units[i].packs = ul->packs + ul->units[i].packs_at;
 	}
 	free(text);
 	if (fd >= 0)
@@ -530,7 +553,7 @@ static int read_unit(int fd, uint64_t at, const char *key, struct unitlist_unit 
 	int ret = -1;
 
 	if (!read_line_at(fd, at, line) && starts_with(line, "unit "))
-		ret = parse_unit(line + 5, u) || strcmp(u->key, key) ? -1 : 0;
+		ret = parse_unit(line + 5, u, NULL) || strcmp(u->key, key) ? -1 : 0;
 	free(line);
 	return ret;
 }

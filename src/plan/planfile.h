@@ -72,6 +72,8 @@ struct planfile_writer {
 	size_t nr_slots, alloc_slots;
 	uint64_t *callable_at;		/* each callable line's place in out */
 	size_t nr_callables, alloc_callables;
+	uint64_t *packs;		/* every unit's packs, one array */
+	size_t nr_packs, alloc_packs;
 };
 
 /* Write the file into out (sink.h): every section before the unit list. */
@@ -121,6 +123,7 @@ struct unitlist_unit {
 	char *id, *label;
 	uint64_t *packs;		/* where its callables' lines lie */
 	size_t nr_packs;
+	size_t packs_at;		/* in a list: packs' place in its packs */
 };
 
 struct unitlist_callable {
@@ -136,6 +139,8 @@ struct unitlist {
 	size_t nr_units, alloc_units;
 	struct unitlist_callable *callables;
 	size_t nr_callables, alloc_callables;
+	uint64_t *packs;		/* every unit's packs, one array */
+	size_t nr_packs, alloc_packs;
 };
 
 /* Read the unit list of the side file at path into ul (initialised here); 0,
