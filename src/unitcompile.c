@@ -346,11 +346,12 @@ static int go_private(struct compile_job *o, struct cache *priv, const char *why
 }
 
 /* The temp files of one attempt, beside the entry they become: a rename
- * publishes the last one. Registered once a step may write them, so a signal
- * removes them. */
+ * publishes the last one. Named and registered once a step may write them
+ * (a tiny compile writes OBJ alone), so a signal removes them. */
 enum { OBJ, LINKED, TEXT, DEPS, NR_TEMPS };
 struct attempt {
-	char *file[NR_TEMPS];
+	char *stem;			/* the entry's path but its suffix */
+	char *file[NR_TEMPS];		/* NULL until a step may write it */
 	int slot[NR_TEMPS];
 	int made[NR_TEMPS];		/* a step that writes it ran */
 	int stamp_fd;			/* the job slot's file (runstate.h), or -1 */
@@ -360,24 +361,28 @@ struct attempt {
 	const char *published;		/* the one renamed into the entry */
 };
 
-/* A step that writes file i is about to run. */
+/* A step that writes file i is about to run. Its name is fresh: a file a
+ * killed attempt left under this pid is never taken for what a step (exiting
+ * 0 without writing) made. */
 static void attempt_writes(struct attempt *a, int i)
 {
+	if (a->made[i])
+		return;
 	a->made[i] = 1;
+	a->file[i] = cache_fresh_temp_name(a->stem, (long)getpid(), (unsigned)i);
 	a->slot[i] = publish_register_temp(a->file[i], NULL);
 }
 
-/* Its names are fresh: a file a killed attempt left under this pid is never
- * taken for what a step (exiting 0 without writing) made. */
 static void attempt_init(struct attempt *a, const struct cache *home, const struct compile_job *o)
 {
-	char *stem = cache_unit_path(home, o->key, "");
-	char *dir = path_dirname(stem);
+	char *dir;
 
-	mkdir_p(dir);
 	memset(a, 0, sizeof(*a));
-	cache_fresh_temp_names(a->file, NR_TEMPS, stem, (long)getpid());
-	a->slot[LINKED] = a->slot[TEXT] = -1;	/* by the link and the extract step */
+	a->stem = cache_unit_path(home, o->key, "");
+	dir = path_dirname(a->stem);
+	mkdir_p(dir);
+	for (int i = 0; i < NR_TEMPS; i++)
+		a->slot[i] = -1;
 	a->stamp_fd = o->rs ? o->rs->slot_fd : -1;
 	/* No file made and removed for the list (see stamp). */
 	a->deps_fd = o->deps_in_memory ? os_memory_file("kwarm-deps") : -1;
@@ -386,7 +391,6 @@ static void attempt_init(struct attempt *a, const struct cache *home, const stru
 	if (a->deps_fd < 0 || a->stamp_fd < 0)
 		attempt_writes(a, DEPS);
 	free(dir);
-	free(stem);
 }
 
 static void attempt_release(struct attempt *a)
@@ -398,6 +402,7 @@ static void attempt_release(struct attempt *a)
 		publish_unregister_temp(a->slot[i]);
 		free(a->file[i]);
 	}
+	free(a->stem);
 	if (a->deps_fd >= 0)
 		close(a->deps_fd);
 }
@@ -440,8 +445,7 @@ static int run_compile(struct compile_job *o, struct attempt *a, struct buf *out
 	if (a->deps_fd >= 0 && keep < 0) {
 		close(a->deps_fd);
 		a->deps_fd = -1;
-		if (!a->made[DEPS])
-			attempt_writes(a, DEPS);
+		attempt_writes(a, DEPS);
 	}
 	*listed = !deps_request(o->family, nsources, dfile ? dfile : a->file[DEPS], &extra, &env);
 	strvec_pushv(&argv, &o->launcher);
@@ -488,6 +492,7 @@ static int stamp(struct attempt *a)
 {
 	if (a->stamp_fd >= 0 && !os_file_stamp_fd(a->stamp_fd, &a->started))
 		return 0;
+	attempt_writes(a, DEPS);
 	(void)os_file_stamp_at(a->file[DEPS], &a->started);
 	return 1;	/* DEPS is there */
 }
@@ -527,10 +532,10 @@ static int run_steps(struct compile_job *o, struct attempt *a, struct buf *outpu
 	*final = a->file[OBJ];
 	if (o->uc.link.nr) {
 		strvec_pushv(&link, &o->uc.link);
+		attempt_writes(a, LINKED);
 		strvec_push(&link, "-o");
 		strvec_push(&link, a->file[LINKED]);
 		strvec_push(&link, a->file[OBJ]);
-		attempt_writes(a, LINKED);
 		if (run_step("link", &link, o, output, why) ||
 		    check_output(a->file[LINKED], "link", o, output))
 			goto out;
@@ -606,7 +611,7 @@ static int read_lines(struct compile_job *o, struct closure_cache *cc, const str
 		if (errno != ENOENT) {
 			strvec_release(&files);
 			return error_errno("%s: cannot read the compiler's dependency output '%s'",
-					   o->label, a->file[DEPS]);
+					   o->label, a->deps_fd >= 0 ? "in memory" : a->file[DEPS]);
 		}
 		*listed = 0;	/* it wrote none: the scanner's closure is all we know */
 	}

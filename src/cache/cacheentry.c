@@ -104,28 +104,20 @@ uint32_t cache_temp_word(void)
 	return (uint32_t)ts.tv_nsec ^ (++counter * 2654435761u);
 }
 
-void cache_fresh_temp_names(char **names, size_t n, const char *final, long pid)
+char *cache_fresh_temp_name(const char *final, long pid, unsigned number)
 {
 	for (int attempt = 0; ; attempt++) {
-		uint32_t word = cache_temp_word() & ~(uint32_t)0xf;
+		uint32_t word = (cache_temp_word() & ~(uint32_t)0xf) | (number & 0xf);
+		struct buf b = BUF_INIT;
 		struct stat st;
-		size_t i;
 
-		for (i = 0; i < n; i++) {
-			struct buf b = BUF_INIT;
-
-			cache_add_temp_name(&b, final, pid, word | (uint32_t)i);
-			names[i] = buf_detach(&b);
-			/* A name in use: a temp left by a killed process of this
-			 * pid (not gone if it has not been pruned since). 100
-			 * draws only when lstat cannot tell: the step says why. */
-			if (attempt < 100 && (!lstat(names[i], &st) || errno != ENOENT))
-				break;
-		}
-		if (i == n)
-			return;
-		for (size_t j = 0; j <= i; j++)
-			free(names[j]);
+		cache_add_temp_name(&b, final, pid, word);
+		/* A name in use: a temp left by a killed process of this pid
+		 * (not gone if it has not been pruned since). 100 draws only
+		 * when lstat cannot tell: the step says why. */
+		if (attempt >= 100 || (lstat(b.s, &st) && errno == ENOENT))
+			return buf_detach(&b);
+		buf_release(&b);
 	}
 }
 

@@ -58,11 +58,11 @@ int cache_entry_name_key(const char *name, char key[DIGEST_HEX_SIZE]);
 void cache_add_temp_name(struct buf *b, const char *final, long pid, uint32_t word);
 /* A random word for a temp's name (from the clock when the system has none). */
 uint32_t cache_temp_word(void);
-/* Set names[0..n) (n <= 16; caller frees) to process pid's temps of final, of
- * one random word numbered in its last hex digit, that no file has now: a
- * temp left behind by a killed process whose pid this one reuses is never
- * taken for this process's output. */
-void cache_fresh_temp_names(char **names, size_t n, const char *final, long pid);
+/* Process pid's temp of final (caller frees), of a random word whose last hex
+ * digit is number (< 16), that no file has now: a temp left behind by a
+ * killed process whose pid this one reuses is never taken for this process's
+ * output. One lstat: drawn when a step is about to write it, not before. */
+char *cache_fresh_temp_name(const char *final, long pid, unsigned number);
 /* The pid in a temp's (file) name, or -1 when name is not a temp's. */
 long cache_temp_name_pid(const char *name);
 /* The path of process pid's probe in cache folder dir (caller frees). */

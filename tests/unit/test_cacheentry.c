@@ -69,21 +69,23 @@ static void test_temp_names(void)
 
 /* A compile attempt's temps: a file at one of them (left by a killed attempt
  * whose pid this one reuses) is never taken, so a step that exits 0 without
- * writing cannot have it published; every name still parses to the pid. */
+ * writing cannot have it published; every name still parses to the pid and
+ * ends in its number. */
 static void test_fresh_temp_names(void)
 {
 	char *dir = check_tmpdir("fresh"), *stem = xstrfmt("%s/" KEY, dir);
 	char *left[4], *names[4];
 
-	cache_fresh_temp_names(left, 4, stem, 77);
 	for (size_t i = 0; i < 4; i++) {
+		left[i] = cache_fresh_temp_name(stem, 77, (unsigned)i);
 		check_write_file(left[i], "stale", 5, 0644);
 		CHECK_INT(cache_temp_name_pid(base(left[i])), 77);
+		CHECK_INT(strtol(left[i] + strlen(left[i]) - 1, NULL, 16), (long)i);
 		for (size_t j = 0; j < i; j++)
 			CHECK(strcmp(left[i], left[j]));
 	}
-	cache_fresh_temp_names(names, 4, stem, 77);
 	for (size_t i = 0; i < 4; i++) {
+		names[i] = cache_fresh_temp_name(stem, 77, (unsigned)i);
 		CHECK(access(names[i], F_OK) && errno == ENOENT);
 		CHECK_INT(cache_temp_name_pid(base(names[i])), 77);
 		for (size_t j = 0; j < 4; j++)
