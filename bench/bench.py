@@ -66,6 +66,7 @@ class Bench:
         self.standin = os.path.abspath(args.standin)
         self.scratch = args.scratch
         self.cpu_total = 0.0	# CPU seconds of every run so far, descendants included
+        self.cpu_user = self.cpu_sys = 0.0	# the same, user and kernel apart
         self.env = dict(os.environ)
         for k in ("MAKEFLAGS", "MAKELEVEL", "MFLAGS", "KWARM_CACHE", "STANDIN_LOG", "FARM_SLOTS") + DISTCC_VARS:
             self.env.pop(k, None)
@@ -90,6 +91,8 @@ class Bench:
         dt = time.monotonic() - t0
         # wait4's figures include the descendants the child waited for.
         self.cpu_total += ru.ru_utime + ru.ru_stime
+        self.cpu_user += ru.ru_utime
+        self.cpu_sys += ru.ru_stime
         p.returncode = os.waitstatus_to_exitcode(status)
         if log_name:
             out.close()
@@ -514,18 +517,21 @@ class Bench:
                 # that disk traffic while the plain side, which never syncs,
                 # does not: the figure then measures the previous row.
                 os.sync()
-                cpu0 = self.cpu_total
+                cpu0, user0, sys0 = self.cpu_total, self.cpu_user, self.cpu_sys
                 if side == "plain":
                     wall = self.run(["make", "-r", "-s", "-f", pm, "-j2", "all"], log_name=pm + ".log")[0]
-                    plain.append((wall, self.cpu_total - cpu0))
+                    to = plain
                 else:
                     wall = self.kwarm_cold(spec, 2)[0]
-                    kw.append((wall, self.cpu_total - cpu0))
+                    to = kw
+                # (wall, CPU, user, sys): the split says where a CPU difference is.
+                to.append((wall, self.cpu_total - cpu0, self.cpu_user - user0, self.cpu_sys - sys0))
         ratios = sorted(k[0] / p[0] for k, p in zip(kw, plain))
         return {"units": len(cmds), "reps": reps, "runs": list(zip(kw, plain)),
                 "median_ratio": ratios[len(ratios) // 2],
                 "kwarm": min(x[0] for x in kw), "plain": min(x[0] for x in plain),
-                "kwarm_cpu": min(x[1] for x in kw), "plain_cpu": min(x[1] for x in plain)}
+                "kwarm_cpu": min(x[1] for x in kw), "plain_cpu": min(x[1] for x in plain),
+                "kwarm_split": min(kw, key=lambda x: x[1])[2:], "plain_split": min(plain, key=lambda x: x[1])[2:]}
 
     def scale(self, sizes):
         rows = []
@@ -646,6 +652,8 @@ def table(b, head, spans, farm, cached, over, scale_rows, sim=None):
                  % (over["reps"], over["kwarm"], over["plain"], over["kwarm"] / over["plain"]))
         t.append("  CPU (user + sys, every process), best of %d: kwarm %6.2f s   plain %6.2f s   ratio %.3f"
                  % (over["reps"], over["kwarm_cpu"], over["plain_cpu"], over["kwarm_cpu"] / over["plain_cpu"]))
+        t.append("    of which user / sys: kwarm %.2f / %.2f s   plain %.2f / %.2f s"
+                 % (over["kwarm_split"] + over["plain_split"]))
         if over["reps"] > 1:
             t.append("  each pair's wall ratio (kwarm / plain, adjacent runs): "
                      + " ".join("%.3f" % (k[0] / p[0]) for k, p in over["runs"])
