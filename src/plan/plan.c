@@ -340,6 +340,7 @@ int plan_build(struct plan *plan, const struct spec *spec, const char *cache_dir
 {
 	struct planner p;
 	size_t total = 0, units = 0;
+	char *tools;
 	int ret = 0;
 
 	memset(plan, 0, sizeof(*plan));
@@ -364,6 +365,11 @@ int plan_build(struct plan *plan, const struct spec *spec, const char *cache_dir
 	p.plan = plan;
 	closure_cache_init(&p.cc);
 	p.cc.snapshot = 1;
+	/* The compilers' identities go where the steps look for them: the run's
+	 * first steps (make starts -jN at once) need not each hash a compiler
+	 * before starting it, and the next gen need not either. */
+	tools = path_join(plan->cache_dir, "tools");
+	p.cc.tool_memo_dir = tools;
 	hashmap_init(&p.by_key);
 	hashmap_init(&p.inputs);
 	hashmap_init(&p.families);
@@ -398,6 +404,7 @@ int plan_build(struct plan *plan, const struct spec *spec, const char *cache_dir
 	hashmap_release(&p.families);
 	hashmap_release(&p.by_key);
 	closure_cache_release(&p.cc);
+	free(tools);
 	return ret;
 }
 
