@@ -50,6 +50,13 @@ static int spawn(const char *const *argv, const char *dir, int fd, int to1, int 
 int run_capture(const char *const *argv, const char *dir, struct buf *output,
 		struct run_result *res, struct buf *why)
 {
+	return run_capture_meanwhile(argv, dir, output, res, why, NULL, NULL);
+}
+
+int run_capture_meanwhile(const char *const *argv, const char *dir, struct buf *output,
+			  struct run_result *res, struct buf *why,
+			  void (*meanwhile)(void *), void *data)
+{
 	int pipefd[2], status, err;
 	pid_t pid;
 	ssize_t n;
@@ -64,6 +71,9 @@ int run_capture(const char *const *argv, const char *dir, struct buf *output,
 				      dir ? dir : "");
 	}
 	publish_watch_child(pid);
+	/* Its output waits in the pipe meanwhile. */
+	if (meanwhile)
+		meanwhile(data);
 	for (;;) {
 		char chunk[8192];
 

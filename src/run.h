@@ -17,6 +17,11 @@ struct run_result {
  * started, with the reason in why (error_to: on stderr when why is NULL). */
 int run_capture(const char *const *argv, const char *dir, struct buf *output,
 		struct run_result *res, struct buf *why);
+/* run_capture, calling meanwhile(data) once the command has started: work
+ * that need not wait for it is done while it runs (NULL: none). */
+int run_capture_meanwhile(const char *const *argv, const char *dir, struct buf *output,
+			  struct run_result *res, struct buf *why,
+			  void (*meanwhile)(void *), void *data);
 /* Start argv (a path, no PATH lookup) with its stdin and stdout on one end
  * of a socket pair; *fd is the other end (close-on-exec). 0, or -1 with the
  * reason in why (error_to: on stderr when why is NULL). The caller closes

@@ -192,8 +192,20 @@ static void annotate_failure(struct compile_job *o, const char *output)
 	free(msg);
 }
 
+/* The run's bookkeeping this step owes (progress_unit_bookkeeping), once. */
+static void bookkeeping(void *data)
+{
+	struct compile_job *o = data;
+
+	if (!o->bookkeeping_due)
+		return;
+	o->bookkeeping_due = 0;
+	progress_unit_bookkeeping(o->rs, o->cache, o->goals);
+}
+
 /* Run one step; 0 on success, -1 after printing the failure block (held
- * while holding) or with the error in why (error_to). */
+ * while holding) or with the error in why (error_to). The compile step does
+ * the run's bookkeeping while the compiler runs. */
 static int run_step(const char *step, const struct strvec *argv, struct compile_job *o,
 		    struct buf *output, struct buf *why)
 {
@@ -201,7 +213,8 @@ static int run_step(const char *step, const struct strvec *argv, struct compile_
 	struct buf head = BUF_INIT;
 	int ret = 0;
 
-	if (run_capture((const char *const *)argv->v, o->uc.root, output, &res, why)) {
+	if (run_capture_meanwhile((const char *const *)argv->v, o->uc.root, output, &res, why,
+				  strcmp(step, "compile") ? NULL : bookkeeping, o)) {
 		ret = error_to(why, "%s: cannot run the %s step (classes: %s)", o->label, step,
 			       o->classes);
 	} else if (!res.exited || res.status) {
@@ -925,9 +938,14 @@ int compile_job_run_shown(struct compile_job *o, int *cached, int show_cached)
 
 	if (!o->rs)
 		return compile_job_run(o, cached);
-	progress_unit_start(o->rs, o->cache, o->goals);
+	progress_unit_start(o->rs);
+	o->bookkeeping_due = 1;
+	/* A remote's entry is published before any compiler runs. */
+	if (o->remote)
+		bookkeeping(o);
 	t0 = now_wall();
 	ret = compile_job_run(o, cached);
+	bookkeeping(o);	/* no compiler ran: a hit, or a failure before it */
 	if (show_cached || !*cached) {
 		struct progress_step step = {
 			.label = o->label, .key = o->key, .owners = &o->owners, .t0 = t0,

@@ -39,6 +39,7 @@ struct compile_job {
 	struct strvec launcher;
 	struct unit_command uc;
 	struct runstate *rs;		/* the run's reports, or NULL */
+	int bookkeeping_due;		/* progress_unit_bookkeeping not done yet */
 	char *classes;			/* the owners as "A, B", for messages */
 	/* An attempt in the cache whose failure a private compile may make
 	 * good: while holding, its failure blocks, their compiler output and

@@ -12,11 +12,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-void progress_unit_start(struct runstate *rs, const char *cache_dir, const char *goals)
+void progress_unit_start(struct runstate *rs)
+{
+	runstate_take_slot(rs);
+}
+
+void progress_unit_bookkeeping(struct runstate *rs, const char *cache_dir, const char *goals)
 {
 	int lock;
 
-	runstate_take_slot(rs);
 	/* Fixed by the run's first compile: the later ones skip the lock. */
 	if (!runstate_total_fixed(rs)) {
 		lock = runstate_lock(rs);

@@ -24,8 +24,13 @@ struct progress_step {
 	const char *by;		/* a pack made by another step ("compile"), or NULL */
 };
 
-/* A compile begins: take a job slot and, first in the run, fix the total. */
-void progress_unit_start(struct runstate *rs, const char *cache_dir, const char *goals);
+/* A compile begins: take a job slot. */
+void progress_unit_start(struct runstate *rs);
+/* Once per compile step, while its compiler runs (else before the step
+ * publishes anything or ends): fix the run's total when no step did, and
+ * first in the run, claim the goals' entries (runstate_claim_entries). Off
+ * the path from make's start to the first compiler: that work is O(units). */
+void progress_unit_bookkeeping(struct runstate *rs, const char *cache_dir, const char *goals);
 /* A compile ended: record it, print its progress line. */
 void progress_unit_done(struct runstate *rs, const struct progress_step *st);
 /* A pack ended: record it (it prints its own line). */

@@ -223,9 +223,6 @@ void runstate_open(struct runstate *rs, const char *kw_dir, const char *units)
 		rs->first = 1;
 	}
 	runstate_unlock(lock);
-	/* Outside the lock, which the steps started with this one wait on. */
-	if (rs->first)
-		remove_orphaned_temps(rs);
 out:
 	if (read_start(start, &rs->start, &rs->zero)) {
 		at = strchr(rs->tag, '@');
@@ -430,8 +427,11 @@ int runstate_total_fixed(struct runstate *rs)
 
 void runstate_claim_entries(const struct runstate *rs, const char *cache_dir, const char *goals)
 {
-	if (rs->first)
-		(void)goal_entries(rs, cache_dir, goals, 1);
+	if (!rs->first)
+		return;
+	(void)goal_entries(rs, cache_dir, goals, 1);
+	/* Outside the lock, which the steps started with this one wait on. */
+	remove_orphaned_temps(rs);
 }
 
 int runstate_bump_done(const struct runstate *rs)

@@ -116,7 +116,8 @@ int runstate_total_fixed(struct runstate *rs);
 /* The run's first step only (a no-op in the others): mark every entry of
  * goals that is in the cache as used now, so that 'kwarm cache prune' keeps
  * (CACHE_PRUNE_GRACE) what make has just found up to date and the run's packs
- * are about to read. */
+ * are about to read; and remove the temps that packs, summaries and traces
+ * killed before their rename left (once a run). */
 void runstate_claim_entries(const struct runstate *rs, const char *cache_dir, const char *goals);
 /* Under the lock: add one to done and return it. */
 int runstate_bump_done(const struct runstate *rs);

@@ -59,7 +59,8 @@ static void fresh_run(struct runstate *rs, const char *name, char **kw)
 
 	*kw = xstrfmt("%s/%s/.kwarm", tmp, name);
 	runstate_open(rs, *kw, units);
-	progress_unit_start(rs, cache, "");
+	progress_unit_start(rs);
+	progress_unit_bookkeeping(rs, cache, "");
 	CHECK_INT(rs->slot, 0);
 	text = slurp_in(rs->dir, "total");
 	CHECK_STR(text, "3\n");
@@ -237,7 +238,8 @@ static void test_closing_keep_going(void)
 
 	setenv("MAKEFLAGS", "k -j2 --jobserver-auth=3,4", 1);
 	runstate_open(&rs, kw, units);
-	progress_unit_start(&rs, cache, "warmup");
+	progress_unit_start(&rs);
+	progress_unit_bookkeeping(&rs, cache, "warmup");
 	for (int i = 0; i < 3; i++) {
 		/* The last compile fails, with TestA's pack still to come. */
 		step(&st, i, i == 2 ? "failed" : "built", rs.start, rs.start);
@@ -298,7 +300,8 @@ static void test_over_after_compiles(void)
 
 	check_write_text(NULL, stamp, "", 0644);
 	runstate_open(&rs, kw, units);
-	progress_unit_start(&rs, cache, "warmup");
+	progress_unit_start(&rs);
+	progress_unit_bookkeeping(&rs, cache, "warmup");
 	for (int i = 0; i < 3; i++) {
 		step(&st, i, "built", rs.start, rs.start);
 		st.goals = "warmup";
