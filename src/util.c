@@ -143,11 +143,6 @@ char *xstrfmt(const char *fmt, ...)
 	return p;
 }
 
-int starts_with(const char *s, const char *prefix)
-{
-	return strncmp(s, prefix, strlen(prefix)) == 0;
-}
-
 int flock_retry(int fd, int how)
 {
 	int ret;

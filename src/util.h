@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdarg.h>
 #include <stdlib.h>
+#include <string.h>
 
 struct stat;
 
@@ -62,8 +63,12 @@ char *xstrvfmt(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0))
 		} \
 	} while (0)
 
-/* True when s starts with prefix. */
-int starts_with(const char *s, const char *prefix);
+/* True when s starts with prefix. Inline: with a literal prefix its length
+ * is known where it is called (a manifest's lines are matched against ten). */
+static inline int starts_with(const char *s, const char *prefix)
+{
+	return strncmp(s, prefix, strlen(prefix)) == 0;
+}
 /* Write all of buf to fd, retrying short writes and EINTR; 0 or -1 (errno set). */
 int write_all(int fd, const void *buf, size_t len);
 /* flock(fd, how), again after EINTR: 0, or -1 (errno set). */
