@@ -15,6 +15,7 @@
 #include "cache/store.h"
 #include "util.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -99,6 +100,22 @@ static int plan_once(struct spec *spec, const char *cache_dir, const char *out_d
 	return -1;
 }
 
+/* A store folder this gen made, when the spec fails: what planning wrote in
+ * it (the compilers' identity memos under tools/, made again on need) goes,
+ * then every folder it made that is empty. */
+static void remove_made(const char *made, const char *tools)
+{
+	DIR *d = opendir(tools);
+	struct dirent *de;
+
+	while (d && (de = readdir(d)))
+		if (de->d_name[0] != '.')
+			(void)unlinkat(dirfd(d), de->d_name, 0);
+	if (d)
+		closedir(d);
+	rmdir_empty(made);
+}
+
 /*
  * Plan the spec and check that gen's files can be written from it, over the
  * store results go to (store.h): the cache *cache_dir, or the private store
@@ -115,6 +132,7 @@ static int make_plan(struct spec *spec, char **cache_dir, const char *out_dir,
 	struct cache cache = { NULL };
 	char *private_dir = store_private_dir(out_dir);
 	char *made[] = { path_first_missing(*cache_dir), path_first_missing(private_dir) };
+	char *tools[] = { path_join(*cache_dir, "tools"), path_join(private_dir, "tools") };
 	const char *dirs[] = { *cache_dir, private_dir };
 	int ret = 1;
 
@@ -139,8 +157,9 @@ static int make_plan(struct spec *spec, char **cache_dir, const char *out_dir,
 out:
 	for (size_t i = 0; i < ARRAY_SIZE(made); i++) {
 		if (ret && made[i])
-			rmdir_empty(made[i]);
+			remove_made(made[i], tools[i]);
 		free(made[i]);
+		free(tools[i]);
 	}
 	free(private_dir);
 	cache_release(&cache);
