@@ -216,7 +216,7 @@ int reads_pick_key(struct closure_cache *cc, const char *cache_dir, const char *
 			goto chosen;
 		}
 	}
-	ret = error("no free cache name for the unit of base key '%.16s'", base);
+	ret = error_to(cc->why, "no free cache name for the unit of base key '%.16s'", base);
 	goto out;
 chosen:
 	memcpy(key, chosen, DIGEST_HEX_SIZE);

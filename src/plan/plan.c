@@ -8,6 +8,7 @@
 #include "plan/schedule.h"
 #include "path.h"
 #include "cache/store.h"
+#include "inorder.h"
 #include "util.h"
 
 #include <stdint.h>
@@ -24,14 +25,46 @@ _Static_assert((int)SIG_SCALAR == (int)LAYOUT_SCALAR && (int)SIG_IN == (int)LAYO
 	       "signature directions differ");
 #include <string.h>
 
+/* The keys are computed on two threads (inorder.h), each with memos of its
+ * own: a 100k-unit spec is mostly reading and hashing its sources. */
+#define PLAN_THREADS 2
+/* Units keyed ahead of the one being added: enough that neither thread
+ * waits for the other, few enough that their closures take little room. */
+#define PLAN_WINDOW 512
+
+/* What one thread that computes keys keeps. */
+struct keyer {
+	struct closure_cache cc;
+	struct hashmap families;	/* compiler word -> enum deps_family + 1 */
+	struct buf quiet;		/* its errors: reported again where the unit is added */
+};
+
+/* Where a unit is in the spec: its callable's index, and its place there
+ * (-1: the orchestration, else the incore's). */
+struct unit_place {
+	size_t callable;
+	long incore;
+};
+
+/* A unit with its key, computed ahead of its turn. */
+struct keyed_unit {
+	struct unit_command uc;
+	char key[DIGEST_HEX_SIZE];
+	int failed;
+	struct closure closure;
+	struct strvec tools;		/* unitkey_out.inputs */
+	struct strvec appear;		/* unitkey_out.appear */
+};
+
 /* What plan_build needs while it runs. */
 struct planner {
 	struct plan *plan;
-	struct closure_cache cc;
+	struct keyer keyers[PLAN_THREADS];
+	struct unit_place *places;	/* each unit's, in spec order */
+	char *id_prefix;		/* the current callable's ids' start */
 	struct hashmap by_key;		/* key -> struct plan_unit */
 	struct hashmap inputs;		/* absolute path -> (void *)1 */
 	struct durations durations;	/* the record of earlier compiles */
-	struct hashmap families;	/* compiler word -> enum deps_family + 1 */
 };
 
 /* Longest recorded work first (unknown counts as average), so that make starts
@@ -132,10 +165,10 @@ static void record_inputs(struct planner *p, const struct closure *closure,
 		add_input(p, tools->v[i]);
 }
 
-/* The dependency family of a compiler word, found once per run (deps.h). */
-static enum deps_family family_of(struct planner *p, const char *program)
+/* The dependency family of a compiler word, found once per thread (deps.h). */
+static enum deps_family family_of(struct keyer *k, const char *program)
 {
-	uintptr_t known = (uintptr_t)hashmap_get(&p->families, program);
+	uintptr_t known = (uintptr_t)hashmap_get(&k->families, program);
 	char *path;
 
 	if (known)
@@ -143,16 +176,16 @@ static enum deps_family family_of(struct planner *p, const char *program)
 	path = path_which(program);
 	known = (uintptr_t)deps_family_detect(path ? path : program) + 1;
 	free(path);
-	hashmap_put(&p->families, program, (void *)known);
+	hashmap_put(&k->families, program, (void *)known);
 	return (enum deps_family)(known - 1);
 }
 
 /* Will the unit's compile list what it read (deps.h)? By name: gen runs no compiler. */
-static int unit_lists_reads(struct planner *p, const struct unit_command *uc)
+static int unit_lists_reads(struct keyer *k, const struct unit_command *uc)
 {
 	struct strvec extra, env;
 	enum deps_family f = uc->deps >= 0 ? (enum deps_family)uc->deps
-					   : family_of(p, uc->argv.v[0]);
+					   : family_of(k, uc->argv.v[0]);
 	int yes;
 
 	strvec_init(&extra);
@@ -163,52 +196,96 @@ static int unit_lists_reads(struct planner *p, const struct unit_command *uc)
 	return yes;
 }
 
-/* The unit for this command: an existing one with the same key, or a new one. */
-static struct plan_unit *add_unit(struct planner *p, struct unit_command *uc,
+/* The key of the unit at place (thread: the keyer's), its command built
+ * here; errors go to the keyer's quiet buffer (take_unit reports them, in
+ * spec order). */
+static void key_unit(void *data, int thread, size_t i, void *result)
+{
+	struct planner *p = data;
+	struct keyer *k = &p->keyers[thread];
+	struct keyed_unit *r = result;
+	const struct plan_callable *pc = &p->plan->callables[p->places[i].callable];
+	const struct spec_callable *sc = pc->spec;
+	long incore = p->places[i].incore;
+	struct unitkey_out out = { .closure = &r->closure, .inputs = &r->tools };
+
+	if (incore < 0)
+		build_command(p->plan->spec, sc->toolchain, NULL, sc->source, &r->uc);
+	else
+		build_command(p->plan->spec, sc->incores[incore].toolchain,
+			      &sc->incores[incore].extra_include_dirs, sc->incores[incore].source,
+			      &r->uc);
+	r->uc.cache_dir = p->plan->cache_dir;
+	strvec_init(&r->tools);
+	strvec_init(&r->appear);
+	/* A compiler that lists nothing it read needs no watch for its entry. */
+	out.appear = unit_lists_reads(k, &r->uc) ? &r->appear : NULL;
+	buf_reset(&k->quiet);
+	k->cc.why = &k->quiet;
+	r->failed = unitkey_compute(&k->cc, &r->uc, r->key, &out) != 0;
+	k->cc.why = NULL;
+}
+
+static void release_keyed(void *data, void *result)
+{
+	struct keyed_unit *r = result;
+
+	(void)data;
+	unit_command_release(&r->uc);
+	if (!r->failed)
+		closure_release(&r->closure);
+	strvec_release(&r->tools);
+	strvec_release(&r->appear);
+}
+
+/* The unit of a keyed command: an existing one with the same key, or a new
+ * one (r's command is taken, or released). */
+static struct plan_unit *add_unit(struct planner *p, struct keyed_unit *r,
 				  const struct strvec *launcher, char *label,
-				  const char *owner, const char *what, const char *id_prefix)
+				  const char *owner, const char *what)
 {
 	struct plan *plan = p->plan;
+	struct unit_command *uc = &r->uc;
 	struct plan_unit *u;
-	char key[DIGEST_HEX_SIZE];
-	struct closure closure;
-	struct strvec tools;
-	struct unitkey_out out = { .closure = &closure, .inputs = &tools,
-				   .appear = &plan->appear };
 
-	strvec_init(&tools);
-	uc->cache_dir = plan->cache_dir;
-	/* A compiler that lists nothing it read needs no watch for its entry. */
-	out.appear = unit_lists_reads(p, uc) ? &plan->appear : NULL;
 	for (size_t i = 0; i < uc->env.nr; i++)
 		if (strvec_find(&plan->env, uc->env.v[i]) < 0)
 			strvec_push(&plan->env, uc->env.v[i]);
-	if (unitkey_compute(&p->cc, uc, key, &out)) {
+	if (r->failed) {
+		/* Computed again here, where its errors are said in spec order. */
+		struct unitkey_out out = { .closure = &r->closure, .inputs = &r->tools };
+
+		strvec_clear(&r->tools);
+		strvec_clear(&r->appear);
+		out.appear = unit_lists_reads(&p->keyers[0], uc) ? &r->appear : NULL;
+		r->failed = unitkey_compute(&p->keyers[0].cc, uc, r->key, &out) != 0;
+	}
+	if (r->failed) {
 		error("in %s, %s", what, label);
-		strvec_release(&tools);
-		unit_command_release(uc);
 		free(label);
 		return NULL;
 	}
-	record_inputs(p, &closure, &tools);
-	closure_release(&closure);
-	strvec_release(&tools);
+	record_inputs(p, &r->closure, &r->tools);
+	/* The strings move to the plan's list. */
+	for (size_t i = 0; i < r->appear.nr; i++)
+		strvec_push_nodup(&plan->appear, r->appear.v[i]);
+	r->appear.nr = 0;
 
-	u = hashmap_get(&p->by_key, key);
+	u = hashmap_get(&p->by_key, r->key);
 	if (u) {
-		unit_command_release(uc);
 		free(label);
 	} else {
 		u = xcalloc(1, sizeof(*u));
-		memcpy(u->key, key, sizeof(key));
+		memcpy(u->key, r->key, sizeof(r->key));
 		u->label = label;
-		u->id = xstrfmt("%s/%s", id_prefix, label);
+		u->id = xstrfmt("%s/%s", p->id_prefix, label);
 		u->seconds = durations_get(&p->durations, u->id);
 		u->index = plan->nr_units;
 		u->cmd = *uc;
+		unit_command_init(uc);	/* the unit's now */
 		strvec_copy(&u->launcher, plan->launcher ? plan->launcher : launcher);
 		strvec_init(&u->owners);
-		hashmap_put(&p->by_key, key, u);
+		hashmap_put(&p->by_key, r->key, u);
 		ALLOC_GROW(plan->units, plan->nr_units + 1, plan->alloc_units);
 		plan->units[plan->nr_units++] = u;
 	}
@@ -236,47 +313,59 @@ static void describe(struct plan_callable *pc)
 	pc->desc = buf_detach(&b);
 }
 
-static int plan_callable(struct planner *p, const struct spec_class *cls,
-			 const struct spec_callable *sc, struct plan_callable *pc)
+/* The callable's names, paths and description, once its units are added. */
+static void finish_callable(struct planner *p, struct plan_callable *pc)
 {
-	const struct spec *spec = p->plan->spec;
-	struct unit_command uc;
-	char *label, *id_prefix;
+	const struct spec_callable *sc = pc->spec;
+	const struct spec_class *cls = pc->cls;
 
-	pc->cls = cls;
-	pc->spec = sc;
-	pc->what = sc->name ? xstrfmt("class %s, callable %s", cls->name, sc->name)
-			    : xstrfmt("class %s", cls->name);
-	id_prefix = sc->name ? xstrfmt("%s/%s", cls->name, sc->name) : xstrdup(cls->name);
-	build_command(spec, sc->toolchain, NULL, sc->source, &uc);
-	label = xstrfmt("orchestration '%s'", sc->source);
-	pc->orchestration = add_unit(p, &uc, &sc->toolchain->launcher, label, cls->name, pc->what,
-				     id_prefix);
-	if (!pc->orchestration) {
-		free(id_prefix);
-		return -1;
-	}
-	pc->children = xcalloc(sc->nr_incores, sizeof(*pc->children));
-	for (size_t i = 0; i < sc->nr_incores; i++) {
-		const struct spec_incore *in = &sc->incores[i];
-
-		build_command(spec, in->toolchain, &in->extra_include_dirs, in->source, &uc);
-		label = xstrfmt("incore '%s' (%s)", in->name, in->core_type);
-		pc->children[i] = add_unit(p, &uc, &in->toolchain->launcher, label, cls->name,
-					   pc->what, id_prefix);
-		if (!pc->children[i]) {
-			free(id_prefix);
-			return -1;
-		}
-	}
-	free(id_prefix);
 	describe(pc);
 	if (sc->name)
 		pc->out_path = xstrfmt("%s/%s/%s.callable", p->plan->out_dir, cls->name, sc->name);
 	else
 		pc->out_path = xstrfmt("%s/%s.callable", p->plan->out_dir, cls->name);
 	pc->stamp_path = planfile_stamp_path(p->plan->out_dir, pc->out_path, pc->ckey);
-	return 0;
+}
+
+/* Add the i-th unit of the spec, keyed (inorder.h's take): its callable is
+ * started at its orchestration and finished at its last incore. */
+static int take_unit(void *data, size_t i, void *result)
+{
+	struct planner *p = data;
+	struct plan *plan = p->plan;
+	struct keyed_unit *r = result;
+	struct plan_callable *pc = &plan->callables[p->places[i].callable];
+	const struct spec_callable *sc = pc->spec;
+	const struct spec_class *cls = pc->cls;
+	long incore = p->places[i].incore;
+	int ret = 0;
+
+	if (incore < 0) {
+		plan->nr_callables = p->places[i].callable + 1;
+		pc->what = sc->name ? xstrfmt("class %s, callable %s", cls->name, sc->name)
+				    : xstrfmt("class %s", cls->name);
+		free(p->id_prefix);
+		p->id_prefix = sc->name ? xstrfmt("%s/%s", cls->name, sc->name)
+					: xstrdup(cls->name);
+		pc->orchestration = add_unit(p, r, &sc->toolchain->launcher,
+					     xstrfmt("orchestration '%s'", sc->source),
+					     cls->name, pc->what);
+		if (pc->orchestration)
+			pc->children = xcalloc(sc->nr_incores, sizeof(*pc->children));
+		else
+			ret = -1;
+	} else {
+		const struct spec_incore *in = &sc->incores[incore];
+
+		pc->children[incore] = add_unit(p, r, &in->toolchain->launcher,
+						xstrfmt("incore '%s' (%s)", in->name, in->core_type),
+						cls->name, pc->what);
+		ret = pc->children[incore] ? 0 : -1;
+	}
+	if (!ret && (size_t)(incore + 1) == sc->nr_incores)
+		finish_callable(p, pc);
+	release_keyed(p, r);
+	return ret;
 }
 
 static void push_word(struct plan_words *w, const char *word)
@@ -363,22 +452,28 @@ int plan_build(struct plan *plan, const struct spec *spec, const char *cache_dir
 
 	memset(&p, 0, sizeof(p));
 	p.plan = plan;
-	closure_cache_init(&p.cc);
-	p.cc.snapshot = 1;
 	/* The compilers' identities go where the steps look for them: the run's
 	 * first steps (make starts -jN at once) need not each hash a compiler
 	 * before starting it, and the next gen need not either. */
 	tools = path_join(plan->cache_dir, "tools");
-	p.cc.tool_memo_dir = tools;
+	for (int t = 0; t < PLAN_THREADS; t++) {
+		struct keyer *k = &p.keyers[t];
+
+		closure_cache_init(&k->cc);
+		k->cc.snapshot = 1;
+		k->cc.tool_memo_dir = tools;
+		hashmap_init(&k->families);
+		buf_init(&k->quiet);
+		/* Each thread takes about its share of the sources. */
+		hashmap_reserve(&k->cc.scans, units / PLAN_THREADS + 1);
+	}
 	hashmap_init(&p.by_key);
 	hashmap_init(&p.inputs);
-	hashmap_init(&p.families);
 	/* Sized for distinct units, each with its own source: nothing moves
 	 * while a large spec fills them. */
 	ALLOC_GROW(plan->units, units, plan->alloc_units);
 	hashmap_reserve(&p.by_key, units);
 	hashmap_reserve(&p.inputs, units);
-	hashmap_reserve(&p.cc.scans, units);
 	durations_init(&p.durations);
 	durations_load(&p.durations, plan->cache_dir);
 	{
@@ -387,13 +482,28 @@ int plan_build(struct plan *plan, const struct spec *spec, const char *cache_dir
 		add_input(&p, spec_abs);
 		free(spec_abs);
 	}
-	for (size_t i = 0; i < spec->nr_classes && !ret; i++) {
+	p.places = xcalloc(units ? units : 1, sizeof(*p.places));
+	units = 0;
+	for (size_t i = 0, c = 0; i < spec->nr_classes; i++) {
 		const struct spec_class *cls = &spec->classes[i];
 
-		for (size_t j = 0; j < cls->nr_callables && !ret; j++)
-			ret = plan_callable(&p, cls, &cls->callables[j],
-					    &plan->callables[plan->nr_callables++]);
+		for (size_t j = 0; j < cls->nr_callables; j++, c++) {
+			struct plan_callable *pc = &plan->callables[c];
+
+			pc->cls = cls;
+			pc->spec = &cls->callables[j];
+			for (long k = -1; k < (long)pc->spec->nr_incores; k++)
+				p.places[units++] = (struct unit_place){ c, k };
+		}
 	}
+	{
+		static const struct inorder_ops ops = { key_unit, take_unit, release_keyed };
+
+		ret = inorder_run(units, PLAN_WINDOW, sizeof(struct keyed_unit), PLAN_THREADS,
+				  &ops, &p);
+	}
+	free(p.places);
+	free(p.id_prefix);
 	for (size_t i = 0; i < p.inputs.nr; i++)
 		strvec_push(&plan->inputs, p.inputs.entries[i].key);
 	order_units(plan);
@@ -401,9 +511,12 @@ int plan_build(struct plan *plan, const struct spec *spec, const char *cache_dir
 		schedule_choose(plan);
 	durations_release(&p.durations);
 	hashmap_release(&p.inputs);
-	hashmap_release(&p.families);
 	hashmap_release(&p.by_key);
-	closure_cache_release(&p.cc);
+	for (int t = 0; t < PLAN_THREADS; t++) {
+		closure_cache_release(&p.keyers[t].cc);
+		hashmap_release(&p.keyers[t].families);
+		buf_release(&p.keyers[t].quiet);
+	}
 	free(tools);
 	return ret;
 }

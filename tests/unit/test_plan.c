@@ -438,6 +438,111 @@ static void test_missing_compiler(void)
 	free(cache);
 }
 
+/* Write and load a spec of many classes (one orchestration and two incores
+ * each, every source including one shared header) under root/dir. */
+static void load_many(const char *dir, size_t classes, struct spec *out)
+{
+	struct buf spec = BUF_INIT;
+	char *kcc = path_join(root, "bin/kcc"), *path, *rel;
+
+	buf_addf(&spec, "version: 1\nplatform: sim\ntoolchains:\n"
+		 "  orchestration: {compiler: %s, include_dirs: [inc]}\n"
+		 "  incore: {aiv: {compiler: %s, flags: [-DVEC], include_dirs: [inc]}}\n"
+		 "classes:\n", kcc, kcc);
+	rel = xstrfmt("%s/inc/common.h", dir);
+	check_write_text(root, rel, "int common;\n", 0644);
+	free(rel);
+	for (size_t c = 0; c < classes; c++) {
+		buf_addf(&spec, "  - name: TestC%03zu\n    callable:\n"
+			 "      orchestration: {source: k/c%03zu/orch.cpp, function_name: f}\n"
+			 "      incores:\n", c, c);
+		for (int u = 0; u < 3; u++) {
+			char *src = u ? xstrfmt("%s/k/c%03zu/u%d.cpp", dir, c, u)
+				      : xstrfmt("%s/k/c%03zu/orch.cpp", dir, c);
+			char *text = xstrfmt("#include \"common.h\"\nint c%zu_%d;\n", c, u);
+
+			if (u)
+				buf_addf(&spec, "        - {func_id: %d, source: k/c%03zu/u%d.cpp, "
+					 "core_type: aiv}\n", u, c, u);
+			check_write_text(root, src, text, 0644);
+			free(src);
+			free(text);
+		}
+	}
+	path = xstrfmt("%s/%s/spec.yaml", root, dir);
+	rel = xstrfmt("%s/spec.yaml", dir);
+	check_write_text(root, rel, spec.s, 0644);
+	check_capture_begin(2);
+	if (spec_load(out, path))
+		die("%s", check_capture_end(2));
+	free(check_capture_end(2));
+	free(rel);
+	free(path);
+	buf_release(&spec);
+	free(kcc);
+}
+
+/* Many units, keyed on two threads: each key is the one unitkey_compute
+ * gives for its command alone, and the units are in spec order. */
+static void test_many(void)
+{
+	struct spec spec;
+	struct plan plan;
+	char *cache = path_join(root, "cache-many"), *msg;
+
+	load_many("many", 400, &spec);
+	CHECK_INT(build(&plan, &spec, cache, NULL, &msg), 0);
+	CHECK_STR(msg, "");
+	free(msg);
+	CHECK_INT(plan.nr_units, 1200);
+	CHECK_INT(plan.nr_callables, 400);
+	for (size_t i = 0; i < plan.nr_units; i++) {
+		struct plan_unit *u = plan.units[i];
+		struct closure_cache cc;
+		char key[DIGEST_HEX_SIZE], *want = xstrfmt("k/c%03zu/%s.cpp", i / 3,
+							   i % 3 ? (i % 3 == 1 ? "u1" : "u2")
+								 : "orch");
+
+		CHECK_STR(u->cmd.argv.v[u->cmd.argv.nr - 1], want);
+		closure_cache_init(&cc);
+		CHECK_INT(unitkey_compute(&cc, &u->cmd, key, NULL), 0);
+		CHECK_STR(u->key, key);
+		closure_cache_release(&cc);
+		free(want);
+	}
+	plan_release(&plan);
+	spec_release(&spec);
+	free(cache);
+}
+
+/* Two units that cannot be keyed (their sources removed after the spec was
+ * read), far apart among many: the error names the first in spec order
+ * only, whichever thread keyed it. */
+static void test_many_errors(void)
+{
+	static const char *const removed[] = {
+		"many-bad/k/c190/u2.cpp", "many-bad/k/c150/orch.cpp"
+	};
+	struct spec spec;
+	struct plan plan;
+	char *cache = path_join(root, "cache-bad"), *msg;
+
+	load_many("many-bad", 200, &spec);
+	for (size_t i = 0; i < ARRAY_SIZE(removed); i++) {
+		char *abs = path_join(root, removed[i]);
+
+		CHECK_INT(unlink(abs), 0);
+		free(abs);
+	}
+	CHECK_INT(build(&plan, &spec, cache, NULL, &msg), -1);
+	CHECK_STR(msg, "kwarm: error: cannot read source 'k/c150/orch.cpp': No such file or directory\n"
+		       "kwarm: error: in class TestC150, orchestration 'k/c150/orch.cpp'\n");
+	free(msg);
+	plan_release(&plan);
+	spec_release(&spec);
+	free(cache);
+}
+
 int main(int argc, char **argv)
 {
 	struct spec spec;
@@ -468,6 +573,8 @@ int main(int argc, char **argv)
 	spec_release(&spec);
 	TEST(test_missing_compiler(), "missing_compiler");
 	TEST(test_relative_compiler(), "relative_compiler");
+	TEST(test_many(), "many");
+	TEST(test_many_errors(), "many_errors");
 	free(path);
 	free(cache);
 	free(root);
