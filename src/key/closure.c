@@ -55,6 +55,8 @@ void closure_cache_init(struct closure_cache *cc)
 	filehash_init(&cc->files);
 	cc->reads = 0;
 	cc->env_hex[0] = '\0';
+	strvec_init(&cc->env_dirs);
+	cc->env_dirs_read = 0;
 	cc->tool_memo_dir = NULL;
 	cc->why = NULL;
 	cc->snapshot = 0;
@@ -88,6 +90,8 @@ void closure_cache_release(struct closure_cache *cc)
 	incdirs_release(cc);
 	hashmap_release(&cc->entries);
 	buf_release(&cc->data);
+	strvec_release(&cc->env_dirs);
+	cc->env_dirs_read = 0;
 	cc->reads = 0;
 }
 

@@ -26,6 +26,9 @@ struct closure_cache {
 	struct filehash files;	/* digests of files that are not scanned (compilers) */
 	unsigned long reads;	/* files read and scanned so far (the memo's misses) */
 	char env_hex[DIGEST_HEX_SIZE];	/* the steering variables' digest, or "" (unitkey.c) */
+	/* The folders the include path's variables add, read once (unitkey.c). */
+	struct strvec env_dirs;
+	int env_dirs_read;
 	const char *tool_memo_dir;	/* where toolid keeps identities across processes, or NULL */
 	struct buf *why;	/* where a key's errors go (error_to), NULL: on stderr */
 	/* Read each file and tool at most once and trust it for the cache's

@@ -122,6 +122,18 @@ static int output_option(const char *word)
 	return 0;
 }
 
+/* add_named_files over one item of a command; *output_next says the item
+ * is an output option's file, and is set for the item after this one. */
+static void add_named_item(const char *root, const char *item, int *output_next,
+			   struct digest *d, struct strvec *inputs, struct strvec *why)
+{
+	int out = output_option(item);
+
+	if (!*output_next && !out)
+		add_named_files(root, item, d, inputs, why);
+	*output_next = out == 1;
+}
+
 /* add_named_files over words, but for the files that output options name;
  * a "-Wl,A,B" list counts as its items (-Xlinker words pass one on). */
 static void add_named_words(const char *root, const struct strvec *words,
@@ -137,43 +149,45 @@ static void add_named_words(const char *root, const struct strvec *words,
 		if (!strcmp(w, "-Xlinker") || !strcmp(w, UNITKEY_OUT) ||
 		    (sources && strvec_find(sources, w) >= 0))
 			continue;
-		strvec_init(&items);
-		if (w[0] == '-' && w[1] == 'W' && w[2] && w[3] == ',')
-			strvec_split_at(&items, w + 4, ',');
-		else
-			strvec_push(&items, w);
-		for (size_t k = 0; k < items.nr; k++) {
-			int out = output_option(items.v[k]);
-
-			if (!output_next && !out)
-				add_named_files(root, items.v[k], d, inputs, why);
-			output_next = out == 1;
+		/* Most words are one item: no copy of them. */
+		if (!(w[0] == '-' && w[1] == 'W' && w[2] && w[3] == ',')) {
+			add_named_item(root, w, &output_next, d, inputs, why);
+			continue;
 		}
+		strvec_init(&items);
+		strvec_split_at(&items, w + 4, ',');
+		for (size_t k = 0; k < items.nr; k++)
+			add_named_item(root, items.v[k], &output_next, d, inputs, why);
 		strvec_release(&items);
 	}
 }
 
 /* The folders the variables of the include path add after the command's
  * (an empty item is the folder the compile runs in): the scanner searches
- * them too, so a new header in an earlier one changes the key. */
-static void env_include_dirs(struct strvec *dirs)
+ * them too, so a new header in an earlier one changes the key. Read once per
+ * cache: the environment does not change while a process runs. */
+static void env_include_dirs(struct closure_cache *cc, struct strvec *dirs)
 {
 	static const char *const names[] = {
 		"CPATH", "C_INCLUDE_PATH", "CPLUS_INCLUDE_PATH", "OBJC_INCLUDE_PATH"
 	};
 
-	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
-		const char *value = getenv(names[i]);
-		struct strvec items;
+	if (!cc->env_dirs_read) {
+		for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
+			const char *value = getenv(names[i]);
+			struct strvec items;
 
-		if (!value || !*value)
-			continue;
-		strvec_init(&items);
-		strvec_split_at(&items, value, ':');
-		for (size_t k = 0; k < items.nr; k++)
-			strvec_push(dirs, *items.v[k] ? items.v[k] : ".");
-		strvec_release(&items);
+			if (!value || !*value)
+				continue;
+			strvec_init(&items);
+			strvec_split_at(&items, value, ':');
+			for (size_t k = 0; k < items.nr; k++)
+				strvec_push(&cc->env_dirs, *items.v[k] ? items.v[k] : ".");
+			strvec_release(&items);
+		}
+		cc->env_dirs_read = 1;
 	}
+	strvec_pushv(dirs, &cc->env_dirs);
 }
 
 /* Variables that change what a compiler reads or emits (clang's driver edits
@@ -443,7 +457,7 @@ static int base_key(struct closure_cache *cc, const struct unit_command *uc,
 	if (!uc->argv.nr)
 		BUG("empty unit command");
 	unit_command_inputs(uc, &sources, &dirs);
-	env_include_dirs(&dirs);
+	env_include_dirs(cc, &dirs);
 	if (!sources.nr)
 		BUG("unit command has no source after '-o %s'", UNITKEY_OUT);
 	if (closure_compute(cc, uc->root, &sources, &dirs, &closure))
