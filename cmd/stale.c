@@ -1,24 +1,41 @@
 /* kwarm stale: the remake check of a generated Makefile, run by the Makefile
- * itself ($(shell) at its end) in place of naming every input to make. */
+ * itself ($(shell) at its start and at its end) in place of naming every
+ * input to make. */
 #include "commands.h"
 #include "inputs.h"
 #include "parseopt.h"
+#include "staleahead.h"
 #include "util.h"
 
+#include <stdint.h>
 #include <stdio.h>
 
 const char usage_stale[] =
 	"usage: kwarm stale MAKEFILE\n"
+	"       kwarm stale --ahead PID MAKEFILE\n"
+	"       kwarm stale --answer TOKEN MAKEFILE\n"
 	"\n"
 	"Print the first input of MAKEFILE (a Makefile kwarm gen wrote) that changed\n"
 	"since gen started: one missing or not older than it (gen gives it its start\n"
 	"time), or the entry of a unit never built that now exists; nothing when\n"
-	"none did. The Makefile runs this to know whether to remake itself.\n";
+	"none did. The Makefile runs this to know whether to remake itself.\n"
+	"\n"
+	"    --ahead PID     start the check in the background and print a token for\n"
+	"                    --answer (nothing when it cannot start); the check keeps\n"
+	"                    its answer until asked or until process PID ends\n"
+	"    --answer TOKEN  print the answer of the check TOKEN names, or check now\n"
+	"                    when there is none (an empty TOKEN, a check gone)\n";
 
 int cmd_stale(int argc, char **argv)
 {
-	struct option opts[] = { OPT_END() };
-	struct buf changed = BUF_INIT;
+	uint64_t ahead = 0;
+	const char *token = NULL;
+	struct option opts[] = {
+		OPT_U64("--ahead", &ahead),
+		OPT_STRING("--answer", &token),
+		OPT_END(),
+	};
+	struct buf out = BUF_INIT;
 	int ret = 0;
 
 	argc = parse_command(argc, argv, opts, 0, usage_stale, &ret);
@@ -26,9 +43,16 @@ int cmd_stale(int argc, char **argv)
 		return ret;
 	if (argc != 1)
 		return usage_error(usage_stale, "one MAKEFILE is needed");
-	ret = inputs_changed(argv[0], &changed) ? 1 : 0;
-	if (changed.len)
-		printf("%s\n", changed.s);
-	buf_release(&changed);
+	if (ahead && token)
+		return usage_error(usage_stale, "--ahead and --answer do not go together");
+	if (ahead)
+		stale_ahead_start(argv[0], (long)ahead, &out);
+	else if (token)
+		ret = stale_ahead_answer(token, argv[0], &out) ? 1 : 0;
+	else
+		ret = inputs_changed(argv[0], &out) ? 1 : 0;
+	if (out.len)
+		printf("%s\n", out.s);
+	buf_release(&out);
 	return ret;
 }

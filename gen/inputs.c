@@ -41,6 +41,11 @@ static void write_watch_list(struct sink *out, const struct plan *plan)
 	}
 }
 
+int inputs_check_ahead(const struct plan *plan)
+{
+	return plan->inputs.nr + plan->appear.nr >= WATCH_AHEAD_MIN;
+}
+
 static int not_older(const struct timespec *t, const struct timespec *mk)
 {
 	return t->tv_sec > mk->tv_sec || (t->tv_sec == mk->tv_sec && t->tv_nsec >= mk->tv_nsec);
@@ -219,8 +224,13 @@ void inputs_write(struct buf *b, struct sink *list, const struct plan *plan,
 		 "# stale plan) and make the next run try gen again. kwarm stale\n"
 		 "# compares the inputs (THIS.inputs) with this file and names the\n"
 		 "# first that changed.\n"
-		 ".PRECIOUS: $(KW_SELF)\n"
-		 "ifneq ($(shell $(KW_KWARM) stale $(KW_MAKEFILE)),)\n$(KW_SELF): kw-force\nendif\n"
+		 ".PRECIOUS: $(KW_SELF)\n");
+	/* Started at the top as KW_STALE where the list is long (makefile.c). */
+	if (inputs_check_ahead(plan))
+		buf_adds(b, "ifneq ($(shell $(KW_KWARM) stale --answer '$(KW_STALE)' $(KW_MAKEFILE)),)\n");
+	else
+		buf_adds(b, "ifneq ($(shell $(KW_KWARM) stale $(KW_MAKEFILE)),)\n");
+	buf_adds(b, "$(KW_SELF): kw-force\nendif\n"
 		 "$(KW_SELF): ");
 	makefile_add_prereq(b, opts->kwarm);
 	buf_adds(b, " $(KW_PLANFILE)");

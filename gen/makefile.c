@@ -436,6 +436,10 @@ static void write_variables(struct buf *b, const struct plan *plan,
 	add_shell_word(b, opts->self, 1);
 	buf_adds(b, "\nKW_KWARM := ");
 	add_shell_word(b, opts->kwarm, 1);
+	/* A long remake check (its answer at the end, inputs.c) runs while make
+	 * reads the rest; $$PPID is the make's pid (sh's parent). */
+	if (inputs_check_ahead(plan))
+		buf_adds(b, "\nKW_STALE := $(shell $(KW_KWARM) stale --ahead $$PPID $(KW_MAKEFILE))");
 	buf_adds(b, "\nKW_ROOT := ");
 	add_shell_word(b, plan->spec->root, 1);
 	buf_addf(b, "\nKW_CACHE := %s\nKW_OUT := %s\nKW_PLANFILE := $(KW_MAKEFILE).plan\n",

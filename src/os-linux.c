@@ -16,6 +16,8 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -59,6 +61,79 @@ int os_pipe_cloexec(int fd[2], int nonblock)
 int os_socketpair_cloexec(int sv[2])
 {
 	return socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv);
+}
+
+/* The abstract address of name: sun_path starts with a NUL byte. */
+static socklen_t local_address(struct sockaddr_un *sa, const char *name)
+{
+	size_t n = strlen(name);
+
+	memset(sa, 0, sizeof(*sa));
+	sa->sun_family = AF_UNIX;
+	if (n + 1 > sizeof(sa->sun_path))
+		n = sizeof(sa->sun_path) - 1;
+	memcpy(sa->sun_path + 1, name, n);
+	return (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + n);
+}
+
+int os_listen_local(const char *name)
+{
+	struct sockaddr_un sa;
+	socklen_t len = local_address(&sa, name);
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0), saved;
+
+	if (fd < 0)
+		return -1;
+	if (!bind(fd, (struct sockaddr *)&sa, len) && !listen(fd, 1))
+		return fd;
+	saved = errno;
+	close(fd);
+	errno = saved;
+	return -1;
+}
+
+int os_connect_local(const char *name)
+{
+	struct sockaddr_un sa;
+	socklen_t len = local_address(&sa, name);
+	struct ucred cred;
+	socklen_t cred_len = sizeof(cred);
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0), saved;
+
+	if (fd < 0)
+		return -1;
+	while (connect(fd, (struct sockaddr *)&sa, len))
+		if (errno != EINTR)
+			goto fail;
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &cred_len))
+		goto fail;
+	if (cred.uid == geteuid())
+		return fd;
+	errno = EPERM;
+fail:
+	saved = errno;
+	close(fd);
+	errno = saved;
+	return -1;
+}
+
+int os_watch_exit(long pid)
+{
+	if (pid <= 0 || pid > INT_MAX) {
+		errno = ESRCH;
+		return -1;
+	}
+	/* pidfd_open (Linux 5.3): readable once the process has ended. */
+	return (int)syscall(SYS_pidfd_open, (pid_t)pid, 0);
+}
+
+void os_close_fds_above(int highest)
+{
+	/* close_range (Linux 5.9); else each fd up to the limit. */
+	if (!syscall(SYS_close_range, (unsigned)highest + 1, ~0U, 0))
+		return;
+	for (long fd = highest + 1, max = sysconf(_SC_OPEN_MAX); fd < max && fd < 65536; fd++)
+		close((int)fd);
 }
 
 int os_memory_file(const char *name)

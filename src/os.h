@@ -38,6 +38,19 @@ int os_pipe_cloexec(int fd[2], int nonblock);
 /* A connected pair of AF_UNIX stream sockets, both close-on-exec from the
  * start; 0, or -1 with errno set. */
 int os_socketpair_cloexec(int sv[2]);
+/* A listening AF_UNIX stream socket named name in the abstract namespace (no
+ * file: the name goes when the socket closes), close-on-exec; -1 with errno
+ * set (EADDRINUSE: the name is taken). */
+int os_listen_local(const char *name);
+/* A socket connected to the one os_listen_local named name, when a process
+ * of this user holds it; -1 with errno set otherwise (EPERM: another user's). */
+int os_connect_local(const char *name);
+/* An fd that turns readable when process pid ends (close-on-exec); -1 with
+ * errno set where the system cannot watch it. */
+int os_watch_exit(long pid);
+/* Close every fd above highest (what a process that outlives its parent's
+ * job must not hold: a pipe someone reads to its end, a jobserver's). */
+void os_close_fds_above(int highest);
 /* The time the file system gives a file changed now, read off a small file
  * written beside near (then removed): a file changed before the call is
  * older than now, one changed after is not. 0; or -1 when that file cannot
