@@ -297,7 +297,7 @@ static void memo_write(const char *path, const struct chain *c)
 			buf_addf(&b, "%s\n", r->lookups.v[k]);
 	}
 	buf_adds(&b, &MEMO_END[1]);
-	cache_add_temp_name(&name, path, (long)getpid(), 0);
+	cache_add_temp_name(&name, path, (long)getpid(), cache_temp_word());
 	if (write_file(name.s, b.s, b.len) || rename(name.s, path))
 		unlink(name.s);
 	buf_release(&name);

@@ -127,7 +127,8 @@ static void memo_write(const struct closure_cache *cc, const struct tool_memo *m
 	if (strchr(memo->real, '\n'))
 		return;
 	file = memo_path(cc, memo->path);
-	cache_add_temp_name(&name, file, (long)getpid(), 0);
+	/* A word of its own: gen keys units on two threads of one pid. */
+	cache_add_temp_name(&name, file, (long)getpid(), cache_temp_word());
 	tmp = buf_detach(&name);
 	format_stamp(line, sizeof(line), &memo->stamp);
 	buf_addf(&b, "kwarm-toolid-memo 2\n%s\n%s\n%s\n", line, memo->hex, memo->real);
