@@ -1,6 +1,7 @@
 /* kwarm: the program entry and the command table. */
 #include "commands.h"
 #include "parseopt.h"
+#include "publish.h"
 #include "version.h"
 
 #include <stdarg.h>
@@ -13,17 +14,20 @@ struct command {
 	int (*fn)(int argc, char **argv);
 	const char *usage;
 	const char *summary;
+	/* Runs a command of the user's own (exec): our signal dispositions,
+	 * inherited by it, stay as our caller left them. */
+	int runs_user_command;
 };
 
 static const struct command commands[] = {
-	{ "gen", cmd_gen, usage_gen, "write the warm-up Makefile of a spec" },
-	{ "compile", cmd_compile, usage_compile, "compile one unit into the cache (a Makefile recipe)" },
-	{ "pack", cmd_pack, usage_pack, "pack one callable from the cache (a Makefile recipe)" },
-	{ "exec", cmd_exec, usage_exec, "run a command holding one jobserver token" },
-	{ "cache", cmd_cache, usage_cache, "cache stats, verify and prune" },
-	{ "summary", cmd_summary, usage_summary, "rewrite OUT/.kwarm/summary.json and count the classes" },
-	{ "explain", cmd_explain, usage_explain, "say why a unit would compile" },
-	{ "stale", cmd_stale, usage_stale, "name an input of a Makefile that changed (its remake check)" },
+	{ "gen", cmd_gen, usage_gen, "write the warm-up Makefile of a spec", 0 },
+	{ "compile", cmd_compile, usage_compile, "compile one unit into the cache (a Makefile recipe)", 0 },
+	{ "pack", cmd_pack, usage_pack, "pack one callable from the cache (a Makefile recipe)", 0 },
+	{ "exec", cmd_exec, usage_exec, "run a command holding one jobserver token", 1 },
+	{ "cache", cmd_cache, usage_cache, "cache stats, verify and prune", 0 },
+	{ "summary", cmd_summary, usage_summary, "rewrite OUT/.kwarm/summary.json and count the classes", 0 },
+	{ "explain", cmd_explain, usage_explain, "say why a unit would compile", 0 },
+	{ "stale", cmd_stale, usage_stale, "name an input of a Makefile that changed (its remake check)", 0 },
 };
 
 static const struct command *find_command(const char *name)
@@ -114,5 +118,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "kwarm: unknown command '%s'; see 'kwarm --help'\n", argv[1]);
 		return 2;
 	}
+	/* Before any write (the cache probe's is the first): past ulimit -f a
+	 * write fails, saying which file, instead of SIGXFSZ killing us. */
+	if (!cmd->runs_user_command)
+		publish_ignore_file_size_signal();
 	return cmd->fn(argc - 1, argv + 1);
 }

@@ -148,16 +148,23 @@ void publish_watch_child(pid_t pid)
 	watched_child = pid;
 }
 
-int publish_begin(struct publish *p, const char *final, struct buf *why)
+void publish_ignore_file_size_signal(void)
 {
 	sigset_t none;
+
+	/* Past RLIMIT_FSIZE the kernel sends SIGXFSZ, whose default kills us
+	 * mid-write, with no word said and the temp left behind; ignored, the
+	 * write fails with EFBIG and its caller says which file. */
+	sigemptyset(&none);
+	take_if_default(SIGXFSZ, SIG_IGN, &none);
+}
+
+int publish_begin(struct publish *p, const char *final, struct buf *why)
+{
 	int attempt;
 
 	*p = (struct publish)PUBLISH_INIT;
-	/* Past RLIMIT_FSIZE the kernel sends SIGXFSZ, whose default kills us before
-	 * we can remove the temp; ignored, the write fails with EFBIG instead. */
-	sigemptyset(&none);
-	take_if_default(SIGXFSZ, SIG_IGN, &none);
+	publish_ignore_file_size_signal();
 	for (attempt = 0; attempt < 100; attempt++) {
 		struct buf name = BUF_INIT;
 		char *tmp;

@@ -63,6 +63,12 @@ void publish_remove_orphans(const char *dir, const char *suffix, int depth);
 /* fsync path's folder, making a rename there durable; 0, or -1 after reporting. */
 int publish_sync_folder_gently(const char *path, struct buf *why);
 
+/* Set SIGXFSZ to SIG_IGN when it is SIG_DFL: past RLIMIT_FSIZE a write
+ * then fails with EFBIG, reported as any write error, instead of the signal
+ * killing the process. For a command that writes files, before its first
+ * write (publish_begin calls it too); children started through run.h get the
+ * default back. */
+void publish_ignore_file_size_signal(void);
 /* Install, once, SIGINT/SIGTERM/SIGHUP handlers that remove the registered temps
  * and re-raise with the default action. A signal that is ignored or already has
  * a handler is left alone (an inherited SIG_IGN stays). Callable many times. */
