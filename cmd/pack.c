@@ -47,7 +47,6 @@ struct recompiler {
 	int github;
 	struct closure_cache cc;	/* the files' digests, for check */
 	struct made_table made;		/* what this run's compiles published */
-	int made_open;			/* made is open (at check's first call) */
 };
 
 /* The compile job of unit key, from its record, whose words (job points into
@@ -83,11 +82,7 @@ static int check(struct pack_recompile *rc, const char *key, const char *sha)
 	struct strvec words;
 	int ret;
 
-	if (r->rs && !r->made_open) {
-		made_open(&r->made, r->rs);
-		r->made_open = 1;
-	}
-	if (r->made_open && made_has(&r->made, key, sha))
+	if (made_has(&r->made, key, sha))
 		return 0;
 	ret = load_job(r->desc, key, &job, &words);
 
@@ -215,11 +210,11 @@ int cmd_pack(int argc, char **argv)
 	r = (struct recompiler){ .rc.compile = recompile, .rc.check = check, .desc = &desc,
 				 .rs = state ? &rs : NULL, .goals = goals, .github = github };
 	closure_cache_init(&r.cc);
+	made_init(&r.made, r.rs);
 	if (!pack_run(&cache, priv, ckey, &desc, out, stamp, desc.cmds_len ? &r.rc : NULL))
 		ret = 0;
 	closure_cache_release(&r.cc);
-	if (r.made_open)
-		made_close(&r.made);
+	made_close(&r.made);
 out:
 	if (state) {
 		struct progress_step step = {

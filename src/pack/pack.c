@@ -297,20 +297,22 @@ int pack_run_gently(const struct cache *cache, const char *private_dir, const ch
 /* The time of unit key's entry: the cache's, else the private store's
  * (private_dir may be NULL), which counts only when made says this run made
  * it (made NULL: any); 0, or -1 when none counts. A private entry is compiled
- * again by every run: the one a past run left is not this run's unit. */
+ * again by every run: the one a past run left is not this run's unit. The
+ * store is looked at before the table, which a run whose store is empty then
+ * never opens. */
 static int entry_time(struct buf *path, const char *cache_dir, const char *private_dir,
-		      const struct made_table *made, const char *key, struct timespec *t)
+		      struct made_table *made, const char *key, struct timespec *t)
 {
 	struct stat st;
 
 	buf_reset(path);
 	cache_add_unit_path(path, cache_dir, key, CACHE_ENTRY_SUFFIX);
 	if (stat(path->s, &st)) {
-		if (!private_dir || (made && !made_has(made, key, NULL)))
+		if (!private_dir)
 			return -1;
 		buf_reset(path);
 		cache_add_unit_path(path, private_dir, key, CACHE_ENTRY_SUFFIX);
-		if (stat(path->s, &st))
+		if (stat(path->s, &st) || (made && !made_has(made, key, NULL)))
 			return -1;
 	}
 	*t = st.st_mtim;
@@ -321,7 +323,7 @@ static int entry_time(struct buf *path, const char *cache_dir, const char *priva
  * when given. Last units first: in a warm-up those are the likeliest still
  * to come. */
 static int units_there(const char *cache_dir, const char *private_dir,
-		       const struct made_table *made, const struct packdesc *d,
+		       struct made_table *made, const struct packdesc *d,
 		       const char *known, const struct timespec *latest)
 {
 	struct buf path = BUF_INIT;
@@ -342,7 +344,7 @@ static int units_there(const char *cache_dir, const char *private_dir,
 }
 
 int pack_unit_there(const char *cache_dir, const char *private_dir,
-		    const struct made_table *made, const char *key)
+		    struct made_table *made, const char *key)
 {
 	struct buf path = BUF_INIT;
 	struct timespec t;
@@ -353,7 +355,7 @@ int pack_unit_there(const char *cache_dir, const char *private_dir,
 }
 
 int pack_units_there(const char *cache_dir, const char *private_dir,
-		     const struct made_table *made, const struct packdesc *d, const char *known)
+		     struct made_table *made, const struct packdesc *d, const char *known)
 {
 	return units_there(cache_dir, private_dir, made, d, known, NULL);
 }

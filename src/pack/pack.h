@@ -43,12 +43,12 @@ struct made_table;
  * at private_dir (which may be NULL) when made (made.h) says this run's step
  * made it; a stat or two. */
 int pack_unit_there(const char *cache_dir, const char *private_dir,
-		    const struct made_table *made, const char *key);
+		    struct made_table *made, const char *key);
 /* Whether each unit of description d has its entry for this run (as
  * pack_unit_there): a stat each, the last units first, up to the first
  * missing; known, a key known to be there, or NULL. */
 int pack_units_there(const char *cache_dir, const char *private_dir,
-		     const struct made_table *made, const struct packdesc *d, const char *known);
+		     struct made_table *made, const struct packdesc *d, const char *known);
 /* Whether the callable of description d is packed and current, as make would
  * judge its stamp: the stamp and the output (not a folder) exist, and each
  * unit's entry exists and is not newer than the stamp. Reads no unit. */

@@ -38,30 +38,24 @@ static int goals_pack_all(const char *goals, struct strvec *picked)
  * made it (made.h): another process's is the pack recipe's to check. */
 struct made_check {
 	struct pack_recompile rc;
-	struct runstate *rs;
-	struct made_table made;
-	int open;
+	struct made_table *made;
 };
 
 static int made_here(struct pack_recompile *rc, const char *key, const char *sha)
 {
 	struct made_check *m = (struct made_check *)rc;
 
-	if (!m->open) {
-		made_open(&m->made, m->rs);
-		m->open = 1;
-	}
-	return made_has(&m->made, key, sha) ? 0 : -1;
+	return made_has(m->made, key, sha) ? 0 : -1;
 }
 
 /* Pack callable c (its description d, output out) under its packing lock,
  * already held; its report as the pack step's. */
-static void pack_locked(struct runstate *rs, const struct packnow *pn,
+static void pack_locked(struct runstate *rs, const struct packnow *pn, struct made_table *made,
 			const struct unitlist_callable *c, const char *out)
 {
 	struct planfile_ref desc = { .file = pn->plan, .offset = c->at, .len = c->len,
 				     .cmds_len = c->cmds };
-	struct made_check m = { .rc.check = made_here, .rs = rs };
+	struct made_check m = { .rc.check = made_here, .made = made };
 	struct cache cache = { NULL };
 	const char *priv = pn->private_dir;
 	char *label = xstrfmt("pack %s", c->cls);
@@ -80,8 +74,6 @@ static void pack_locked(struct runstate *rs, const struct packnow *pn,
 	case 0:
 		ret = pack_run_gently(&cache, priv, c->ckey, &desc, out, c->stamp, &m.rc);
 	}
-	if (m.open)
-		made_close(&m.made);
 	if (!ret) {
 		struct progress_step step = {
 			.label = label, .key = c->ckey, .owners = &owners, .t0 = t0,
@@ -105,7 +97,7 @@ static void pack_locked(struct runstate *rs, const struct packnow *pn,
  * there, having read neither the whole description (a large callable's is
  * tens of KB, and every step of its units would read it) nor the rest of
  * its units' entries. */
-static int tail_missing(const struct packnow *pn, const struct made_table *made,
+static int tail_missing(const struct packnow *pn, struct made_table *made,
 			const struct unitlist_callable *c, struct buf *dropped)
 {
 	uint64_t n = c->len < TAIL ? c->len : TAIL;
@@ -140,7 +132,7 @@ static int tail_missing(const struct packnow *pn, const struct made_table *made,
 /* Pack callable c when each of its units is there and no other step packs
  * it or has packed it. */
 static void pack_when_whole(struct runstate *rs, const struct packnow *pn,
-			    const struct made_table *made, const struct unitlist_callable *c)
+			    struct made_table *made, const struct unitlist_callable *c)
 {
 	struct buf dropped = BUF_INIT;
 	struct packdesc d;
@@ -159,7 +151,7 @@ static void pack_when_whole(struct runstate *rs, const struct packnow *pn,
 	if (pack_current(pn->cache_dir, pn->private_dir, &d, out, c->stamp))
 		runstate_pack_end(rs);
 	else
-		pack_locked(rs, pn, c, out);
+		pack_locked(rs, pn, made, c, out);
 out:
 	packdesc_release(&d);
 	free(text);
@@ -170,7 +162,7 @@ out:
 void packnow(struct runstate *rs, const struct packnow *pn)
 {
 	struct unitlist_callable *cs;
-	struct made_table made = { .fd = -1 };
+	struct made_table made;
 	struct strvec picked;
 	int all;
 
@@ -183,9 +175,7 @@ void packnow(struct runstate *rs, const struct packnow *pn)
 	all = goals_pack_all(pn->goals, &picked);
 	cs = xcalloc(pn->nr_packs, sizeof(*cs));
 	if ((all || picked.nr) && !planfile_read_callables(pn->plan, pn->packs, pn->nr_packs, cs)) {
-		/* Which private entries are this run's (none without a store). */
-		if (pn->private_dir)
-			made_open(&made, rs);
+		made_init(&made, rs);
 		for (size_t i = 0; i < pn->nr_packs; i++) {
 			if (all || strvec_find(&picked, cs[i].cls) >= 0)
 				pack_when_whole(rs, pn, &made, &cs[i]);

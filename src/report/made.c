@@ -73,19 +73,25 @@ void made_mark(struct runstate *rs, const char *key, const char *sha)
 	free(path);
 }
 
-void made_open(struct made_table *t, struct runstate *rs)
+void made_init(struct made_table *t, struct runstate *rs)
 {
-	char *path = table_path(rs, &t->slots);
-
-	t->fd = path ? open(path, O_RDONLY | O_CLOEXEC) : -1;
-	free(path);
+	t->rs = rs;
+	t->fd = -1;
+	t->slots = 0;
 }
 
-int made_has(const struct made_table *t, const char *key, const char *sha)
+int made_has(struct made_table *t, const char *key, const char *sha)
 {
 	char rec[SLOT_SIZE];
 	uint64_t i;
 
+	if (t->rs) {
+		char *path = table_path(t->rs, &t->slots);
+
+		t->fd = path ? open(path, O_RDONLY | O_CLOEXEC) : -1;
+		t->rs = NULL;
+		free(path);
+	}
 	return t->fd >= 0 && !find_slot(t->fd, t->slots, key, &i, rec) && rec[0] &&
 	       (!sha || !memcmp(rec + DIGEST_HEX_SIZE - 1, sha, DIGEST_HEX_SIZE - 1));
 }
@@ -95,4 +101,5 @@ void made_close(struct made_table *t)
 	if (t->fd >= 0)
 		close(t->fd);
 	t->fd = -1;
+	t->rs = NULL;
 }

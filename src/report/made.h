@@ -27,16 +27,21 @@
  * digest is sha; silent. */
 void made_mark(struct runstate *rs, const char *key, const char *sha);
 
-/* The table, open for the checks of one pack. */
+/* The table, for the checks of one step: opened at its first look, as most
+ * steps never need it. */
 struct made_table {
-	int fd;			/* -1 when the run has none */
+	struct runstate *rs;	/* the run's until the table is opened, then NULL */
+	int fd;			/* -1 when the run has none, or not yet opened */
 	uint64_t slots;
 };
 
-void made_open(struct made_table *t, struct runstate *rs);
+/* Set t up for run rs (NULL: no run, so no entry is this run's); opens
+ * nothing. */
+void made_init(struct made_table *t, struct runstate *rs);
 /* True when this run's compile step published entry key with an artifact of
  * digest sha (NULL: of any digest). */
-int made_has(const struct made_table *t, const char *key, const char *sha);
+int made_has(struct made_table *t, const char *key, const char *sha);
+/* Close t if it was opened; made_init sets it up again. */
 void made_close(struct made_table *t);
 
 #endif

@@ -303,13 +303,13 @@ static void test_made(void)
 	digest_bytes_hex("s2", 2, s2);
 	runstate_open(&rs, kw, "/u");
 	made_mark(&rs, k1, s1);
-	made_open(&t, &rs);
+	made_init(&t, &rs);
 	CHECK(!made_has(&t, k1, s1));
 	made_close(&t);
 	total = path_join(rs.dir, "total");
 	check_write_file(total, "3\n", 2, 0644);
 	made_mark(&rs, k1, s1);
-	made_open(&t, &rs);
+	made_init(&t, &rs);
 	CHECK(made_has(&t, k1, s1));
 	CHECK(!made_has(&t, k1, s2));
 	CHECK(!made_has(&t, k2, s1));
