@@ -41,17 +41,17 @@ static size_t *last_ranks(const struct plan *plan, const size_t *order)
 	return last;
 }
 
-/* A callable by the place its pack is due, then spec order. */
+/* A callable by the place of its last unit, then spec order. */
 struct pack_slot {
-	size_t due, callable;
+	size_t after, callable;
 };
 
-static int by_due(const void *a, const void *b)
+static int by_after(const void *a, const void *b)
 {
 	const struct pack_slot *x = a, *y = b;
 
-	if (x->due != y->due)
-		return x->due < y->due ? -1 : 1;
+	if (x->after != y->after)
+		return x->after < y->after ? -1 : 1;
 	return x->callable < y->callable ? -1 : x->callable > y->callable;
 }
 
@@ -61,22 +61,22 @@ void schedule_list(const struct plan *plan, const size_t *order, struct schedule
 	size_t *last = last_ranks(plan, order), next = 0, n = 0;
 
 	for (size_t c = 0; c < plan->nr_callables; c++) {
-		slots[c].due = last[c] + SCHEDULE_PACK_LAG;
+		slots[c].after = last[c];
 		slots[c].callable = c;
 	}
-	qsort(slots, plan->nr_callables, sizeof(*slots), by_due);
+	qsort(slots, plan->nr_callables, sizeof(*slots), by_after);
 	for (size_t i = 0; i < plan->nr_units; i++) {
 		steps[n].index = order[i];
 		steps[n++].pack = 0;
-		for (; next < plan->nr_callables && slots[next].due == i; next++) {
+		for (; next < plan->nr_callables && slots[next].after == i; next++) {
 			steps[n].index = slots[next].callable;
 			steps[n++].pack = 1;
 		}
 	}
-	for (; next < plan->nr_callables; next++) {
-		steps[n].index = slots[next].callable;
-		steps[n++].pack = 1;
-	}
+	/* Every callable has a unit (its orchestration) in order. */
+	if (next != plan->nr_callables)
+		BUG("%zu of %zu packs have no unit in the order", plan->nr_callables - next,
+		    plan->nr_callables);
 	free(last);
 	free(slots);
 }

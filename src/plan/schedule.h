@@ -19,14 +19,6 @@
 
 #include "plan/plan.h"
 
-/* How many units after its last one a callable's pack is listed: none. The
- * step of a callable's last unit packs it (packnow), so make's pack step only
- * finds it packed; make passes over a pack whose units still run until the
- * list's last unit has started, and these short steps then fill the slots
- * the compiles' ragged end leaves idle; a pack whose units need no compile is
- * ready when make reaches it (bench/results/2026-12-02-order-inline.txt). */
-#define SCHEDULE_PACK_LAG 0
-
 /* The highest -j the choice looks at: above it, longest-first. */
 #define SCHEDULE_MAX_JOBS 32
 
@@ -38,9 +30,14 @@ struct schedule_step {
 };
 
 /* The warm-up list for the unit order order (indexes into plan->units, every
- * unit once): the units in that order, each callable's pack
- * SCHEDULE_PACK_LAG places after its last unit (callables whose last unit
- * ranks the same in spec order), the rest at the end. steps has room for
+ * unit once): the units in that order, each callable's pack right after its
+ * last unit (callables whose last unit is the same in spec order). The step
+ * of a callable's last unit packs it (packnow), so make's pack step only
+ * finds it packed; make passes over a pack whose units still run until the
+ * list's last unit has started, and these short steps then fill the slots
+ * the compiles' ragged end leaves idle; a pack whose units need no compile is
+ * ready when make reaches it (bench/results/2026-12-02-order-inline.txt:
+ * never worse in the model than 8 places later). steps has room for
  * plan->nr_units + plan->nr_callables. */
 void schedule_list(const struct plan *plan, const size_t *order, struct schedule_step *steps);
 

@@ -106,14 +106,35 @@ static void test_list(void)
 	CHECK(!steps[15].pack && steps[15].index == 0);
 	CHECK(steps[16].pack && steps[16].index == 0);
 	/* Spec order: the first callable's pack after its last unit (index 1),
-	 * the second's at the end. */
+	 * the second's after its own, the list's last. */
 	for (size_t i = 0; i < 15; i++)
 		order[i] = i;
 	schedule_list(&f.plan, order, steps);
 	CHECK(!steps[1].pack && steps[1].index == 1);
 	CHECK(steps[2].pack && steps[2].index == 0);
 	CHECK(!steps[3].pack && steps[3].index == 2);
+	CHECK(!steps[15].pack && steps[15].index == 14);
 	CHECK(steps[16].pack && steps[16].index == 1);
+	fake_release(&f);
+}
+
+/* Two callables whose last unit is one they share: both packs right after
+ * it, in spec order, and the unit of neither after them. */
+static void test_list_shared_last(void)
+{
+	const size_t incores[] = { 1, 1 };
+	const size_t order[] = { 0, 2, 1, 3 };
+	struct fake f;
+	struct schedule_step steps[6];
+
+	fake_init(&f, incores, 2, NULL);
+	f.plan.callables[1].children[0] = &f.units[1];	/* unit 3 is in neither */
+	schedule_list(&f.plan, order, steps);
+	for (size_t i = 0; i < 3; i++)
+		CHECK(!steps[i].pack && steps[i].index == order[i]);
+	CHECK(steps[3].pack && steps[3].index == 0);
+	CHECK(steps[4].pack && steps[4].index == 1);
+	CHECK(!steps[5].pack && steps[5].index == 3);
 	fake_release(&f);
 }
 
@@ -224,6 +245,7 @@ int main(int argc, char **argv)
 {
 	check_init(argc, argv);
 	TEST(test_list(), "list");
+	TEST(test_list_shared_last(), "list_shared_last");
 	TEST(test_makespan(), "makespan");
 	TEST(test_pack_passed_over(), "pack_passed_over");
 	TEST(test_inline_pack(), "inline_pack");
