@@ -73,7 +73,7 @@ static int prefetch(const struct plan *plan, const struct cache *cache, const ch
 	free(marks);
 	for (size_t i = 0; i < plan->nr_units && !r.off; i++)
 		if (!cache_unit_check(cache, plan->units[i]->key, 0))
-			fetched += remote_fetch(&r, cache, plan->units[i]->key) == 1;
+			fetched += remote_fetch(&r, cache, plan->units[i]->key, NULL) == 1;
 	remote_release(&r);
 	return fetched;
 }

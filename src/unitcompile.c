@@ -847,6 +847,16 @@ static void remote_report(const struct compile_job *o, const struct remote *r)
 	runstate_unlock(lock);
 }
 
+/* An entry this step took from elsewhere, the remote or another process that
+ * held the lock, once same_inputs found it read this run's files: for the
+ * run's packs as good as one the step compiled (made.h). Shared entries
+ * only: a private one is this process's own. */
+static void took_in(const struct compile_job *o, const char *sha)
+{
+	if (o->rs)
+		made_mark(o->rs, o->key, sha);
+}
+
 /* The unit is missing here: fetched from the remote when it has it, valid
  * for this machine's inputs (recorded reads included), else compiled. */
 static int fetch_or_compile(struct compile_job *o, struct cache *cache, struct cache *priv,
@@ -854,13 +864,15 @@ static int fetch_or_compile(struct compile_job *o, struct cache *cache, struct c
 {
 	/* The remote's run markers go in the run's folder. */
 	char *dir = o->remote && o->private_dir ? remote_marker_dir(o->private_dir) : NULL;
+	char sha[DIGEST_HEX_SIZE];
 	struct remote r;
 	int ret, fetched;
 
 	remote_init(&r, o->remote, dir);
 	free(dir);
-	fetched = remote_fetch(&r, cache, o->key) == 1;
+	fetched = remote_fetch(&r, cache, o->key, sha) == 1;
 	if (fetched && same_inputs(o, 0)) {
+		took_in(o, sha);
 		*cached = 1;
 		ret = 0;
 	} else {
@@ -883,6 +895,7 @@ int compile_job_run(struct compile_job *o, int *cached)
 {
 	struct cache cache = { NULL }, priv = { NULL };
 	struct buf lock_why = BUF_INIT;
+	struct cache_use used;
 	const char *bad;
 	char *why = NULL, *mpath;
 	int lock, ret, state;
@@ -900,11 +913,13 @@ int compile_job_run(struct compile_job *o, int *cached)
 		ret = go_private(o, &priv, why) ? -1 : compile_unit(o, NULL, &priv);
 		goto out;
 	}
-	/* Whoever held the lock before us may have published it: a hit after wait. */
-	state = cache_unit_get(&cache, o->key, NULL, &bad, NULL);
+	/* Whoever held the lock before us may have published it: a hit after
+	 * wait (a use of the entry, which it dates for prune). */
+	state = cache_unit_get(&cache, o->key, NULL, &bad, &used);
 	if (state == 1 && !same_inputs(o, 1)) {
 		ret = -1;
 	} else if (state == 1) {
+		took_in(o, used.sha);
 		cachelog_event(cache.dir, "wait-hit", o->key, 0, 0);
 		*cached = 1;
 		ret = 0;

@@ -327,15 +327,20 @@ static long long split_entry(const char *data, size_t len, const char *key, cons
 	return (long long)start;
 }
 
-long long cache_entry_check(const char *data, size_t len, const char *key, const char **why)
+long long cache_entry_check(const char *data, size_t len, const char *key, const char **why,
+			    char *sha)
 {
 	char hex[DIGEST_HEX_SIZE];
+	long long size;
 
 	if (!len) {
 		*why = "empty";
 		return -1;
 	}
-	return split_entry(data, len, key, why, hex);
+	size = split_entry(data, len, key, why, hex);
+	if (size >= 0 && sha)
+		memcpy(sha, hex, sizeof(hex));
+	return size;
 }
 
 int cache_unit_get(const struct cache *c, const char *key, struct buf *data,

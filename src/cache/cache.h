@@ -88,9 +88,11 @@ struct cache_use {
 int cache_unit_get(const struct cache *c, const char *key, struct buf *data,
 		   const char **why, struct cache_use *used);
 /* Check the bytes of a whole entry file (from elsewhere: a remote) as entry
- * key: the artifact's size, or -1 with *why set (static text). data must be
- * followed by a NUL byte (as buf and read_file_all leave it). */
-long long cache_entry_check(const char *data, size_t len, const char *key, const char **why);
+ * key: the artifact's size, with its digest in sha (may be NULL), or -1 with
+ * *why set (static text). data must be followed by a NUL byte (as buf and
+ * read_file_all leave it). */
+long long cache_entry_check(const char *data, size_t len, const char *key, const char **why,
+			    char *sha);
 /* Publish a copy of the finished file tmp_path, with its manifest, as entry key;
  * extra (may be NULL) holds manifest lines that go before the unit line.
  * 0, or -1; tmp_path is left as it was either way. */

@@ -252,7 +252,7 @@ static void note(const struct cache *c, const char *event, const char *key, doub
 	(*count)++;
 }
 
-int remote_fetch(struct remote *r, const struct cache *c, const char *key)
+int remote_fetch(struct remote *r, const struct cache *c, const char *key, char *sha)
 {
 	struct buf body = BUF_INIT;
 	char *mpath = NULL, *dir = NULL;
@@ -263,7 +263,7 @@ int remote_fetch(struct remote *r, const struct cache *c, const char *key)
 	if (!r->url || r->off)
 		return 0;
 	got = ask(r, "GET", key, NULL, 0, &body);
-	if (got > 0 && cache_entry_check(body.s ? body.s : "", body.len, key, &why) < 0) {
+	if (got > 0 && cache_entry_check(body.s ? body.s : "", body.len, key, &why, sha) < 0) {
 		warn_once(r, "object '%.16s' is not a valid entry (%s); compiling it here", key, why);
 	} else if (got > 0) {
 		mpath = cache_unit_path(c, key, CACHE_ENTRY_SUFFIX);
@@ -302,7 +302,7 @@ int remote_upload(struct remote *r, const struct cache *c, const char *key)
 	/* Exactly the entry as published, checked again: a remote never gets
 	 * what the local checks would refuse. */
 	mpath = cache_unit_path(c, key, CACHE_ENTRY_SUFFIX);
-	if (!read_file_all(mpath, &bytes, &len) && cache_entry_check(bytes, len, key, &why) >= 0) {
+	if (!read_file_all(mpath, &bytes, &len) && cache_entry_check(bytes, len, key, &why, NULL) >= 0) {
 		ret = ask(r, "PUT", key, bytes, len, &answer) < 0 ? -1 : 0;
 		if (ret) {
 			note(c, "remote-error", key, t0, 0, &r->tally.errors);

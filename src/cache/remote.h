@@ -45,10 +45,11 @@ void remote_init(struct remote *r, const char *url, const char *mark_dir);
  * it, so that a dead server costs the run one timeout. Caller frees. */
 char *remote_marker_dir(const char *private_dir);
 void remote_release(struct remote *r);
-/* Fetch entry key into cache c, verified, published by rename: 1 fetched, 0
- * not there (or the remote is off), -1 a fault or a bad object (warned once
- * per run). Logs remote-hit, remote-miss or remote-error in c's event log. */
-int remote_fetch(struct remote *r, const struct cache *c, const char *key);
+/* Fetch entry key into cache c, verified, published by rename: 1 fetched
+ * (its artifact's digest to sha, which may be NULL), 0 not there (or the
+ * remote is off), -1 a fault or a bad object (warned once per run). Logs
+ * remote-hit, remote-miss or remote-error in c's event log. */
+int remote_fetch(struct remote *r, const struct cache *c, const char *key, char *sha);
 /* Upload c's valid entry key (not in read-only mode); 0, or -1 (warned once
  * per run). Logs upload in c's event log. */
 int remote_upload(struct remote *r, const struct cache *c, const char *key);

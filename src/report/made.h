@@ -1,7 +1,10 @@
-/* made: which cache entries this make run's compile steps published, so that
- * its packs need not check them again (an entry made during the run by
- * another process is checked: pack.h), and which private store entries, so
- * that a compile step packs a callable only from this run's (packnow.h).
+/* made: which cache entries this make run's compile steps published, or took
+ * in (fetched from the remote, or found published by another process when
+ * the entry's lock came free) once they found them read from this run's
+ * files, so that its packs need not check them again (an entry made during
+ * the run by another process is checked: pack.h); and which private store
+ * entries, so that a compile step packs a callable only from this run's
+ * (packnow.h).
  * One file per run, run/<tag>/made (runstate.h), a hash table of fixed slots that steps fill in place:
  *
  *   slot i, at byte 128 * i:  <64 hex: key><64 hex: the artifact's digest>

@@ -4,7 +4,8 @@
 # The remote cache tier against a real nginx (Debian nginx-light: its DAV
 # module takes PUT). Two checkouts at different paths with their own local
 # caches share one store: the second compiles nothing and packs byte-exact
-# callables. Read-only mode uploads nothing. A stopped server, one answering
+# callables; without gen's prefetch each step fetches its unit, and the step
+# of a callable's last unit packs it. Read-only mode uploads nothing. A stopped server, one answering
 # 500 and one that accepts and never answers: the warm-up builds locally,
 # prints one warning, and asks no more after the first failure (a stalled
 # server costs one timeout, not one per unit). Objects with a flipped byte,
@@ -84,6 +85,21 @@ KWARM_REMOTE_PREFETCH=0 "$KWARM" gen three/spec.yaml -o three.mk --cache "$T/cac
 must three.log "the third checkout failed" make -f three.mk -j3 warmup
 [ "$(compiles)" = 0 ] || fail "the third checkout (no prefetch) compiled $(compiles) units, want 0"
 cmp out-one/TestQwen3Decode.callable out-three/TestQwen3Decode.callable
+# Each step checked what it fetched against this run's files (made.h): the
+# step of each callable's last unit packs it, not make's pack recipe later.
+# At -j1: with steps side by side, one that has fetched its unit but not yet
+# checked it may leave the pack to make (correct, only later).
+standin_example qwen3_decode four
+KWARM_REMOTE_PREFETCH=0 "$KWARM" gen four/spec.yaml -o four.mk --cache "$T/cache-four" \
+	--out "$T/out-four" --remote "$URL"
+must four.log "the fourth checkout failed" make -f four.mk -j1 warmup
+[ "$(compiles)" = 0 ] || fail "the fourth checkout (no prefetch) compiled $(compiles) units, want 0"
+python3 - out-four/.kwarm/trace.json <<'PY' || fail "a callable of the fourth checkout was not packed by its last unit's step"
+import json, sys
+packs = [e for e in json.load(open(sys.argv[1])) if e.get("ph") == "X" and e["cat"] == "pack"]
+assert sorted(c for p in packs for c in p["args"]["classes"]) == ["TestQwen3Decode", "TestQwen3DecodeGraph"], packs
+assert all(p["args"].get("by") == "compile" for p in packs), [p["args"] for p in packs]
+PY
 # summary.json counts what the run's steps asked of the remote.
 remote_counts() { python3 -c 'import json, sys; r = json.load(open(sys.argv[1]))["remote"]; print(r["hits"], r["misses"], r["uploads"], r["bytes_fetched"] > 0, r["bytes_uploaded"] > 0)' "$1"; }
 [ "$(remote_counts out-one/.kwarm/summary.json)" = "0 39 39 False True" ] ||

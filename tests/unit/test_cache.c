@@ -314,6 +314,7 @@ static void test_entry_check(const struct cache *c)
 {
 	const char *why = NULL;
 	char key[DIGEST_HEX_SIZE], other[DIGEST_HEX_SIZE];
+	char sha[DIGEST_HEX_SIZE], want[DIGEST_HEX_SIZE];
 	char *entry, *raw;
 	size_t rawlen;
 
@@ -321,15 +322,17 @@ static void test_entry_check(const struct cache *c)
 	CHECK_INT(store(c, key, artifact, sizeof(artifact), "lib/k.cpp"), 0);
 	entry = cache_unit_path(c, key, ".m");
 	CHECK_INT(read_file_all(entry, &raw, &rawlen), 0);
-	CHECK_INT(cache_entry_check(raw, rawlen, key, &why), (long long)sizeof(artifact));
+	CHECK_INT(cache_entry_check(raw, rawlen, key, &why, sha), (long long)sizeof(artifact));
+	digest_bytes_hex(artifact, sizeof(artifact), want);
+	CHECK_STR(sha, want);
 	make_key("other", other);
-	CHECK_INT(cache_entry_check(raw, rawlen, other, &why), -1);
+	CHECK_INT(cache_entry_check(raw, rawlen, other, &why, NULL), -1);
 	CHECK_STR(why, "manifest names another key");
 	raw[0] ^= 1;
-	CHECK_INT(cache_entry_check(raw, rawlen, key, &why), -1);
+	CHECK_INT(cache_entry_check(raw, rawlen, key, &why, NULL), -1);
 	CHECK_STR(why, "artifact SHA-256 differs from its manifest");
-	CHECK_INT(cache_entry_check(raw, rawlen / 2, key, &why), -1);
-	CHECK_INT(cache_entry_check("", 0, key, &why), -1);
+	CHECK_INT(cache_entry_check(raw, rawlen / 2, key, &why, NULL), -1);
+	CHECK_INT(cache_entry_check("", 0, key, &why, NULL), -1);
 	free(raw);
 	free(entry);
 }
