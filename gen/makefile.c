@@ -499,7 +499,7 @@ static void add_spec_jobs(struct buf *b, const struct plan *plan)
 /* warmup: every unit, and each callable's pack among them: longest recorded
  * first, so that make -jN starts the critical path early whatever class it
  * belongs to (schedule.h), or in spec order at the -j where the record says
- * that is faster. */
+ * longest-first is no faster. */
 static void write_warmup(struct sink *out, const struct plan *plan)
 {
 	const struct spec *spec = plan->spec;
@@ -523,9 +523,9 @@ static void write_warmup(struct sink *out, const struct plan *plan)
 			order[i] = i;
 		schedule_list(plan, order, steps);
 		free(order);
-		buf_adds(b, "\n# The same in spec order, faster at ");
+		buf_adds(b, "\n# The same in spec order, taken at ");
 		add_spec_jobs(b, plan);
-		buf_adds(b, " by the durations record;\n"
+		buf_adds(b, " (longest first no faster by the durations record);\n"
 			 "# make says -j in MAKEFLAGS only after parsing: a secondary expansion\n"
 			 "KW_SPEC_ORDER :=");
 		write_steps(out, plan, steps);

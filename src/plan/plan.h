@@ -45,8 +45,8 @@ struct plan {
 	struct plan_unit **units;	/* first-seen order */
 	size_t *lpt;			/* indexes into units, longest recorded first */
 	size_t nr_units, alloc_units;
-	uint64_t spec_jobs;		/* bit N: make -jN goes faster in spec order
-					 * than in lpt's (schedule.h) */
+	uint64_t spec_jobs;		/* bit N: make -jN goes no slower in spec
+					 * order than in lpt's (schedule.h) */
 	struct plan_callable *callables;	/* spec order */
 	size_t nr_callables;
 	struct strvec inputs;		/* absolute files and folders the plan read, first-seen order */

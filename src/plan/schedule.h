@@ -1,7 +1,9 @@
 /* schedule: the warm-up's list of steps (the order of `warmup`'s
  * prerequisites, which make -jN starts down) and a model of make running it,
  * by which gen chooses, for each -j, between the recorded longest-first order
- * and spec order.
+ * and spec order: longest-first only where the model finds it faster, so a
+ * record with nothing to exploit (the suite: units alike but for one run's
+ * noise) leaves spec order.
  *
  * Longest-first is not always the faster list. At make -j2 on qwen3_decode
  * (an 8.4 s unit, a 6.6 s one, 36 of 1.2 s) it runs the two long units on two
@@ -50,10 +52,12 @@ void schedule_list(const struct plan *plan, const size_t *order, struct schedule
 double schedule_makespan(const struct plan *plan, const struct schedule_step *steps,
 			 const double *secs, double pack_secs, double check_secs, size_t jobs);
 
-/* Set plan->spec_jobs: bit N when, by the record (each unit's seconds, an
- * unknown one the average) and the model, spec order is faster than
- * plan->lpt at make -jN by more than noise (N from 2 to SCHEDULE_MAX_JOBS);
- * 0 without a record. */
+/* Set plan->spec_jobs: bit N unless, by the record (each unit's seconds, an
+ * unknown one the average) and the model, plan->lpt is faster than spec
+ * order at make -jN by more than noise (N from 2 to SCHEDULE_MAX_JOBS, as
+ * far as the model's budget goes); where the two tie, also with the long
+ * units late, spec order stays. 0 without a record, or when plan->lpt is
+ * spec order. */
 void schedule_choose(struct plan *plan);
 
 #endif
