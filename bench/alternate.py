@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """kwarm against kw+rec in alternating rounds, to tell noise from a cost.
 
-    python3 bench/alternate.py [--workload qwen|qwen-late] [--rounds 10] [--ns 2,3] [--scale 0.1]
+    python3 bench/alternate.py [--workload qwen|qwen-late|suite] [--rounds 10] [--ns 2,3] [--scale 0.1]
                                [--before KWARM] [--farm]
 
 Each round runs, at each N, the benchmark's cold warm-ups (bench.py's
@@ -50,7 +50,7 @@ def main():
     here = os.path.dirname(os.path.abspath(__file__))
     src = os.path.dirname(here)
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--workload", choices=["qwen", "qwen-late"], default="qwen")
+    ap.add_argument("--workload", choices=["qwen", "qwen-late", "suite"], default="qwen")
     ap.add_argument("--rounds", type=int, default=10)
     ap.add_argument("--ns", default="2,3")
     ap.add_argument("--scale", type=float, default=0.1)
@@ -62,7 +62,7 @@ def main():
         kwarm=os.environ.get("KWARM", os.path.join(src, "build", "kwarm")),
         standin=os.environ.get("STANDIN", os.path.join(src, "build", "kwarm-standin"))))
     kwarm = b.kwarm
-    w = wl.qwen(late=a.workload == "qwen-late")
+    w = wl.suite() if a.workload == "suite" else wl.qwen(late=a.workload == "qwen-late")
     ns = [int(x) for x in a.ns.split(",")]
     comp = None
     if a.farm:

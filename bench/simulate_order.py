@@ -10,7 +10,7 @@ again in list order. Units cost workloads.py's seconds, a pack PACK seconds.
 
     python3 bench/simulate_order.py [--kwarm K] [--standin S] [--pack 0.1] [--step 0] [--ns 2,3,8]
                                     [--shapes qwen,...] [--noise 0.03 --seeds 10] [--waits]
-                                    [--separate-pack]
+                                    [--separate-pack] [--bound]
 
 Packs are made by the compile step (packnow.h): the step that publishes
 a callable's last missing unit packs it then, in the slot it holds (PACK
@@ -43,6 +43,12 @@ had started: packs make passed over in its first pass (issue #13's item 1).
 
 Prints one row per workload and N: makespan / LB for both orders, where
 LB = max(longest unit, total work / N) as in the benchmark's table.
+
+--bound adds what no order can beat, over the same LB: every step's cost
+(--step each, packs and make's pack steps included) spread evenly over the N
+slots, or a callable's longest unit, its pack and the check after, whichever
+is more (with --noise the mean of each run's). Where spec order is at it, a
+record has nothing to win.
 """
 
 import argparse
@@ -193,6 +199,18 @@ def simulate(order, deps, cost, n, starts=None, inline=None):
     return t
 
 
+def bound(order, deps, cost, n, inline=None):
+    """A lower bound on any order's makespan at -jN: every step's cost (each
+    pack's too, in its unit's step or its own) spread evenly over the N
+    slots, or the longest callable's chain (its longest unit, its pack, the
+    pack step after), whichever is more."""
+    units = [t for t in order if t not in deps]
+    work = sum(cost(t) for t in units) + sum(cost(p) + (inline[p] if inline else 0) for p in deps)
+    chain = max((max(cost(u) for u in deps[p]) + (inline[p] if inline else 0) + cost(p) for p in deps),
+                default=0.0)
+    return max(work / n, chain, max((cost(t) for t in units), default=0.0))
+
+
 def plan_ids(plan):
     """{unit key: id} from the plan's unit list (src/plan/planfile.h, format 3:
     "unit <key> <owners> <id>\t<label>\t<packs>" between <list at> and
@@ -228,7 +246,8 @@ def waits(deps, cost, starts):
     return sum(wait) / max(1, len(wait)), sum(starts[p] >= last_unit for p in deps)
 
 
-def shape_rows(kwarm, standin, name, w, d, pack, ns, step=0.0, noise=0.0, seeds=1, inline=False):
+def shape_rows(kwarm, standin, name, w, d, pack, ns, step=0.0, noise=0.0, seeds=1, inline=False,
+               with_bound=False):
     spec = w.write(os.path.join(d, "src"), {"orch": standin, "aiv": standin, "aic": standin})
     costs = {}
     for u in w.units():
@@ -260,6 +279,7 @@ def shape_rows(kwarm, standin, name, w, d, pack, ns, step=0.0, noise=0.0, seeds=
         lb = max(w.longest(), w.total() / n)
         row = [name, n, lb]
         extra = []
+        least = 0.0
         for mk in (spec_mk, hist_mk):
             order, deps, cmds = read_makefile(mk, n)
             span = wait = late = 0.0
@@ -272,32 +292,38 @@ def shape_rows(kwarm, standin, name, w, d, pack, ns, step=0.0, noise=0.0, seeds=
                 starts = {}
                 packs = {p: pack * factor(noise, seed, p) for p in deps} if inline else None
                 span += simulate(order, deps, cost, n, starts, packs)
+                if mk == spec_mk:
+                    least += bound(order, deps, cost, n, packs)
                 mean, after = waits(deps, cost, starts)
                 wait += mean
                 late += after
             row.append(span / seeds / lb)
             extra += [wait / seeds, late / seeds]
+        if with_bound:
+            row.append(least / seeds / lb)
         rows.append(row + extra)
     return rows
 
 
 def table(kwarm, standin, pack=0.1, ns=NS, step=0.0, shapes=DEFAULT_SHAPES, noise=0.0, seeds=1,
-          show_waits=False, inline=True):
+          show_waits=False, inline=True, with_bound=False):
     """The table's lines."""
     costs = ("costs within %g%%, mean of %d runs" % (100 * noise, seeds) if noise
              else "exact stand-in costs")
     out = ["simulated warm-up (make -jN model, %s, pack %g s%s%s): makespan / LB"
            % (costs, pack, " inline" if inline else "", ", %g s more a step" % step if step else ""),
-           "workload    N     LB s |   spec  history" + (" | spec: wait s late  history: wait s late"
-                                                         if show_waits else "")]
+           "workload    N     LB s |   spec  history" + ("    bound" if with_bound else "")
+           + (" | spec: wait s late  history: wait s late" if show_waits else "")]
     with tempfile.TemporaryDirectory(prefix="kwarm-sim-") as tmp:
         for name in shapes:
             d = os.path.join(tmp, name.replace("/", "-"))
             for row in shape_rows(kwarm, standin, name, shape(name), d, pack, ns, step, noise, seeds,
-                                  inline):
+                                  inline, with_bound):
                 line = "%-10s %2d %8.2f | %6.3f   %6.3f" % tuple(row[:5])
+                if with_bound:
+                    line += "   %6.3f" % row[5]
                 if show_waits:
-                    line += " | %12.2f %4.0f %15.2f %4.0f" % tuple(row[5:])
+                    line += " | %12.2f %4.0f %15.2f %4.0f" % tuple(row[5 + with_bound:])
                 # As printed: a mean over noisy runs is never exactly equal.
                 out.append(line + ("  history worse" if round(row[4], 3) > round(row[3], 3) else ""))
     return out
@@ -316,13 +342,15 @@ def main():
     ap.add_argument("--noise", type=float, default=0.0, help="each step's cost within this fraction (default 0)")
     ap.add_argument("--seeds", type=int, default=1, help="runs to average with --noise (default 1)")
     ap.add_argument("--waits", action="store_true", help="the packs' waits and late starts too")
+    ap.add_argument("--bound", action="store_true",
+                    help="a column of the lower bound any order has (steps, packs and checks included)")
     ap.add_argument("--separate-pack", action="store_true",
                     help="every pack is make's own step (the design before packnow)")
     a = ap.parse_args()
     ns = tuple(int(x) for x in a.ns.split(","))
     print("\n".join(table(os.path.abspath(a.kwarm), os.path.abspath(a.standin), a.pack, ns, a.step,
                            a.shapes.split(","), a.noise, a.seeds if a.noise else 1, a.waits,
-                           not a.separate_pack)))
+                           not a.separate_pack, a.bound)))
 
 
 if __name__ == "__main__":
