@@ -851,8 +851,11 @@ static void remote_report(const struct compile_job *o, const struct remote *r)
  * held the lock, once same_inputs found it read this run's files: for the
  * run's packs as good as one the step compiled (made.h). Shared entries
  * only: a private one is this process's own. */
-static void took_in(const struct compile_job *o, const char *sha)
+static void took_in(struct compile_job *o, const char *sha)
 {
+	/* The table is sized by the run's total: fixed first (a wait-hit's
+	 * step ran no compiler to do it meanwhile). */
+	bookkeeping(o);
 	if (o->rs)
 		made_mark(o->rs, o->key, sha);
 }
