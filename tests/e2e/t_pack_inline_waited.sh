@@ -29,12 +29,16 @@ wait_file "$T/blk/a1" $ONE
 wait_file "$T/cache/units/${orch:0:1}/$orch.m" $ONE
 make -f "$T/two.mk" -j2 warmup > "$T/two.out" 2>&1 &
 TWO=$!
-# Run two's a1 step has begun (the run's start is written by its first step).
+# Run two's a1 step waits for the entry's lock, which run one's a1 step
+# holds: a blocked request ("->") on the cache's lock file in /proc/locks.
+# (Its run's start file alone is too early: the step could reach the lock
+# after run one published, a plain hit.)
+ino=$(stat -c %i "$T/cache/entries.lock")
 i=0
-until compgen -G "$T/out-two/.kwarm/run/*/start" > /dev/null; do
-	kill -0 $TWO 2> /dev/null || { cat "$T/two.out"; fail "run two ended before its step began"; }
+until grep -Eq -- "-> OFDLCK +ADVISORY +WRITE +-1 +[0-9a-f]+:[0-9a-f]+:$ino " /proc/locks; do
+	kill -0 $TWO 2> /dev/null || { cat "$T/two.out"; fail "run two ended before its step waited"; }
 	i=$((i + 1))
-	[ "$i" -lt 6000 ] || fail "timed out waiting for run two's step"
+	[ "$i" -lt 6000 ] || fail "timed out waiting for run two's step to wait on the lock"
 	sleep 0.01
 done
 touch "$T/blk/a1.go"
