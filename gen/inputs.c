@@ -226,11 +226,16 @@ void inputs_write(struct buf *b, struct sink *list, const struct plan *plan,
 		 "# first that changed.\n"
 		 ".PRECIOUS: $(KW_SELF)\n");
 	/* Started at the top as KW_STALE where the list is long (makefile.c). */
+	/* Its first word is this make run's tag, which a pack step writes into
+	 * the stamp (KW_PACKED_HERE, makefile.c); a second says "changed". */
 	if (inputs_check_ahead(plan))
-		buf_adds(b, "ifneq ($(shell $(KW_KWARM) stale --answer '$(KW_STALE)' $(KW_MAKEFILE)),)\n");
+		buf_adds(b, "KW_STALE_SAYS := $(shell $(KW_KWARM) stale --tag --answer '$(KW_STALE)' "
+			 "$(KW_MAKEFILE))\n");
 	else
-		buf_adds(b, "ifneq ($(shell $(KW_KWARM) stale $(KW_MAKEFILE)),)\n");
-	buf_adds(b, "$(KW_SELF): kw-force\nendif\n"
+		buf_adds(b, "KW_STALE_SAYS := $(shell $(KW_KWARM) stale --tag $(KW_MAKEFILE))\n");
+	buf_adds(b, "KW_RUN := $(firstword $(KW_STALE_SAYS))\n"
+		 "ifneq ($(word 2,$(KW_STALE_SAYS)),)\n"
+		 "$(KW_SELF): kw-force\nendif\n"
 		 "$(KW_SELF): ");
 	makefile_add_prereq(b, opts->kwarm);
 	buf_adds(b, " $(KW_PLANFILE)");

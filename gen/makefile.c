@@ -264,14 +264,15 @@ static void write_callable(struct buf *b, const struct plan *plan, const struct 
 	add_out_path(b, plan, pc->out_path, 0);
 	/* Order-only: the side file is rewritten by every generation, and the
 	 * stamp's name already carries the description's digest. */
-	buf_addf(b, "),,kw-force)) | $(KW_PLANFILE)\n\t$(KW_Q)$(KW_PACK) --class %s --at %llu --len %llu "
-		 "--cmds %llu --out ", pc->cls->name, (unsigned long long)ref->offset,
-		 (unsigned long long)ref->len, (unsigned long long)ref->cmds_len);
+	buf_addf(b, "),,kw-force)) | $(KW_PLANFILE)\n\t$(if $(KW_PACKED_HERE),,$(KW_Q)$(KW_PACK) "
+		 "--class %s --at %llu --len %llu --cmds %llu --out ", pc->cls->name,
+		 (unsigned long long)ref->offset, (unsigned long long)ref->len,
+		 (unsigned long long)ref->cmds_len);
 	if (!strncmp(pc->out_path, plan->out_dir, strlen(plan->out_dir)))
 		buf_addf(b, "$(KW_OUT)%s", pc->out_path + strlen(plan->out_dir));
 	else
 		add_shell_word(b, pc->out_path, 1);
-	buf_addf(b, " %s\n\n", pc->ckey);
+	buf_addf(b, " %s)\n\n", pc->ckey);
 	free(units);
 }
 
@@ -466,6 +467,14 @@ static void write_variables(struct buf *b, const struct plan *plan,
 	buf_adds(b, "\n"
 		 "KW_PACK = $(KW_KWARM) pack $(KW_REPORT) --cache $(KW_CACHE) \\\n"
 		 "    --private $(KW_OUT)/" RUNSTATE_PRIVATE_DIR " --stamp $@\n");
+	/* Expanded as make starts a pack recipe: nonempty when this make run
+	 * packed the callable already (the compile step of its last unit did,
+	 * packnow.h), its tag (KW_RUN, inputs.c) in the stamp. The recipe then
+	 * is empty and make starts no process for it. The stamp is read only
+	 * when it is there and no folder: make's $(file) stops make on a file
+	 * it cannot read (a folder, or a file in a folder's place on the way). */
+	buf_adds(b, "KW_PACKED_HERE = $(and $(KW_RUN),$(wildcard $@),$(if $(wildcard $@/.),,"
+		 "$(filter $(KW_RUN),$(file <$@))))\n");
 }
 
 /* The steps of a warm-up list (schedule.h), one a line after " \\". */

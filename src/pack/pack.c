@@ -175,7 +175,7 @@ static int read_unit(struct packer *p, const char *kind, const struct packdesc_i
 static int publish(struct packer *p, const struct buf *image, const char *out_path,
 		   const char *stamp_path)
 {
-	char *out_dir = path_dirname(out_path);
+	char *out_dir = path_dirname(out_path), run[RUNID_TAG_SIZE + 1];
 	int ret = -1;
 
 	if (mkdir_p(out_dir)) {
@@ -190,9 +190,14 @@ static int publish(struct packer *p, const struct buf *image, const char *out_pa
 	    publish_bytes_gently(out_path, image->s, image->len, p->why))
 		goto out;
 	/* Made after the callable is durable, so the stamp needs no fsync of its
-	 * own: empty, it is whole once it exists, and one a crash loses only
-	 * costs a repack. */
-	if (write_file(stamp_path, "", 0)) {
+	 * own: one a crash loses only costs a repack. It holds the make run's
+	 * tag, which tells make that this run packed it (KW_PACKED_HERE in the
+	 * Makefile); a tag a crash cut short is no run's. Without room for the
+	 * tag it is empty: make then runs the pack recipe, which finds the
+	 * callable current. */
+	runid_tag(run, sizeof(run));
+	strcat(run, "\n");
+	if (write_file(stamp_path, run, strlen(run)) && write_file(stamp_path, "", 0)) {
 		error_errno_to(p->why, "cannot create '%s'", stamp_path);
 		goto out;
 	}

@@ -8,7 +8,9 @@
 #    would start A's pack only once its walk has started B's last unit);
 # 2. the Makefile's pack recipe then finds it packed: one "packed" line and
 #    one pack event per callable in a run, the same bytes as a pack by the
-#    recipe, and nothing to do in the next run;
+#    recipe, and nothing to do in the next run; the recipe, which holds
+#    this run's tag check (the stamp holds the tag of the run that packed),
+#    is empty then, and make runs no process for it;
 # 3. make warmup-A packs no callable of B, even one whose units its compile
 #    completes;
 # 4. an inline pack that finds an entry corrupt gives up quietly: the recipe
@@ -109,6 +111,24 @@ must "$T/run3.out" "the recipe's pack failed" make -f "$T/w.mk" -j2 warmup
 holds "$T/run3.out" "^kwarm: packed class A:" "the recipe did not pack A again"
 cmp -s "$T/A.inline" "$T/out/A.callable" || fail "the inline pack and the recipe's differ"
 pass "the pack recipe finds an inline pack done: one pack per callable, the same bytes"
+
+# 2b. Packed inline, the recipe expands to nothing: make starts no process for
+# it (with V=1 make prints each recipe line it runs, the packs' as well).
+"$KWARM" gen spec.yaml -o "$T/v.mk" --cache "$T/vcache" --out "$T/vout"
+must "$T/runv.out" "the V=1 warm-up failed" make -f "$T/v.mk" -j2 V=1 warmup
+for c in A B; do
+	[ "$(grep -c "^kwarm: packed class $c:" "$T/runv.out")" = 1 ] ||
+		{ cat "$T/runv.out"; fail "class $c was not packed exactly once"; }
+done
+grep -q ' pack --state ' "$T/runv.out" && { cat "$T/runv.out"; fail "make ran a pack recipe after the inline packs"; }
+holds "$T/runv.out" ' compile --state ' "V=1 shows no recipe line at all"
+[ "$(head -n 1 "$T"/vout/.kwarm/stamps/A.callable/*)" = "$(basename "$(ls -d "$T"/vout/.kwarm/run/*/)")" ] ||
+	fail "A's stamp does not hold the tag of the run that packed it"
+rm "$T/vout/B.callable"
+must "$T/runv2.out" "the V=1 repack failed" make -f "$T/v.mk" -j2 V=1 warmup
+holds "$T/runv2.out" ' pack --state ' "a stamp of an earlier run let make skip B's repack"
+holds "$T/runv2.out" "^kwarm: packed class B:" "B was not packed again"
+pass "a callable packed inline: make runs no pack recipe; one packed by an earlier run is packed again"
 
 # 3. make warmup-A: a new orch.c completes B as well, which stays as it was.
 cp "$T/out/B.callable" "$T/B.before"

@@ -50,6 +50,7 @@ KW_COMPILE = $(KW_KWARM) compile $(KW_REPORT) --cache $(KW_CACHE) --root $(KW_RO
     --private $(KW_OUT)/.kwarm/private --key $(basename $(notdir $@))
 KW_PACK = $(KW_KWARM) pack $(KW_REPORT) --cache $(KW_CACHE) \
     --private $(KW_OUT)/.kwarm/private --stamp $@
+KW_PACKED_HERE = $(and $(KW_RUN),$(wildcard $@),$(if $(wildcard $@/.),,$(filter $(KW_RUN),$(file <$@))))
 
 .PHONY: warmup help kw-force warmup-TestMinimal
 
@@ -75,7 +76,7 @@ KW_UNITS_TestMinimal := \
     @TMP@/cache/units/XX/@K3@.m \
     @TMP@/cache/units/XX/@K4@.m
 $(KW_OUT)/.kwarm/stamps/TestMinimal.callable/@K5@: $(KW_UNITS_TestMinimal) $(if $(wildcard $(KW_OUT)/TestMinimal.callable/.),kw-force,$(if $(wildcard $(KW_OUT)/TestMinimal.callable),,kw-force)) | $(KW_PLANFILE)
-	$(KW_Q)$(KW_PACK) --class TestMinimal --at 67 --len 499 --cmds @N@ --out $(KW_OUT)/TestMinimal.callable @K5@
+	$(if $(KW_PACKED_HERE),,$(KW_Q)$(KW_PACK) --class TestMinimal --at 67 --len 499 --cmds @N@ --out $(KW_OUT)/TestMinimal.callable @K5@)
 
 # ---- compile units (one per distinct command and inputs): each unit's
 # target is its entry, made by this rule from the unit's own words
@@ -108,7 +109,9 @@ kw-force:
 # compares the inputs (THIS.inputs) with this file and names the
 # first that changed.
 .PRECIOUS: $(KW_SELF)
-ifneq ($(shell $(KW_KWARM) stale $(KW_MAKEFILE)),)
+KW_STALE_SAYS := $(shell $(KW_KWARM) stale --tag $(KW_MAKEFILE))
+KW_RUN := $(firstword $(KW_STALE_SAYS))
+ifneq ($(word 2,$(KW_STALE_SAYS)),)
 $(KW_SELF): kw-force
 endif
 $(KW_SELF): @KWARM@ $(KW_PLANFILE)
