@@ -10,9 +10,11 @@
  * mean between two steps on a slot in the bench's traces at load 4-5). */
 #define SCHEDULE_STEP 0.002
 /* A pack's own seconds (2 ms for qwen3_decode in the same traces), made by
- * the step of the callable's last unit (packnow); make's pack step after it
- * finds it packed and costs SCHEDULE_STEP. */
+ * the step of the callable's last unit (packnow); make's pack recipe after
+ * it is empty then (KW_PACKED_HERE in the Makefile): make takes a job slot
+ * for it, as for any recipe, but runs no process (SCHEDULE_CHECK: no time). */
 #define SCHEDULE_PACK 0.002
+#define SCHEDULE_CHECK 0.0
 /* Spec order must win by more than this share of the makespan: the record is
  * one run's durations, and a smaller difference is within their noise. */
 #define SCHEDULE_MARGIN 0.003
@@ -333,14 +335,14 @@ void schedule_choose(struct plan *plan)
 	 * was without one. */
 	for (size_t jobs = 2; jobs <= SCHEDULE_MAX_JOBS && jobs < nu &&
 	     spent + 2 * nr <= SCHEDULE_BUDGET; jobs++) {
-		double longest = schedule_makespan(plan, a, secs, SCHEDULE_PACK, SCHEDULE_STEP, jobs);
-		double in_spec = schedule_makespan(plan, b, secs, SCHEDULE_PACK, SCHEDULE_STEP, jobs);
+		double longest = schedule_makespan(plan, a, secs, SCHEDULE_PACK, SCHEDULE_CHECK, jobs);
+		double in_spec = schedule_makespan(plan, b, secs, SCHEDULE_PACK, SCHEDULE_CHECK, jobs);
 
 		spent += 2 * nr;
 		if (!faster(longest, in_spec) && !faster(in_spec, longest) &&
 		    spent + 2 * nr <= SCHEDULE_BUDGET) {
-			longest = schedule_makespan(plan, a, late, SCHEDULE_PACK, SCHEDULE_STEP, jobs);
-			in_spec = schedule_makespan(plan, b, late, SCHEDULE_PACK, SCHEDULE_STEP, jobs);
+			longest = schedule_makespan(plan, a, late, SCHEDULE_PACK, SCHEDULE_CHECK, jobs);
+			in_spec = schedule_makespan(plan, b, late, SCHEDULE_PACK, SCHEDULE_CHECK, jobs);
 			spent += 2 * nr;
 		}
 		if (!faster(longest, in_spec))
