@@ -115,9 +115,11 @@ out:
 }
 
 /* Whether the callable is packed and current already (pack_current), as the
- * compile step of its last unit leaves it (packnow.h): make, which found its
- * stamp missing or older when it began, still runs this recipe. No unit is
- * read; anything amiss is the full pack's to find and report. */
+ * compile step of its last unit leaves it (packnow.h). In the make run of
+ * that step the recipe is empty (KW_PACKED_HERE); another run that found the
+ * stamp missing or older when it began (two makes on one output folder, or
+ * a tag that could not be told) still runs it. No unit is read; anything
+ * amiss is the full pack's to find and report. */
 static int packed_already(const char *cache_dir, const char *priv, const char *ckey,
 			  const struct planfile_ref *desc, const char *out, const char *stamp)
 {

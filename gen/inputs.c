@@ -225,8 +225,8 @@ void inputs_write(struct buf *b, struct sink *list, const struct plan *plan,
 		 "# compares the inputs (THIS.inputs) with this file and names the\n"
 		 "# first that changed.\n"
 		 ".PRECIOUS: $(KW_SELF)\n");
-	/* Started at the top as KW_STALE where the list is long (makefile.c). */
-	/* Its first word is this make run's tag, which a pack step writes into
+	/* Started at the top as KW_STALE where the list is long (makefile.c).
+	 * Its first word is this make run's tag, which a pack step writes into
 	 * the stamp (KW_PACKED_HERE, makefile.c); a second says "changed". */
 	if (inputs_check_ahead(plan))
 		buf_adds(b, "KW_STALE_SAYS := $(shell $(KW_KWARM) stale --tag --answer '$(KW_STALE)' "
