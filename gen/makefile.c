@@ -165,7 +165,13 @@ static void write_unit_rule(struct buf *b, const struct plan *plan)
 		 "# target is its entry, made by this rule from the unit's own words\n");
 	buf_adds(b, plan->cache_dir);
 	buf_adds(b, "/" CACHE_UNITS_DIR "/%" CACHE_ENTRY_SUFFIX ":\n"
-		 "\t$(KW_Q)$(KW_COMPILE) $(KW_CMD_$(notdir $*))\n\n");
+		 "\t$(KW_Q)$(KW_COMPILE) $(KW_CMD_$(notdir $*))\n");
+	/* An entry is whole under its name (one rename publishes it): make must
+	 * not delete one whose step it interrupts (Ctrl-C after the publish,
+	 * while the step reports or packs) or that a failing step left. */
+	buf_adds(b, ".PRECIOUS: ");
+	buf_adds(b, plan->cache_dir);
+	buf_adds(b, "/" CACHE_UNITS_DIR "/%" CACHE_ENTRY_SUFFIX "\n\n");
 }
 
 /* n as printf's "%4d" would write it, by hand: a line per incore. */

@@ -82,6 +82,7 @@ $(KW_OUT)/.kwarm/stamps/TestMinimal.callable/@K5@: $(KW_UNITS_TestMinimal) $(if 
 # target is its entry, made by this rule from the unit's own words
 @TMP@/cache/units/%.m:
 	$(KW_Q)$(KW_COMPILE) $(KW_CMD_$(notdir $*))
+.PRECIOUS: @TMP@/cache/units/%.m
 
 # orchestration 'kernels/orchestration/minimal_orch.cpp' of TestMinimal
 KW_CMD_@K1@ = -- g++ -O2 -fPIC -shared -std=c++17 -Iinclude -o '{out}' kernels/orchestration/minimal_orch.cpp
