@@ -337,3 +337,55 @@ int os_list_folder(const char *path, void (*fn)(const char *name, enum os_kind k
 	closedir(dir);
 	return 0;
 }
+
+/* The environment variable that tells the second start what GLIBC_TUNABLES
+ * was: '-' unset, else '=' and its value. */
+#define HEAP_MARK "KWARM_HEAP_TUNED"
+/* glibc's malloc, asked to back its heap by transparent huge pages and to
+ * grow it 64 MB at a time (glibc 2.35 on; older ones ignore the names). */
+#define HEAP_TUNABLES "glibc.malloc.hugetlb=1:glibc.malloc.top_pad=67108864"
+
+/* Put GLIBC_TUNABLES back as mark (HEAP_MARK's value) says it was. */
+static void heap_restore(const char *mark)
+{
+	if (mark[0] == '=')
+		setenv("GLIBC_TUNABLES", mark + 1, 1);
+	else
+		unsetenv("GLIBC_TUNABLES");
+}
+
+void os_heap_for_bulk(int wanted)
+{
+	const char *mark = getenv(HEAP_MARK), *user;
+	char *cmdline = NULL, *mark_value, *tunables;
+	size_t len, nr = 0;
+	char **argv;
+
+	if (mark) {
+		heap_restore(mark);
+		unsetenv(HEAP_MARK);
+		return;
+	}
+	user = getenv("GLIBC_TUNABLES");
+	/* The user's own malloc settings stand. */
+	if (!wanted || (user && strstr(user, "glibc.malloc.")) ||
+	    read_file_all("/proc/self/cmdline", &cmdline, &len) || !len)
+		goto out;
+	for (size_t i = 0; i < len; i++)
+		nr += !cmdline[i];
+	argv = xcalloc(nr + 1, sizeof(*argv));
+	for (size_t i = 0, at = 0; i < nr; i++, at += strlen(cmdline + at) + 1)
+		argv[i] = cmdline + at;
+	mark_value = user ? xstrfmt("=%s", user) : xstrdup("-");
+	tunables = user && *user ? xstrfmt("%s:%s", user, HEAP_TUNABLES) : xstrdup(HEAP_TUNABLES);
+	if (!setenv(HEAP_MARK, mark_value, 1) && !setenv("GLIBC_TUNABLES", tunables, 1))
+		execv("/proc/self/exe", argv);
+	/* Not started again: on as we are, with the environment as it was. */
+	heap_restore(mark_value);
+	unsetenv(HEAP_MARK);
+	free(mark_value);
+	free(tunables);
+	free(argv);
+out:
+	free(cmdline);
+}

@@ -66,6 +66,14 @@ int os_memory_file(const char *name);
 /* The absolute path of this program (caller frees), or NULL with errno set. */
 char *os_self_path(void);
 
+/* For a process about to build a large heap: have the C library back it by
+ * huge pages and grow it in large steps, which it reads only as a program
+ * starts, so this starts the program again (same arguments, same
+ * environment once it runs) and returns there, or returns at once when
+ * wanted is 0, the user set the allocator's own settings, or it cannot.
+ * Call it first thing, wanted or not: the second start undoes its mark. */
+void os_heap_for_bulk(int wanted);
+
 /* What a folder's listing tells of a name, without a stat: a regular file, a
  * folder, or something else or unknown (a symbolic link, a device, a file
  * system that does not say). */

@@ -3,7 +3,9 @@
  * and closing the fd drops it; a live, an unrelated and a dead pid; this
  * program's own path; this process's parent, name and start, by either clock;
  * a spawned child runs in the folder given; the file system's stamp of now;
- * a folder's listing with each name's kind. */
+ * a folder's listing with each name's kind; the restart for a large heap
+ * undone on the second start, and not made when unwanted or when the user
+ * set the allocator's settings (t_gen_heap sees the restart itself). */
 #include "os.h"
 #include "buf.h"
 #include "check.h"
@@ -309,6 +311,35 @@ static void test_file_stamp_fd(const char *dir)
 	free(slot);
 }
 
+/* os_heap_for_bulk's second start puts GLIBC_TUNABLES back as its mark
+ * says it was; unwanted, or with the user's own malloc settings, it returns
+ * (a restart would run this program again) with nothing changed. */
+static void test_heap_for_bulk(void)
+{
+	const char *mark = "KWARM_HEAP_TUNED", *user = "glibc.pthread.mutex_spin_count=9";
+	char *ours = xstrfmt("%s:glibc.malloc.hugetlb=1:glibc.malloc.top_pad=67108864", user);
+
+	setenv(mark, "=glibc.pthread.mutex_spin_count=9", 1);
+	setenv("GLIBC_TUNABLES", ours, 1);
+	os_heap_for_bulk(1);
+	CHECK_STR(getenv("GLIBC_TUNABLES"), user);
+	CHECK(!getenv(mark));
+	setenv(mark, "-", 1);
+	setenv("GLIBC_TUNABLES", ours, 1);
+	os_heap_for_bulk(0);
+	CHECK(!getenv("GLIBC_TUNABLES"));
+	CHECK(!getenv(mark));
+	os_heap_for_bulk(0);
+	CHECK(!getenv("GLIBC_TUNABLES"));
+	CHECK(!getenv(mark));
+	setenv("GLIBC_TUNABLES", "glibc.malloc.arena_max=1", 1);
+	os_heap_for_bulk(1);
+	CHECK_STR(getenv("GLIBC_TUNABLES"), "glibc.malloc.arena_max=1");
+	CHECK(!getenv(mark));
+	unsetenv("GLIBC_TUNABLES");
+	free(ours);
+}
+
 int main(int argc, char **argv)
 {
 	char *tmp, *dir;
@@ -331,6 +362,7 @@ int main(int argc, char **argv)
 	TEST(test_file_stamp_now(dir), "file_stamp_now");
 	TEST(test_list_folder(dir), "list_folder");
 	TEST(test_file_stamp_fd(dir), "file_stamp_fd");
+	TEST(test_heap_for_bulk(), "heap_for_bulk");
 	free(dir);
 	free(tmp);
 	return check_done();
