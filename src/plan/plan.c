@@ -59,7 +59,7 @@ struct keyed_unit {
 /* What plan_build needs while it runs. */
 struct planner {
 	struct plan *plan;
-	struct keyer keyers[PLAN_THREADS];
+	struct keyer *keyers;		/* PLAN_THREADS of them, the plan's memo */
 	struct unit_place *places;	/* each unit's, in spec order */
 	char *id_prefix;		/* the current callable's ids' start */
 	struct hashmap by_key;		/* key -> struct plan_unit */
@@ -424,6 +424,22 @@ void plan_unit_walk_words(const struct plan_unit *u, void (*fn)(const char *word
 		fn(u->cmd.argv.v[i], data);
 }
 
+/* The keyers' memos of every file read and scanned: a plan keeps them, for
+ * a gen that writes its plan exits without freeing them piece by piece
+ * (~0.15 s at 100k units). */
+static void release_memo(struct keyer *keyers)
+{
+	if (!keyers)
+		return;
+	free((char *)keyers[0].cc.tool_memo_dir);
+	for (int t = 0; t < PLAN_THREADS; t++) {
+		closure_cache_release(&keyers[t].cc);
+		hashmap_release(&keyers[t].families);
+		buf_release(&keyers[t].quiet);
+	}
+	free(keyers);
+}
+
 int plan_build(struct plan *plan, const struct spec *spec, const char *cache_dir,
 	       const char *out_dir, const struct strvec *launcher)
 {
@@ -452,6 +468,8 @@ int plan_build(struct plan *plan, const struct spec *spec, const char *cache_dir
 
 	memset(&p, 0, sizeof(p));
 	p.plan = plan;
+	p.keyers = xcalloc(PLAN_THREADS, sizeof(*p.keyers));
+	plan->memo = p.keyers;
 	/* The compilers' identities go where the steps look for them: the run's
 	 * first steps (make starts -jN at once) need not each hash a compiler
 	 * before starting it, and the next gen need not either. */
@@ -504,25 +522,27 @@ int plan_build(struct plan *plan, const struct spec *spec, const char *cache_dir
 	}
 	free(p.places);
 	free(p.id_prefix);
-	for (size_t i = 0; i < p.inputs.nr; i++)
-		strvec_push(&plan->inputs, p.inputs.entries[i].key);
+	/* The paths move to the plan's list. */
+	for (size_t i = 0; i < p.inputs.nr; i++) {
+		strvec_push_nodup(&plan->inputs, p.inputs.entries[i].key);
+		p.inputs.entries[i].key = NULL;
+	}
 	order_units(plan);
 	if (!ret)
 		schedule_choose(plan);
 	durations_release(&p.durations);
 	hashmap_release(&p.inputs);
 	hashmap_release(&p.by_key);
-	for (int t = 0; t < PLAN_THREADS; t++) {
-		closure_cache_release(&p.keyers[t].cc);
-		hashmap_release(&p.keyers[t].families);
-		buf_release(&p.keyers[t].quiet);
+	if (ret) {
+		release_memo(p.keyers);
+		plan->memo = NULL;
 	}
-	free(tools);
 	return ret;
 }
 
 void plan_release(struct plan *plan)
 {
+	release_memo(plan->memo);
 	for (size_t i = 0; i < plan->nr_units; i++) {
 		struct plan_unit *u = plan->units[i];
 

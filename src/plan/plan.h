@@ -53,6 +53,7 @@ struct plan {
 	struct strvec appear;		/* absolute paths whose appearance changes a key */
 	struct strvec env;		/* variables the keys cover */
 	const struct strvec *launcher;	/* the --launcher override, or NULL */
+	void *memo;			/* what keying read, for plan_release (plan.c) */
 };
 
 /* Build the plan; 0, or -1 after reporting an error naming the class and unit.
