@@ -3,7 +3,9 @@
  * measure() computes the size of every node with its aliases expanded, memoized
  * so that it runs in time linear in the document, and stops at the first node
  * whose expanded size passes the bound: a billion-laughs file is rejected after
- * a few hundred steps, and every later walk of the tree is bounded too. */
+ * a few hundred steps, and every later walk of the tree is bounded too. A
+ * document without aliases is its own expansion: its node count and depth,
+ * known as it is built, are checked instead. */
 #include "spec/yamltree.h"
 #include "buf.h"
 #include "hashmap.h"
@@ -201,6 +203,8 @@ struct builder {
 	size_t *open;			/* each open collection's first item in kids */
 	size_t nr_open, alloc_open;
 	struct hashmap anchors;		/* anchor -> node id */
+	size_t aliases;			/* alias events seen */
+	size_t depth;			/* the deepest node's nesting level (the root's: 0) */
 };
 
 /* A composer error, reported as the loader's would be (at an anchor or an
@@ -224,6 +228,8 @@ static int add_node(struct builder *b, yaml_node_type_t type, yaml_char_t *tag,
 {
 	yaml_node_t *node;
 
+	if (b->nr_open > b->depth)
+		b->depth = b->nr_open;
 	ALLOC_GROW(b->t->doc.nodes.start, b->nr_nodes + 1, b->alloc_nodes);
 	node = &b->t->doc.nodes.start[b->nr_nodes++];
 	memset(node, 0, sizeof(*node));
@@ -272,6 +278,7 @@ static int add_alias(struct builder *b, const yaml_event_t *ev)
 
 	if (!id)
 		return fail_composer(b, "found undefined alias", ev->start_mark);
+	b->aliases++;
 	add_kid(b, (int)id);
 	return 0;
 }
@@ -350,8 +357,9 @@ static int build_event(struct builder *b, const yaml_event_t *ev, int *done)
 }
 
 /* The stream's first document into t->doc (no nodes for an empty stream),
- * as yaml_parser_load() would build it. */
-static int build_document(struct yamltree *t, yaml_parser_t *parser)
+ * as yaml_parser_load() would build it; *plain when it has no alias and is
+ * within the bounds measure() checks, which would then find nothing. */
+static int build_document(struct yamltree *t, yaml_parser_t *parser, int *plain)
 {
 	struct builder b = { .t = t };
 	int done = 0, ret = 0;
@@ -371,6 +379,7 @@ static int build_document(struct yamltree *t, yaml_parser_t *parser)
 		t->doc.nodes.top = t->doc.nodes.start + b.nr_nodes;
 		t->doc.nodes.end = t->doc.nodes.start + b.alloc_nodes;
 	}
+	*plain = !b.aliases && b.depth <= YAMLTREE_DEPTH_MAX && b.nr_nodes <= YAMLTREE_EXPANDED_MAX;
 	hashmap_release(&b.anchors);
 	free(b.kids);
 	free(b.open);
@@ -382,7 +391,7 @@ int yamltree_load(struct yamltree *t, const char *file, yaml_node_t **root)
 	yaml_parser_t parser;
 	yaml_document_t extra;
 	uint64_t *size;
-	int ret;
+	int ret, plain = 0;
 
 	memset(t, 0, sizeof(*t));
 	t->file = file;
@@ -391,7 +400,7 @@ int yamltree_load(struct yamltree *t, const char *file, yaml_node_t **root)
 	if (!yaml_parser_initialize(&parser))
 		return fail_at(t, 1, 1, "yaml: out of memory");
 	yaml_parser_set_input_string(&parser, (const unsigned char *)t->text, t->len);
-	ret = build_document(t, &parser);
+	ret = build_document(t, &parser, &plain);
 	if (!ret && !(*root = yaml_document_get_root_node(&t->doc)))
 		ret = fail_at(t, 1, 1, "spec is empty");
 	/* A second document would be silently ignored otherwise. */
@@ -404,7 +413,8 @@ int yamltree_load(struct yamltree *t, const char *file, yaml_node_t **root)
 		yaml_document_delete(&extra);
 	}
 	yaml_parser_delete(&parser);
-	if (ret)
+	/* A spec without aliases is measured as it is read (100k units: 0.1 s). */
+	if (ret || plain)
 		return ret;
 
 	size = xcalloc((size_t)(t->doc.nodes.top - t->doc.nodes.start) + 1, sizeof(*size));
