@@ -99,7 +99,7 @@ def read_makefile(mk, n=None):
         if m:
             words = shlex.split(m.group(2))
             cmd = words[words.index("--") + 1:]
-            flag = next(x for x in cmd if x in wl.ROLE_FLAG.values())
+            flag = next((x for x in cmd if x in wl.ROLE_FLAG.values()), None)
             cmds[m.group(1)] = (flag, cmd[-1])
         elif LIST_VAR.match(line):
             lists[LIST_VAR.match(line).group(1)] = continued(lines, i)[2:]
@@ -114,7 +114,20 @@ def read_makefile(mk, n=None):
             m = PACK_RULE.match(line)
             packs[m.group(1)] = m.group(2)
     deps = {t: vars_[v] for t, v in packs.items()}
-    return [w for w in warmup if not w.startswith("warmup-")], deps, cmds
+    return expand([w for w in warmup if not w.startswith("warmup-")], deps), deps, cmds
+
+
+def expand(warmup, deps):
+    """The list make goes down: as make does on reaching a pack, its units not
+    reached before come first (a list of packs only, kwarm gen's in spec
+    order, says its units this way; a whole list has them all before)."""
+    order, seen = [], set()
+    for w in warmup:
+        for u in deps.get(w, []) + [w]:
+            if u not in seen:
+                seen.add(u)
+                order.append(u)
+    return order
 
 
 def unit_key(target):

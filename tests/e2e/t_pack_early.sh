@@ -3,7 +3,7 @@
 # Packs among the compiles, not after them: the step of a callable's last unit
 # packs it (the trace shows class A packed while class B still has units to
 # start; with every pack left to make's pack rule, A would wait for B's last
-# unit to start), and the pack rule is listed right after that unit in warmup.
+# unit to start), and make reaches the pack rule right after that unit.
 . "$(dirname "$0")/lib.sh"
 need python3 python3
 
@@ -16,8 +16,17 @@ export STANDIN_SCALE=0.05
 "$KWARM" gen spec.yaml -o "$T/w.mk" --cache "$T/cache" --out "$T/out"
 a2=$(unit_keys "$T/w.mk" ' a2[.]c$')
 [ "$(printf '%s\n' "$a2" | wc -w)" = 1 ] || fail "not one unit of a2.c"
-next=$(sed -n '/^warmup:/,/^$/p' "$T/w.mk" | awk -v u="$a2.m" 'p && !n++ { print $1 } index($1, u) { p = 1 }')
-case $next in */stamps/A.callable/*) ;; *) fail "A's pack is not listed right after its last unit: $next" ;; esac
+# The order make goes down warmup's list (units of a listed pack before it).
+next=$(python3 - "$KWARM_TEST_SRC/bench" "$T/w.mk" "$a2.m" <<'PY'
+import sys
+sys.path.insert(0, sys.argv[1])
+import simulate_order
+order = simulate_order.read_makefile(sys.argv[2])[0]
+at = [i for i, w in enumerate(order) if w.endswith("/" + sys.argv[3])]
+print(order[at[0] + 1] if len(at) == 1 and at[0] + 1 < len(order) else "-")
+PY
+)
+case $next in */stamps/A.callable/*) ;; *) fail "make does not reach A's pack right after its last unit: $next" ;; esac
 must "$T/run.out" "the warm-up failed" make -f "$T/w.mk" -j2 warmup
 python3 - "$T/out/.kwarm/trace.json" <<'PY' || fail "A was not packed before B's last unit started"
 import json, sys

@@ -38,16 +38,18 @@ write_sources
 spec
 "$KWARM" gen spec.yaml -o "$T/w.mk" --cache "$T/cache" --out "$T/out"
 
-# The first unit of B that warmup lists after A's pack, with another after it:
-# when make has started it, its walk has passed A's pack.
+# The first unit of B that make reaches after A's pack going down warmup's
+# list, with another after it: when make has started it, its walk has
+# passed A's pack.
 after_pack() {
-	python3 - "$T/w.mk" <<'PY'
+	python3 - "$T/w.mk" "$KWARM_TEST_SRC/bench" <<'PY'
 import re, sys
+sys.path.insert(0, sys.argv[2])
+import simulate_order
 mk = open(sys.argv[1]).read()
 label = dict(re.findall(r"# incore '(\w+)' \(aiv\) of \w+\nKW_CMD_([0-9a-f]+) =", mk))
 label = {k: v for v, k in label.items()}
-warmup = re.search(r"\nwarmup:((?: \\\n    \S+)+)", mk).group(1).split()
-warmup = [w for w in warmup if w != "\\"]
+warmup = simulate_order.read_makefile(sys.argv[1])[0]
 pack_a = next(i for i, w in enumerate(warmup) if "/stamps/A.callable/" in w)
 units = [label.get(re.sub(r".*/([0-9a-f]+)\.m$", r"\1", w)) for w in warmup[pack_a + 1:] if w.endswith(".m")]
 units = [u for u in units if u and u.startswith("b")]

@@ -54,13 +54,10 @@ KW_PACKED_HERE = $(and $(KW_RUN),$(wildcard $@),$(if $(wildcard $@/.),,$(filter 
 
 .PHONY: warmup help kw-force warmup-TestMinimal
 
-# Every unit, longest first, each callable's pack among them
+# Every callable's pack: make starts the units of each (its rule's
+# prerequisites) as it reaches it, the order of the whole list
 warmup: \
-    @TMP@/cache/units/XX/@K1@.m \
-    @TMP@/cache/units/XX/@K2@.m \
-    @TMP@/cache/units/XX/@K3@.m \
-    @TMP@/cache/units/XX/@K4@.m \
-    $(KW_OUT)/.kwarm/stamps/TestMinimal.callable/@K5@ \
+    $(KW_OUT)/.kwarm/stamps/TestMinimal.callable/@K1@ \
     warmup-TestMinimal
 
 # ---- class TestMinimal (level 2, runtime 'host_build_graph')
@@ -68,15 +65,15 @@ warmup: \
 #   incore    0  vec_add  aiv  kernels/aiv/vec_add.cpp
 #   incore    1  vec_scale  aiv  kernels/aiv/vec_scale.cpp
 #   incore    2  mat_mul  aic  kernels/aic/mat_mul.cpp
-warmup-TestMinimal: $(KW_OUT)/.kwarm/stamps/TestMinimal.callable/@K5@
+warmup-TestMinimal: $(KW_OUT)/.kwarm/stamps/TestMinimal.callable/@K1@
 
 KW_UNITS_TestMinimal := \
-    @TMP@/cache/units/XX/@K1@.m \
     @TMP@/cache/units/XX/@K2@.m \
     @TMP@/cache/units/XX/@K3@.m \
-    @TMP@/cache/units/XX/@K4@.m
-$(KW_OUT)/.kwarm/stamps/TestMinimal.callable/@K5@: $(KW_UNITS_TestMinimal) $(if $(wildcard $(KW_OUT)/TestMinimal.callable/.),kw-force,$(if $(wildcard $(KW_OUT)/TestMinimal.callable),,kw-force)) | $(KW_PLANFILE)
-	$(if $(KW_PACKED_HERE),,$(KW_Q)$(KW_PACK) --class TestMinimal --at 67 --len 499 --cmds @N@ --out $(KW_OUT)/TestMinimal.callable @K5@)
+    @TMP@/cache/units/XX/@K4@.m \
+    @TMP@/cache/units/XX/@K5@.m
+$(KW_OUT)/.kwarm/stamps/TestMinimal.callable/@K1@: $(KW_UNITS_TestMinimal) $(if $(wildcard $(KW_OUT)/TestMinimal.callable/.),kw-force,$(if $(wildcard $(KW_OUT)/TestMinimal.callable),,kw-force)) | $(KW_PLANFILE)
+	$(if $(KW_PACKED_HERE),,$(KW_Q)$(KW_PACK) --class TestMinimal --at 67 --len 499 --cmds @N@ --out $(KW_OUT)/TestMinimal.callable @K1@)
 
 # ---- compile units (one per distinct command and inputs): each unit's
 # target is its entry, made by this rule from the unit's own words
@@ -85,16 +82,16 @@ $(KW_OUT)/.kwarm/stamps/TestMinimal.callable/@K5@: $(KW_UNITS_TestMinimal) $(if 
 .PRECIOUS: @TMP@/cache/units/%.m
 
 # orchestration 'kernels/orchestration/minimal_orch.cpp' of TestMinimal
-KW_CMD_@K1@ = -- g++ -O2 -fPIC -shared -std=c++17 -Iinclude -o '{out}' kernels/orchestration/minimal_orch.cpp
+KW_CMD_@K2@ = -- g++ -O2 -fPIC -shared -std=c++17 -Iinclude -o '{out}' kernels/orchestration/minimal_orch.cpp
 
 # incore 'vec_add' (aiv) of TestMinimal
-KW_CMD_@K2@ = -- g++ -O2 -fPIC -shared -std=c++17 -D__DAV_VEC__ -Iinclude -o '{out}' kernels/aiv/vec_add.cpp
+KW_CMD_@K3@ = -- g++ -O2 -fPIC -shared -std=c++17 -D__DAV_VEC__ -Iinclude -o '{out}' kernels/aiv/vec_add.cpp
 
 # incore 'vec_scale' (aiv) of TestMinimal
-KW_CMD_@K3@ = -- g++ -O2 -fPIC -shared -std=c++17 -D__DAV_VEC__ -Iinclude -o '{out}' kernels/aiv/vec_scale.cpp
+KW_CMD_@K4@ = -- g++ -O2 -fPIC -shared -std=c++17 -D__DAV_VEC__ -Iinclude -o '{out}' kernels/aiv/vec_scale.cpp
 
 # incore 'mat_mul' (aic) of TestMinimal
-KW_CMD_@K4@ = -- g++ -O2 -fPIC -shared -std=c++17 -D__DAV_CUBE__ -Iinclude -o '{out}' kernels/aic/mat_mul.cpp
+KW_CMD_@K5@ = -- g++ -O2 -fPIC -shared -std=c++17 -D__DAV_CUBE__ -Iinclude -o '{out}' kernels/aic/mat_mul.cpp
 
 help:
 	@echo 'targets of this warm-up (units in the cache / units):'
