@@ -1,5 +1,4 @@
 #include "planwrite.h"
-#include "hashmap.h"
 #include "util.h"
 
 #include <stdlib.h>
@@ -47,10 +46,9 @@ struct unit_packs {
 	size_t nr, alloc;
 };
 
-static void add_unit_pack(struct unit_packs *packs, const struct hashmap *place,
-			  const struct plan_unit *u, size_t callable)
+static void add_unit_pack(struct unit_packs *packs, const struct plan_unit *u, size_t callable)
 {
-	struct unit_packs *p = &packs[(size_t)hashmap_get(place, u->key) - 1];
+	struct unit_packs *p = &packs[u->index];
 
 	/* A unit twice in one callable is listed once: callables go in order. */
 	if (p->nr && p->v[p->nr - 1] == callable)
@@ -62,20 +60,14 @@ static void add_unit_pack(struct unit_packs *packs, const struct hashmap *place,
 static struct unit_packs *unit_packs(const struct plan *plan)
 {
 	struct unit_packs *packs = xcalloc(plan->nr_units + 1, sizeof(*packs));
-	struct hashmap place;
 
-	hashmap_init(&place);
-	hashmap_reserve(&place, plan->nr_units);
-	for (size_t i = 0; i < plan->nr_units; i++)
-		hashmap_put(&place, plan->units[i]->key, (void *)(i + 1));
 	for (size_t c = 0; c < plan->nr_callables; c++) {
 		const struct plan_callable *pc = &plan->callables[c];
 
-		add_unit_pack(packs, &place, pc->orchestration, c);
+		add_unit_pack(packs, pc->orchestration, c);
 		for (size_t i = 0; i < pc->spec->nr_incores; i++)
-			add_unit_pack(packs, &place, pc->children[i], c);
+			add_unit_pack(packs, pc->children[i], c);
 	}
-	hashmap_release(&place);
 	return packs;
 }
 
