@@ -185,9 +185,9 @@ static int check_words(int nr_specs, const char *remote_opt)
 /*
  * A spec of thousands of units: gen's heap grows to hundreds of MB, and on a
  * virtual machine a page fault is dear. At 100k units (bench's scale rows)
- * 4 KB pages cost 87k faults and gen took 4.5 s; in huge pages, grown 64 MB
- * at a time, 3k faults and 3.1 s. 64 KB of spec is some 700 units, where
- * gen takes ~30 ms and starting again ~2 ms.
+ * 4 KB pages cost 87k faults and gen took 4.5-4.8 s; in huge pages, grown
+ * 64 MB at a time, 3.6k faults and 2.7-3.0 s. 64 KB of spec is some 700
+ * units, where gen takes ~30 ms and starting again ~2 ms.
  */
 static int spec_is_large(const char *path)
 {

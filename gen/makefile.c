@@ -495,8 +495,8 @@ static void write_variables(struct buf *b, const struct plan *plan,
  * pack come exactly those of its units (its rule's prerequisites, in their
  * order) that no earlier pack has. make, given only the packs, then goes
  * down the same list, starting each pack's units as it reaches the pack.
- * So it is in spec order without a durations record: at 100k units the
- * list is 110k words shorter, and make reads the Makefile 0.4 s sooner.
+ * Spec order is such a list (no durations record): at 100k units it is then
+ * 110k words shorter, and make reads the Makefile 0.4 s sooner.
  */
 static int packs_say_all(const struct plan *plan, const struct schedule_step *steps)
 {
