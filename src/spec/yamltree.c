@@ -594,7 +594,7 @@ int yamltree_strings(struct yamltree *t, yaml_node_t *node, const char *key,
 	for (yaml_node_item_t *it = node->data.sequence.items.start;
 	     it < node->data.sequence.items.top; it++) {
 		yaml_node_t *item = yamltree_node(t, *it);
-		const char *s;
+		const char *s = NULL; /* gcc -O3 cannot see yamltree_string sets it on success */
 
 		if (!yamltree_is_string(item))
 			return yamltree_error(t, item, "'%s' must be %s of strings", key, what);
