@@ -63,6 +63,16 @@ char *xstrvfmt(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0))
 		} \
 	} while (0)
 
+/* The first byte of s below 0x20 or 0x7f (DEL), or 0: what make and the
+ * shell cannot carry in a word. */
+static inline int control_byte(const char *s)
+{
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+		if (*p < 0x20 || *p == 0x7f)
+			return *p;
+	return 0;
+}
+
 /* True when s starts with prefix. Inline: with a literal prefix its length
  * is known where it is called (a manifest's lines are matched against ten). */
 static inline int starts_with(const char *s, const char *prefix)

@@ -51,6 +51,7 @@ struct keyed_unit {
 	struct unit_command uc;
 	char key[DIGEST_HEX_SIZE];
 	int failed;
+	int control_words;		/* plan_unit.control_words */
 	struct closure closure;
 	struct strvec tools;		/* unitkey_out.inputs */
 	struct strvec appear;		/* unitkey_out.appear */
@@ -85,7 +86,8 @@ static void order_units(struct plan *plan)
 /* Put, not get then put: a path seen before keeps its place in the order. */
 static void add_input(struct planner *p, const char *abs)
 {
-	hashmap_put(&p->inputs, abs, (void *)1);
+	if (!hashmap_put(&p->inputs, abs, (void *)1) && control_byte(abs))
+		p->plan->control_inputs++;
 }
 
 /* The compiler-visible form of a path written in the spec (relative to root). */
@@ -196,6 +198,14 @@ static int unit_lists_reads(struct keyer *k, const struct unit_command *uc)
 	return yes;
 }
 
+static int has_control_word(const struct strvec *words)
+{
+	for (size_t i = 0; i < words->nr; i++)
+		if (control_byte(words->v[i]))
+			return 1;
+	return 0;
+}
+
 /* The key of the unit at place (thread: the keyer's), its command built
  * here; errors go to the keyer's quiet buffer (take_unit reports them, in
  * spec order). */
@@ -216,6 +226,8 @@ static void key_unit(void *data, int thread, size_t i, void *result)
 			      &sc->incores[incore].extra_include_dirs, sc->incores[incore].source,
 			      &r->uc);
 	r->uc.cache_dir = p->plan->cache_dir;
+	/* Looked at here, on the keying threads, while the words are fresh. */
+	r->control_words = has_control_word(&r->uc.argv) || has_control_word(&r->uc.link);
 	strvec_init(&r->tools);
 	strvec_init(&r->appear);
 	/* A compiler that lists nothing it read needs no watch for its entry. */
@@ -282,6 +294,7 @@ static struct plan_unit *add_unit(struct planner *p, struct keyed_unit *r,
 		u->seconds = durations_get(&p->durations, u->id);
 		u->index = plan->nr_units;
 		u->cmd = *uc;
+		u->control_words = r->control_words;
 		unit_command_init(uc);	/* the unit's now */
 		strvec_copy(&u->launcher, plan->launcher ? plan->launcher : launcher);
 		strvec_init(&u->owners);

@@ -22,6 +22,7 @@ struct plan_unit {
 	double seconds;			/* recorded compile time, for ordering; -1 unknown */
 	size_t rank;			/* position in the plan's longest-first order */
 	size_t index;			/* position in plan->units */
+	int control_words;		/* a word of cmd has a control byte (util.h) */
 };
 
 struct plan_callable {
@@ -50,6 +51,7 @@ struct plan {
 	struct plan_callable *callables;	/* spec order */
 	size_t nr_callables;
 	struct strvec inputs;		/* absolute files and folders the plan read, first-seen order */
+	size_t control_inputs;		/* how many of them have a control byte (util.h) */
 	struct strvec appear;		/* absolute paths whose appearance changes a key */
 	struct strvec env;		/* variables the keys cover */
 	const struct strvec *launcher;	/* the --launcher override, or NULL */

@@ -41,3 +41,21 @@ for cache in "$T/p/new/cache" "$T/p/in-the-way/cache"; do
 	[ ! -e "$T/p/new" ] && [ ! -e "$T/p/out" ] || fail "refused after planning, yet wrote $(cd "$T/p" && find new out 2>/dev/null)"
 done
 pass "refused after planning: exit 2, the store's folders removed"
+
+# The same for a word of a compile command: an include folder from a variable
+# (the spec refuses a control character in its own text, not in what a
+# variable gives), a folder whose name has a tab. The error names the unit,
+# its class and the word.
+standin_example minimal w
+mkdir "$T/w/inc"$'\t'"x"
+sed -i '0,/include_dirs: \[include\]/s##include_dirs: [include, "${TABBY}"]#' "$T/w/spec.yaml"
+grep -q 'TABBY' "$T/w/spec.yaml" || fail "the include folder was not added"
+set +e
+TABBY=inc$'\t'x "$KWARM" gen "$T/w/spec.yaml" -o "$T/w/out/warmup.mk" --cache "$T/w/cache" --out "$T/w/out" 2> "$T/err.txt"
+rc=$?
+set -e
+[ "$rc" = 2 ] || { cat "$T/err.txt"; fail "an include folder with a tab: exit status $rc, want 2"; }
+holds "$T/err.txt" "^kwarm: error: orchestration '.*' of class TestMinimal: '-Iinc.x' has a character .*(byte 0x09)" \
+	"an include folder with a tab: the error does not name the unit, its class and the word"
+[ ! -e "$T/w/cache" ] && [ ! -e "$T/w/out" ] || fail "an include folder with a tab, yet wrote $(cd "$T/w" && find cache out 2>/dev/null)"
+pass "a command word gen refuses: exit 2, the unit named, nothing written"
