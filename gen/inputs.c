@@ -1,4 +1,4 @@
-/* What remakes the Makefile gen writes: the rule at its end (with the
+/* What remakes the Makefile gen writes: the rule after its units (with the
  * environment it was made in), and MAKEFILE.inputs, the watch list kwarm stale
  * reads and make never does (its format below). */
 #include "inputs.h"

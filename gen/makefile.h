@@ -24,10 +24,16 @@ struct makefile_options {
 /* 0, or -1 after reporting a path that cannot be written safely into a
  * Makefile (naming it and its unit): call before makefile_write. */
 int makefile_check(const struct plan *plan, const struct makefile_options *opts);
-/* Write the Makefile into out and MAKEFILE.inputs (its inputs, for kwarm
- * stale) into inputs (sink.h). */
+/* Write the Makefile into out, all but its end, and MAKEFILE.inputs (its
+ * inputs, for kwarm stale) into inputs (sink.h). opts->packs is not used: the
+ * side file may still be being written. */
 void makefile_write(const struct plan *plan, const struct makefile_options *opts,
 		    struct sink *out, struct sink *inputs);
+/* Then the Makefile's end: each class, its units and its packs' rules, which
+ * say where opts->packs's sections lie. make reads a variable or rule of
+ * them only where it is used, so they may come last. */
+void makefile_write_classes(const struct plan *plan, const struct makefile_options *opts,
+			    struct sink *out);
 
 /* The spec, cache and out folders that the header of text, a Makefile
  * makefile_write wrote, names (caller frees each); 0, or -1 when text is not

@@ -4,6 +4,7 @@
 #include "planwrite.h"
 #include "util.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 
@@ -29,14 +30,41 @@ int gen_output_check(const struct plan *plan, const struct makefile_options *opt
 	return makefile_check(plan, opts);
 }
 
-/* The side file first: the Makefile's pack recipes say where their sections lie. */
+struct side_job {
+	const struct plan *plan;
+	struct sink *out;
+	struct planfile_ref *refs;
+};
+
+static void *write_side(void *data)
+{
+	struct side_job *job = data;
+
+	planwrite(job->plan, job->out, job->refs);
+	return NULL;
+}
+
+/* The side file on a thread of its own, beside the Makefile, which reads the
+ * plan too and writes to its own files: only the packs' recipes say where the
+ * side file's sections lie, and they come last (a third of gen's output time
+ * at 100k units). */
 static void make_files(struct gen_output *o, const struct plan *plan,
 		       struct makefile_options *opts)
 {
+	struct side_job job = { plan, &o->side, NULL };
+	pthread_t side;
+	int threaded;
+
 	o->packs = xcalloc(plan->nr_callables + 1, sizeof(*o->packs));
-	planwrite(plan, &o->side, o->packs);
-	opts->packs = o->packs;
+	job.refs = o->packs;
+	threaded = !pthread_create(&side, NULL, write_side, &job);
+	if (!threaded)
+		write_side(&job);
 	makefile_write(plan, opts, &o->makefile, &o->inputs);
+	if (threaded)
+		pthread_join(side, NULL);	/* fails only for a thread not joinable */
+	opts->packs = o->packs;
+	makefile_write_classes(plan, opts, &o->makefile);
 }
 
 int gen_output_make(struct gen_output *o, const struct plan *plan,
