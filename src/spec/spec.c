@@ -37,7 +37,7 @@ static const char *const sig_names[] = { "SCALAR", "IN", "OUT", "INOUT" };
 
 /* *sig is allocated to the signature's length (NULL when empty): most units
  * have a short one or none, and a spec holds 100k of them. */
-static int get_signature(struct loader *ld, yaml_node_t *node, int max, int **sig_out, int *count)
+static int get_signature(struct loader *ld, struct yamlnode *node, int max, int **sig_out, int *count)
 {
 	size_t n;
 	int *sig;
@@ -50,7 +50,7 @@ static int get_signature(struct loader *ld, yaml_node_t *node, int max, int **si
 	sig = *sig_out = n ? xcalloc(n, sizeof(*sig)) : NULL;
 	*count = 0;
 	for (size_t i = 0; i < n; i++) {
-		yaml_node_t *item = yamltree_node(&ld->tree, yamltree_item(node, i));
+		struct yamlnode *item = yamltree_node(&ld->tree, yamltree_item(node, i));
 		int dir;
 
 		for (dir = 0; dir < (int)ARRAY_SIZE(sig_names); dir++)
@@ -152,7 +152,7 @@ static int exists_under_root(struct loader *ld, const char *rel, int want_dir)
 	return kind == (want_dir ? KIND_DIR : KIND_FILE);
 }
 
-static int check_source(struct loader *ld, yaml_node_t *node, const char *source)
+static int check_source(struct loader *ld, struct yamlnode *node, const char *source)
 {
 	if (exists_under_root(ld, source, 0))
 		return 0;
@@ -161,7 +161,7 @@ static int check_source(struct loader *ld, yaml_node_t *node, const char *source
 	return fail(ld, node, "source '%s' does not exist", source);
 }
 
-static int expand_vars(struct loader *ld, yaml_node_t *node, const char *in,
+static int expand_vars(struct loader *ld, struct yamlnode *node, const char *in,
 		       const char *what, char **out)
 {
 	struct buf b = BUF_INIT;
@@ -212,7 +212,7 @@ static int expand_vars(struct loader *ld, yaml_node_t *node, const char *in,
 /* Include dirs of node (the key of the owner kind 'name') that exist,
  * $VAR-expanded, into out. With required, a non-empty list of which none
  * exists is an error. */
-static int load_include_dirs(struct loader *ld, yaml_node_t *node, const char *key,
+static int load_include_dirs(struct loader *ld, struct yamlnode *node, const char *key,
 			     const char *kind, const char *name, int required, struct strvec *out)
 {
 	struct strvec written = { 0 }, tried = { 0 };
@@ -229,7 +229,7 @@ static int load_include_dirs(struct loader *ld, yaml_node_t *node, const char *k
 	if (yamltree_strings(&ld->tree, node, key, 0, &written))
 		goto done;
 	for (size_t i = 0; i < written.nr; i++) {
-		yaml_node_t *item = yamltree_node(&ld->tree, yamltree_item(node, i));
+		struct yamlnode *item = yamltree_node(&ld->tree, yamltree_item(node, i));
 		char *dir = NULL;
 
 		if (!*written.v[i]) {
@@ -259,14 +259,14 @@ done:
 
 /* Toolchains */
 
-static void set_pos(struct spec_pos *pos, const char *file, const yaml_node_t *node)
+static void set_pos(struct spec_pos *pos, const char *file, const struct yamlnode *node)
 {
 	pos->file = file;
-	pos->line = (int)node->start_mark.line + 1;
-	pos->col = (int)node->start_mark.column + 1;
+	pos->line = (int)node->line + 1;
+	pos->col = (int)node->col + 1;
 }
 
-static void toolchain_init(struct spec_toolchain *tc, const char *role, const yaml_node_t *node,
+static void toolchain_init(struct spec_toolchain *tc, const char *role, const struct yamlnode *node,
 			   const char *file)
 {
 	memset(tc, 0, sizeof(*tc));
@@ -293,7 +293,7 @@ static void toolchain_release(struct spec_toolchain *tc)
 	strvec_release(&tc->env);
 }
 
-static int load_toolchain(struct loader *ld, yaml_node_t *node, const char *role,
+static int load_toolchain(struct loader *ld, struct yamlnode *node, const char *role,
 			  int orchestration, struct spec_toolchain *tc)
 {
 	struct yamltree_field f[] = {
@@ -355,16 +355,18 @@ static int load_toolchain(struct loader *ld, yaml_node_t *node, const char *role
 
 /* The roles of the core type -> toolchain mapping node, appended at out[*nr]
  * (which has room for them). */
-static int load_incore_table(struct loader *ld, yaml_node_t *node,
+static int load_incore_table(struct loader *ld, struct yamlnode *node,
 			     struct spec_toolchain *out, size_t *nr)
 {
+	size_t nr_pairs;
+	const yaml_node_pair_t *pairs = yamltree_pairs(node, &nr_pairs);
+
 	if (node->type != YAML_MAPPING_NODE)
 		return fail(ld, node, "'incore' must be a mapping of core types to toolchains");
 	if (yamltree_unique_keys(&ld->tree, node))
 		return -1;
-	for (yaml_node_pair_t *p = node->data.mapping.pairs.start;
-	     p < node->data.mapping.pairs.top; p++) {
-		yaml_node_t *key = yamltree_node(&ld->tree, p->key);
+	for (const yaml_node_pair_t *p = pairs; p < pairs + nr_pairs; p++) {
+		struct yamlnode *key = yamltree_node(&ld->tree, p->key);
 		const char *name;
 
 		if (yamltree_key_text(&ld->tree, key, &name))
@@ -378,17 +380,17 @@ static int load_incore_table(struct loader *ld, yaml_node_t *node,
 	return 0;
 }
 
-static size_t mapping_size(const yaml_node_t *node)
+static size_t mapping_size(const struct yamlnode *node)
 {
 	if (node->type != YAML_MAPPING_NODE)
 		return 0;
-	return (size_t)(node->data.mapping.pairs.top - node->data.mapping.pairs.start);
+	return node->len;
 }
 
 /* A toolchains mapping: the top level's (while no class is being loaded; its
  * orchestration is required), or the roles the class being loaded overrides,
  * owned by the class, its orchestration (if any) first. */
-static int load_toolchains(struct loader *ld, yaml_node_t *node)
+static int load_toolchains(struct loader *ld, struct yamlnode *node)
 {
 	struct spec_class *cls = ld->cls;
 	struct yamltree_field f[] = { FIELD("orchestration", !cls), FIELD("incore", 0) };
@@ -428,7 +430,7 @@ static void sort_unique(struct strvec *sv)
 }
 
 /* The role of core type name for the class being loaded, or an error. */
-static int resolve_core_type(struct loader *ld, yaml_node_t *node, const char *name,
+static int resolve_core_type(struct loader *ld, struct yamlnode *node, const char *name,
 			     const struct spec_toolchain **out)
 {
 	struct spec_class *cls = ld->cls;
@@ -459,7 +461,7 @@ static int resolve_core_type(struct loader *ld, yaml_node_t *node, const char *n
 
 /* Classes and callables */
 
-static int check_name_len(struct loader *ld, yaml_node_t *node, const char *key, const char *s)
+static int check_name_len(struct loader *ld, struct yamlnode *node, const char *key, const char *s)
 {
 	if (strlen(s) > SPEC_NAME_MAX)
 		return fail(ld, node, "'%s' is %zu bytes long (at most %d)", key, strlen(s),
@@ -467,7 +469,7 @@ static int check_name_len(struct loader *ld, yaml_node_t *node, const char *key,
 	return 0;
 }
 
-static int load_orchestration(struct loader *ld, yaml_node_t *node, struct spec_callable *c)
+static int load_orchestration(struct loader *ld, struct yamlnode *node, struct spec_callable *c)
 {
 	struct yamltree_field f[] = {
 		FIELD("source", 1), FIELD("function_name", 1), FIELD("config_name", 0), FIELD("signature", 0),
@@ -493,7 +495,7 @@ static int load_orchestration(struct loader *ld, yaml_node_t *node, struct spec_
 	return 0;
 }
 
-static int load_incore(struct loader *ld, yaml_node_t *node, struct spec_callable *c,
+static int load_incore(struct loader *ld, struct yamlnode *node, struct spec_callable *c,
 		       struct spec_incore *in)
 {
 	struct yamltree_field f[] = {
@@ -537,11 +539,11 @@ static int load_incore(struct loader *ld, yaml_node_t *node, struct spec_callabl
 	return 0;
 }
 
-static int load_callable(struct loader *ld, yaml_node_t *node, int level,
+static int load_callable(struct loader *ld, struct yamlnode *node, int level,
 			 struct hashmap *names, struct spec_callable *c)
 {
 	struct yamltree_field f[] = { FIELD("orchestration", 1), FIELD("incores", 1), FIELD("name", 1) };
-	yaml_node_t *list;
+	struct yamlnode *list;
 	size_t n;
 
 	set_pos(&c->pos, ld->spec->file, node);
@@ -580,7 +582,7 @@ static int load_callable(struct loader *ld, yaml_node_t *node, int level,
 }
 
 /* A level-3 class's list of callables into cls. */
-static int load_callables(struct loader *ld, yaml_node_t *list, struct spec_class *cls)
+static int load_callables(struct loader *ld, struct yamlnode *list, struct spec_class *cls)
 {
 	struct hashmap names;
 	size_t n = yamltree_len(list);
@@ -600,7 +602,7 @@ static int load_callables(struct loader *ld, yaml_node_t *list, struct spec_clas
 	return ret;
 }
 
-static int load_class(struct loader *ld, yaml_node_t *node, struct spec_class *cls)
+static int load_class(struct loader *ld, struct yamlnode *node, struct spec_class *cls)
 {
 	struct yamltree_field f[] = {
 		FIELD("name", 1), FIELD("runtime", 0), FIELD("toolchains", 0),
@@ -631,8 +633,8 @@ static int load_class(struct loader *ld, yaml_node_t *node, struct spec_class *c
 	if (f[2].value && load_toolchains(ld, f[2].value))
 		return -1;
 	if (f[3].value && f[4].value) {
-		yaml_node_t *second = f[3].key_node->start_mark.index > f[4].key_node->start_mark.index
-				      ? f[3].key_node : f[4].key_node;
+		/* Nodes are in document order (yamltree.h). */
+		struct yamlnode *second = f[3].key_node > f[4].key_node ? f[3].key_node : f[4].key_node;
 
 		return fail(ld, second, "class '%s' has both 'callable' and 'callables'", cls->name);
 	}
@@ -697,21 +699,21 @@ fail:
 	return -1;
 }
 
-static int load_top(struct loader *ld, yaml_node_t *top)
+static int load_top(struct loader *ld, struct yamlnode *top)
 {
 	struct spec *spec = ld->spec;
 	struct yamltree_field f[] = {
 		FIELD("version", 1), FIELD("platform", 1), FIELD("root", 0), FIELD("cache", 0),
 		FIELD("out", 0), FIELD("toolchains", 1), FIELD("classes", 1), FIELD("remote", 0),
 	};
-	yaml_node_t *classes;
+	struct yamlnode *classes;
 	long long version = 0;
-	size_t n;
+	size_t n, nr_pairs;
+	const yaml_node_pair_t *pairs = yamltree_pairs(top, &nr_pairs);
 
 	/* The version first: another version's keys are not "unknown". */
-	for (yaml_node_pair_t *p = top->data.mapping.pairs.start;
-	     p < top->data.mapping.pairs.top; p++) {
-		yaml_node_t *key = yamltree_node(&ld->tree, p->key), *value = yamltree_node(&ld->tree, p->value);
+	for (const yaml_node_pair_t *p = pairs; p < pairs + nr_pairs; p++) {
+		struct yamlnode *key = yamltree_node(&ld->tree, p->key), *value = yamltree_node(&ld->tree, p->value);
 
 		if (!yamltree_is_string(key) || strcmp(yamltree_text(key), "version"))
 			continue;
@@ -754,7 +756,7 @@ static int load_top(struct loader *ld, yaml_node_t *top)
 int spec_load(struct spec *spec, const char *path)
 {
 	struct loader ld = { .spec = spec };
-	yaml_node_t *top;
+	struct yamlnode *top;
 	int ret;
 
 	memset(spec, 0, sizeof(*spec));

@@ -27,12 +27,12 @@ static void report(struct yamltree *t, size_t line, size_t col, const char *fmt,
 	fputc('\n', stderr);
 }
 
-int yamltree_error(struct yamltree *t, const yaml_node_t *node, const char *fmt, ...)
+int yamltree_error(struct yamltree *t, const struct yamlnode *node, const char *fmt, ...)
 {
 	va_list ap;
 
 	va_start(ap, fmt);
-	report(t, node->start_mark.line + 1, node->start_mark.column + 1, fmt, ap);
+	report(t, (size_t)node->line + 1, (size_t)node->col + 1, fmt, ap);
 	va_end(ap);
 	return -1;
 }
@@ -101,21 +101,21 @@ static int fail_parser(struct yamltree *t, yaml_parser_t *parser)
 	}
 }
 
-yaml_node_t *yamltree_node(struct yamltree *t, int id)
+struct yamlnode *yamltree_node(struct yamltree *t, int id)
 {
-	yaml_node_t *node = yaml_document_get_node(&t->doc, id);
-
-	if (!node)
+	if (id < 1 || (size_t)id > t->nr_nodes)
 		BUG("yaml node %d missing", id);
-	return node;
+	return &t->nodes[id - 1];
 }
+
+_Static_assert(sizeof(struct yamlnode) <= 32, "a node grew past the 32 bytes yamltree.h says");
 
 /* Size of node id with aliases expanded, into size[id]: 0 while unseen,
  * MEASURING while on the walk's path. */
 #define MEASURING UINT64_MAX
 static int measure(struct yamltree *t, uint64_t *size, int id, int depth)
 {
-	yaml_node_t *node = yamltree_node(t, id);
+	struct yamlnode *node = yamltree_node(t, id);
 	uint64_t total = 1;
 
 	if (size[id] == MEASURING)
@@ -126,8 +126,7 @@ static int measure(struct yamltree *t, uint64_t *size, int id, int depth)
 		return yamltree_error(t, node, "spec nests deeper than %d levels", YAMLTREE_DEPTH_MAX);
 	size[id] = MEASURING;
 	if (node->type == YAML_SEQUENCE_NODE) {
-		for (yaml_node_item_t *it = node->data.sequence.items.start;
-		     it < node->data.sequence.items.top; it++) {
+		for (const yaml_node_item_t *it = node->u.items; it < node->u.items + node->len; it++) {
 			if (measure(t, size, *it, depth + 1))
 				return -1;
 			total += size[*it];
@@ -135,8 +134,7 @@ static int measure(struct yamltree *t, uint64_t *size, int id, int depth)
 				goto bomb;
 		}
 	} else if (node->type == YAML_MAPPING_NODE) {
-		for (yaml_node_pair_t *p = node->data.mapping.pairs.start;
-		     p < node->data.mapping.pairs.top; p++) {
+		for (const yaml_node_pair_t *p = node->u.pairs; p < node->u.pairs + node->len; p++) {
 			if (measure(t, size, p->key, depth + 1) ||
 			    measure(t, size, p->value, depth + 1))
 				return -1;
@@ -215,28 +213,45 @@ static int fail_composer(struct builder *b, const char *problem, yaml_mark_t mar
 }
 
 /* The tag the loader gives a node: the event's, or the default of its kind. */
-static yaml_char_t *node_tag(struct builder *b, const yaml_char_t *tag, const char *def)
+static const char *node_tag(struct builder *b, const yaml_char_t *tag, const char *def)
 {
 	if (!tag || !strcmp((const char *)tag, "!"))
-		return (yaml_char_t *)def;
-	return mem_strdup(b->t, tag, strlen((const char *)tag));
+		return def;
+	return (const char *)mem_strdup(b->t, tag, strlen((const char *)tag));
+}
+
+/* A node's count of bytes or kids, which it holds in 32 bits. */
+static int node_len(struct builder *b, struct yamlnode *node, size_t n)
+{
+	if (n > UINT32_MAX)
+		return fail_at(b->t, (size_t)node->line + 1, (size_t)node->col + 1,
+			       "yaml: %s too large (%zu)",
+			       node->type == YAML_SCALAR_NODE ? "scalar" : "collection", n);
+	node->len = (uint32_t)n;
+	return 0;
+}
+
+/* A position for a node's 32 bits: past them only a message is less exact. */
+static uint32_t saturated(size_t n)
+{
+	return n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
 }
 
 /* A new node of type, its id; a child of the innermost open collection. */
-static int add_node(struct builder *b, yaml_node_type_t type, yaml_char_t *tag,
+static int add_node(struct builder *b, yaml_node_type_t type, const char *tag,
 		    const yaml_event_t *ev)
 {
-	yaml_node_t *node;
+	struct yamlnode *node;
 
 	if (b->nr_open > b->depth)
 		b->depth = b->nr_open;
-	ALLOC_GROW(b->t->doc.nodes.start, b->nr_nodes + 1, b->alloc_nodes);
-	node = &b->t->doc.nodes.start[b->nr_nodes++];
+	ALLOC_GROW(b->t->nodes, b->nr_nodes + 1, b->alloc_nodes);
+	node = &b->t->nodes[b->nr_nodes++];
 	memset(node, 0, sizeof(*node));
-	node->type = type;
+	node->type = (unsigned char)type;
 	node->tag = tag;
-	node->start_mark = ev->start_mark;
-	node->end_mark = ev->end_mark;
+	node->line = saturated(ev->start_mark.line);
+	node->col = saturated(ev->start_mark.column);
 	return (int)b->nr_nodes;
 }
 
@@ -263,11 +278,12 @@ static int add_scalar(struct builder *b, const yaml_event_t *ev)
 {
 	int id = add_node(b, YAML_SCALAR_NODE,
 			  node_tag(b, ev->data.scalar.tag, YAML_DEFAULT_SCALAR_TAG), ev);
-	yaml_node_t *node = &b->t->doc.nodes.start[id - 1];
+	struct yamlnode *node = &b->t->nodes[id - 1];
 
-	node->data.scalar.value = mem_strdup(b->t, ev->data.scalar.value, ev->data.scalar.length);
-	node->data.scalar.length = ev->data.scalar.length;
-	node->data.scalar.style = ev->data.scalar.style;
+	if (node_len(b, node, ev->data.scalar.length))
+		return -1;
+	node->u.text = (const char *)mem_strdup(b->t, ev->data.scalar.value, ev->data.scalar.length);
+	node->style = (unsigned char)ev->data.scalar.style;
 	add_kid(b, id);
 	return add_anchor(b, ev->data.scalar.anchor, id, ev->start_mark);
 }
@@ -292,12 +308,7 @@ static int open_collection(struct builder *b, const yaml_event_t *ev)
 	int id = add_node(b, seq ? YAML_SEQUENCE_NODE : YAML_MAPPING_NODE,
 			  node_tag(b, tag, seq ? YAML_DEFAULT_SEQUENCE_TAG : YAML_DEFAULT_MAPPING_TAG),
 			  ev);
-	yaml_node_t *node = &b->t->doc.nodes.start[id - 1];
 
-	if (seq)
-		node->data.sequence.style = ev->data.sequence_start.style;
-	else
-		node->data.mapping.style = ev->data.mapping_start.style;
 	add_kid(b, id);
 	ALLOC_GROW(b->open, b->nr_open + 1, b->alloc_open);
 	b->open[b->nr_open++] = b->nr_kids;
@@ -305,32 +316,30 @@ static int open_collection(struct builder *b, const yaml_event_t *ev)
 }
 
 /* The innermost open collection gets its items (an exact-size list). */
-static void close_collection(struct builder *b, const yaml_event_t *ev)
+static int close_collection(struct builder *b)
 {
 	size_t from = b->open[--b->nr_open], n = b->nr_kids - from;
 	/* Its id was the last kid pushed before its own items. */
 	int id = b->nr_open ? b->kids[from - 1] : 1;
-	yaml_node_t *node = &b->t->doc.nodes.start[id - 1];
+	struct yamlnode *node = &b->t->nodes[id - 1];
 
-	node->end_mark = ev->end_mark;
+	b->nr_kids = from;
 	if (node->type == YAML_SEQUENCE_NODE) {
 		yaml_node_item_t *items = mem_alloc(b->t, n * sizeof(*items) + 1);
 
 		if (n)	/* an empty root has no kids list at all: NULL + 0 is undefined */
 			memcpy(items, b->kids + from, n * sizeof(*items));
-		node->data.sequence.items.start = items;
-		node->data.sequence.items.top = node->data.sequence.items.end = items + n;
-	} else {
-		yaml_node_pair_t *pairs = mem_alloc(b->t, n / 2 * sizeof(*pairs) + 1);
-
-		for (size_t i = 0; i < n / 2; i++) {
-			pairs[i].key = b->kids[from + 2 * i];
-			pairs[i].value = b->kids[from + 2 * i + 1];
-		}
-		node->data.mapping.pairs.start = pairs;
-		node->data.mapping.pairs.top = node->data.mapping.pairs.end = pairs + n / 2;
+		node->u.items = items;
+		return node_len(b, node, n);
 	}
-	b->nr_kids = from;
+	yaml_node_pair_t *pairs = mem_alloc(b->t, n / 2 * sizeof(*pairs) + 1);
+
+	for (size_t i = 0; i < n / 2; i++) {
+		pairs[i].key = b->kids[from + 2 * i];
+		pairs[i].value = b->kids[from + 2 * i + 1];
+	}
+	node->u.pairs = pairs;
+	return node_len(b, node, n / 2);
 }
 
 static int build_event(struct builder *b, const yaml_event_t *ev, int *done)
@@ -349,8 +358,7 @@ static int build_event(struct builder *b, const yaml_event_t *ev, int *done)
 		return open_collection(b, ev);
 	case YAML_SEQUENCE_END_EVENT:
 	case YAML_MAPPING_END_EVENT:
-		close_collection(b, ev);
-		return 0;
+		return close_collection(b);
 	default:
 		return 0;
 	}
@@ -368,7 +376,7 @@ static int build_document(struct yamltree *t, yaml_parser_t *parser, int *plain)
 	/* Room for a node per 8 bytes of text (bench's specs have one per 11):
 	 * growing the list copies it, onto pages touched anew. Room never
 	 * used is never touched. */
-	ALLOC_GROW(t->doc.nodes.start, t->len / 8 + 1, b.alloc_nodes);
+	ALLOC_GROW(t->nodes, t->len / 8 + 1, b.alloc_nodes);
 	while (!done && !ret) {
 		yaml_event_t ev;
 
@@ -379,10 +387,7 @@ static int build_document(struct yamltree *t, yaml_parser_t *parser, int *plain)
 		ret = build_event(&b, &ev, &done);
 		yaml_event_delete(&ev);
 	}
-	if (t->doc.nodes.start) {	/* an empty stream has none: NULL + 0 is undefined */
-		t->doc.nodes.top = t->doc.nodes.start + b.nr_nodes;
-		t->doc.nodes.end = t->doc.nodes.start + b.alloc_nodes;
-	}
+	t->nr_nodes = b.nr_nodes;
 	*plain = !b.aliases && b.depth <= YAMLTREE_DEPTH_MAX && b.nr_nodes <= YAMLTREE_EXPANDED_MAX;
 	hashmap_release(&b.anchors);
 	free(b.kids);
@@ -390,7 +395,7 @@ static int build_document(struct yamltree *t, yaml_parser_t *parser, int *plain)
 	return ret;
 }
 
-int yamltree_load(struct yamltree *t, const char *file, yaml_node_t **root)
+int yamltree_load(struct yamltree *t, const char *file, struct yamlnode **root)
 {
 	yaml_parser_t parser;
 	yaml_document_t extra;
@@ -405,15 +410,19 @@ int yamltree_load(struct yamltree *t, const char *file, yaml_node_t **root)
 		return fail_at(t, 1, 1, "yaml: out of memory");
 	yaml_parser_set_input_string(&parser, (const unsigned char *)t->text, t->len);
 	ret = build_document(t, &parser, &plain);
-	if (!ret && !(*root = yaml_document_get_root_node(&t->doc)))
+	if (!ret && !t->nr_nodes)
 		ret = fail_at(t, 1, 1, "spec is empty");
+	if (!ret)
+		*root = &t->nodes[0];
 	/* A second document would be silently ignored otherwise. */
 	if (!ret && !yaml_parser_load(&parser, &extra))
 		ret = fail_parser(t, &parser);
 	else if (!ret) {
-		if (yaml_document_get_root_node(&extra))
-			ret = yamltree_error(t, yaml_document_get_root_node(&extra),
-					     "spec holds more than one document");
+		const yaml_node_t *second = yaml_document_get_root_node(&extra);
+
+		if (second)
+			ret = fail_at(t, second->start_mark.line + 1, second->start_mark.column + 1,
+				      "spec holds more than one document");
 		yaml_document_delete(&extra);
 	}
 	yaml_parser_delete(&parser);
@@ -421,7 +430,7 @@ int yamltree_load(struct yamltree *t, const char *file, yaml_node_t **root)
 	if (ret || plain)
 		return ret;
 
-	size = xcalloc((size_t)(t->doc.nodes.top - t->doc.nodes.start) + 1, sizeof(*size));
+	size = xcalloc(t->nr_nodes + 1, sizeof(*size));
 	ret = measure(t, size, 1, 0);
 	free(size);
 	return ret;
@@ -435,46 +444,52 @@ void yamltree_release(struct yamltree *t)
 		free(t->mem);
 		t->mem = next;
 	}
-	free(t->doc.nodes.start);
+	free(t->nodes);
 	free(t->text);
 	memset(t, 0, sizeof(*t));
 }
 
-size_t yamltree_len(const yaml_node_t *node)
+const yaml_node_pair_t *yamltree_pairs(const struct yamlnode *node, size_t *nr)
+{
+	*nr = node->type == YAML_MAPPING_NODE ? node->len : 0;
+	return node->type == YAML_MAPPING_NODE ? node->u.pairs : NULL;
+}
+
+size_t yamltree_len(const struct yamlnode *node)
 {
 	if (node->type != YAML_SEQUENCE_NODE)
 		return 0;
-	return (size_t)(node->data.sequence.items.top - node->data.sequence.items.start);
+	return node->len;
 }
 
-int yamltree_item(const yaml_node_t *node, size_t i)
+int yamltree_item(const struct yamlnode *node, size_t i)
 {
 	if (node->type != YAML_SEQUENCE_NODE || i >= yamltree_len(node))
 		BUG("no item %zu", i);
-	return node->data.sequence.items.start[i];
+	return node->u.items[i];
 }
 
 /* Scalars */
 
-const char *yamltree_text(const yaml_node_t *node)
+const char *yamltree_text(const struct yamlnode *node)
 {
-	return (const char *)node->data.scalar.value;
+	return node->u.text;
 }
 
-static int is_null(const yaml_node_t *node)
+static int is_null(const struct yamlnode *node)
 {
 	const char *s = yamltree_text(node);
 
-	if (node->data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
+	if (node->style != YAML_PLAIN_SCALAR_STYLE)
 		return 0;
 	return !*s || !strcmp(s, "~") || !strcmp(s, "null") ||
 	       !strcmp(s, "Null") || !strcmp(s, "NULL");
 }
 
-int yamltree_is_string(const yaml_node_t *node)
+int yamltree_is_string(const struct yamlnode *node)
 {
 	return node->type == YAML_SCALAR_NODE && !is_null(node) &&
-	       strlen(yamltree_text(node)) == node->data.scalar.length;
+	       strlen(yamltree_text(node)) == node->len;
 }
 
 /* The first control character of s (newline, tab, ...), or 0. Strings reach
@@ -509,7 +524,7 @@ static char *escaped(const char *s)
 
 /* Report the control character in the string node, showing the value escaped;
  * what is named between quote characters. */
-static int control_error(struct yamltree *t, yaml_node_t *node, const char *quote,
+static int control_error(struct yamltree *t, struct yamlnode *node, const char *quote,
 			 const char *what)
 {
 	char *shown = escaped(yamltree_text(node));
@@ -521,7 +536,7 @@ static int control_error(struct yamltree *t, yaml_node_t *node, const char *quot
 }
 
 /* A key error, the key shown escaped (it may hold a newline). */
-static int key_error(struct yamltree *t, yaml_node_t *key, const char *what, const char *where)
+static int key_error(struct yamltree *t, struct yamlnode *key, const char *what, const char *where)
 {
 	char *shown = escaped(yamltree_text(key));
 	int ret = yamltree_error(t, key, "%s '%s'%s%s", what, shown, where ? " " : "",
@@ -531,7 +546,7 @@ static int key_error(struct yamltree *t, yaml_node_t *key, const char *what, con
 	return ret;
 }
 
-int yamltree_string(struct yamltree *t, yaml_node_t *node, const char *key,
+int yamltree_string(struct yamltree *t, struct yamlnode *node, const char *key,
 		      int nonempty, const char **out)
 {
 	if (!yamltree_is_string(node) || (nonempty && !*yamltree_text(node)))
@@ -542,7 +557,7 @@ int yamltree_string(struct yamltree *t, yaml_node_t *node, const char *key,
 	return 0;
 }
 
-int yamltree_key_text(struct yamltree *t, yaml_node_t *key, const char **out)
+int yamltree_key_text(struct yamltree *t, struct yamlnode *key, const char **out)
 {
 	if (control_char(yamltree_text(key)))
 		return control_error(t, key, "", "keys");
@@ -550,7 +565,7 @@ int yamltree_key_text(struct yamltree *t, yaml_node_t *key, const char **out)
 	return 0;
 }
 
-int yamltree_strdup(struct yamltree *t, yaml_node_t *node, const char *key,
+int yamltree_strdup(struct yamltree *t, struct yamlnode *node, const char *key,
 		      int nonempty, char **out)
 {
 	const char *s = NULL;
@@ -561,15 +576,14 @@ int yamltree_strdup(struct yamltree *t, yaml_node_t *node, const char *key,
 	return 0;
 }
 
-int yamltree_integer(struct yamltree *t, yaml_node_t *node, const char *key, long long *out)
+int yamltree_integer(struct yamltree *t, struct yamlnode *node, const char *key, long long *out)
 {
 	const char *s, *p;
 
 	if (node->type != YAML_SCALAR_NODE)
 		goto bad;
 	s = yamltree_text(node);
-	if (node->data.scalar.style != YAML_PLAIN_SCALAR_STYLE &&
-	    strcmp((const char *)node->tag, YAML_INT_TAG))
+	if (node->style != YAML_PLAIN_SCALAR_STYLE && strcmp(node->tag, YAML_INT_TAG))
 		goto bad;
 	p = s + (*s == '-' || *s == '+');
 	if (!*p || strspn(p, "0123456789") != strlen(p))
@@ -583,17 +597,15 @@ bad:
 	return yamltree_error(t, node, "'%s' must be an integer", key);
 }
 
-int yamltree_strings(struct yamltree *t, yaml_node_t *node, const char *key,
+int yamltree_strings(struct yamltree *t, struct yamlnode *node, const char *key,
 		       int nonempty_list, struct strvec *out)
 {
 	const char *what = nonempty_list ? "a non-empty list" : "a list";
 
-	if (node->type != YAML_SEQUENCE_NODE ||
-	    (nonempty_list && node->data.sequence.items.start == node->data.sequence.items.top))
+	if (node->type != YAML_SEQUENCE_NODE || (nonempty_list && !node->len))
 		return yamltree_error(t, node, "'%s' must be %s of strings", key, what);
-	for (yaml_node_item_t *it = node->data.sequence.items.start;
-	     it < node->data.sequence.items.top; it++) {
-		yaml_node_t *item = yamltree_node(t, *it);
+	for (const yaml_node_item_t *it = node->u.items; it < node->u.items + node->len; it++) {
+		struct yamlnode *item = yamltree_node(t, *it);
 		const char *s = NULL; /* gcc -O3 cannot see yamltree_string sets it on success */
 
 		if (!yamltree_is_string(item))
@@ -607,15 +619,14 @@ int yamltree_strings(struct yamltree *t, yaml_node_t *node, const char *key,
 
 /* Mappings */
 
-int yamltree_unique_keys(struct yamltree *t, yaml_node_t *map)
+int yamltree_unique_keys(struct yamltree *t, struct yamlnode *map)
 {
 	struct hashmap seen;
 	int ret = 0;
 
 	hashmap_init(&seen);
-	for (yaml_node_pair_t *p = map->data.mapping.pairs.start;
-	     p < map->data.mapping.pairs.top; p++) {
-		yaml_node_t *key = yamltree_node(t, p->key);
+	for (const yaml_node_pair_t *p = map->u.pairs; p < map->u.pairs + map->len; p++) {
+		struct yamlnode *key = yamltree_node(t, p->key);
 
 		if (!yamltree_is_string(key)) {
 			ret = yamltree_error(t, key, "mapping keys must be strings");
@@ -630,14 +641,13 @@ int yamltree_unique_keys(struct yamltree *t, yaml_node_t *map)
 	return ret;
 }
 
-int yamltree_fields(struct yamltree *t, yaml_node_t *map, const char *where,
+int yamltree_fields(struct yamltree *t, struct yamlnode *map, const char *where,
 		       struct yamltree_field *fields, size_t nr)
 {
 	for (size_t i = 0; i < nr; i++)
 		fields[i].key_node = fields[i].value = NULL;
-	for (yaml_node_pair_t *p = map->data.mapping.pairs.start;
-	     p < map->data.mapping.pairs.top; p++) {
-		yaml_node_t *key = yamltree_node(t, p->key);
+	for (const yaml_node_pair_t *p = map->u.pairs; p < map->u.pairs + map->len; p++) {
+		struct yamlnode *key = yamltree_node(t, p->key);
 		size_t i;
 
 		if (!yamltree_is_string(key))

@@ -8,11 +8,28 @@
 #define KWARM_YAMLTREE_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <yaml.h>
 
 #include "strvec.h"
 
 struct yamltree_mem;
+
+/* A node: 32 bytes where libyaml's struct yamlnode takes 96 (a 100k-unit spec
+ * has a million of them, all made anew). Ids count from 1, in document
+ * order: a node that starts later has a larger id. */
+struct yamlnode {
+	unsigned char type;	/* yaml_node_type_t */
+	unsigned char style;	/* a scalar's yaml_scalar_style_t */
+	uint32_t line, col;	/* where it starts, from 0 (saturated) */
+	uint32_t len;		/* a scalar's bytes, a sequence's items, a mapping's pairs */
+	const char *tag;
+	union {
+		const char *text;		/* a scalar's, NUL-terminated */
+		const yaml_node_item_t *items;	/* a sequence's node ids */
+		const yaml_node_pair_t *pairs;	/* a mapping's key and value ids */
+	} u;
+};
 
 #define YAMLTREE_EXPANDED_MAX 10000000	/* nodes with every alias expanded */
 #define YAMLTREE_DEPTH_MAX 256		/* nesting levels */
@@ -22,8 +39,9 @@ struct yamltree {
 	char *text;		/* the file's bytes */
 	size_t len;
 	/* Built from libyaml's events (its loader allocates for every node,
-	 * tag and list): nodes in doc.nodes, their strings and lists in mem. */
-	yaml_document_t doc;
+	 * tag and list): the nodes, their strings and lists in mem. */
+	struct yamlnode *nodes;
+	size_t nr_nodes;
 	struct yamltree_mem *mem;	/* private to yamltree.c */
 };
 
@@ -31,50 +49,52 @@ struct yamltree {
 struct yamltree_field {
 	const char *key;
 	int required;
-	yaml_node_t *key_node, *value;	/* filled in; NULL when absent */
+	struct yamlnode *key_node, *value;	/* filled in; NULL when absent */
 };
 #define YAMLTREE_FIELD(key, required) { (key), (required), NULL, NULL }
 
 /* Read and parse file (one document, not empty, expansion bounded); *root is
  * its top node. Release the tree whatever the result. */
-int yamltree_load(struct yamltree *t, const char *file, yaml_node_t **root);
+int yamltree_load(struct yamltree *t, const char *file, struct yamlnode **root);
 void yamltree_release(struct yamltree *t);
 
 /* Print "FILE:LINE:COL: MSG" at node's start to stderr; returns -1. */
-int yamltree_error(struct yamltree *t, const yaml_node_t *node, const char *fmt, ...)
+int yamltree_error(struct yamltree *t, const struct yamlnode *node, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
 /* The node of id (never NULL). */
-yaml_node_t *yamltree_node(struct yamltree *t, int id);
+struct yamlnode *yamltree_node(struct yamltree *t, int id);
+/* The pairs of a mapping node, *nr of them (none for other nodes). */
+const yaml_node_pair_t *yamltree_pairs(const struct yamlnode *node, size_t *nr);
 /* The number of items of a sequence node (0 for other nodes). */
-size_t yamltree_len(const yaml_node_t *node);
+size_t yamltree_len(const struct yamlnode *node);
 /* The id of item i of a sequence node. */
-int yamltree_item(const yaml_node_t *node, size_t i);
+int yamltree_item(const struct yamlnode *node, size_t i);
 /* The text of a scalar node. */
-const char *yamltree_text(const yaml_node_t *node);
+const char *yamltree_text(const struct yamlnode *node);
 /* True for a scalar that is not null and holds no NUL byte. */
-int yamltree_is_string(const yaml_node_t *node);
+int yamltree_is_string(const struct yamlnode *node);
 
 /* Typed values of node; key names the value in the error message. */
-int yamltree_string(struct yamltree *t, yaml_node_t *node, const char *key,
+int yamltree_string(struct yamltree *t, struct yamlnode *node, const char *key,
 		    int nonempty, const char **out);
 /* Same, copied; caller frees. */
-int yamltree_strdup(struct yamltree *t, yaml_node_t *node, const char *key,
+int yamltree_strdup(struct yamltree *t, struct yamlnode *node, const char *key,
 		    int nonempty, char **out);
 /* A plain decimal integer, or one tagged !!int (saturated to the long long range). */
-int yamltree_integer(struct yamltree *t, yaml_node_t *node, const char *key, long long *out);
+int yamltree_integer(struct yamltree *t, struct yamlnode *node, const char *key, long long *out);
 /* A list of strings (each may be empty), appended to out. */
-int yamltree_strings(struct yamltree *t, yaml_node_t *node, const char *key,
+int yamltree_strings(struct yamltree *t, struct yamlnode *node, const char *key,
 		     int nonempty_list, struct strvec *out);
 
 /* Every key of the mapping map is a string and appears once. */
-int yamltree_unique_keys(struct yamltree *t, yaml_node_t *map);
+int yamltree_unique_keys(struct yamltree *t, struct yamlnode *map);
 /* Fill fields from the mapping map; unknown, duplicate and missing required
  * keys are errors whose messages end with where ("in class"). */
-int yamltree_fields(struct yamltree *t, yaml_node_t *map, const char *where,
+int yamltree_fields(struct yamltree *t, struct yamlnode *map, const char *where,
 		    struct yamltree_field *fields, size_t nr);
 
 /* A mapping key's text, refusing control characters; 0 or -1 after reporting. */
-int yamltree_key_text(struct yamltree *t, yaml_node_t *key, const char **out);
+int yamltree_key_text(struct yamltree *t, struct yamlnode *key, const char **out);
 
 #endif

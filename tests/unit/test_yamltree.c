@@ -28,7 +28,7 @@ static char *write_yaml(const char *name, const char *text)
 }
 
 /* Load text (as tmpdir/name) into t; the result, and stderr in *msg. */
-static int load(struct yamltree *t, const char *path, yaml_node_t **root, char **msg)
+static int load(struct yamltree *t, const char *path, struct yamlnode **root, char **msg)
 {
 	int ret;
 
@@ -43,7 +43,7 @@ static void check_load_error(const char *name, const char *text, const char *wan
 {
 	char *path = write_yaml(name, text), *msg, *full = xstrfmt("%s:%s\n", path, want);
 	struct yamltree t;
-	yaml_node_t *root = NULL;
+	struct yamlnode *root = NULL;
 
 	CHECK_INT(load(&t, path, &root, &msg), -1);
 	if (!CHECK_STR(msg, full))
@@ -55,18 +55,24 @@ static void check_load_error(const char *name, const char *text, const char *wan
 }
 
 /* The value node of key in mapping map, or NULL. */
-static yaml_node_t *lookup(struct yamltree *t, yaml_node_t *map, const char *key)
+static struct yamlnode *lookup(struct yamltree *t, struct yamlnode *map, const char *key)
 {
-	for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; p++)
+	size_t nr;
+	const yaml_node_pair_t *pairs = yamltree_pairs(map, &nr);
+
+	for (const yaml_node_pair_t *p = pairs; p < pairs + nr; p++)
 		if (!strcmp(yamltree_text(yamltree_node(t, p->key)), key))
 			return yamltree_node(t, p->value);
 	return NULL;
 }
 
 /* The first key node of map whose text is key. */
-static yaml_node_t *key_node(struct yamltree *t, yaml_node_t *map, const char *key)
+static struct yamlnode *key_node(struct yamltree *t, struct yamlnode *map, const char *key)
 {
-	for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; p++)
+	size_t nr;
+	const yaml_node_pair_t *pairs = yamltree_pairs(map, &nr);
+
+	for (const yaml_node_pair_t *p = pairs; p < pairs + nr; p++)
 		if (!strcmp(yamltree_text(yamltree_node(t, p->key)), key))
 			return yamltree_node(t, p->key);
 	return NULL;
@@ -92,7 +98,7 @@ static void test_load_errors(void)
 	{
 		char *path = path_join(tmpdir, "no-such.yaml"), *msg;
 		struct yamltree t;
-		yaml_node_t *root;
+		struct yamlnode *root;
 
 		CHECK_INT(load(&t, path, &root, &msg), -1);
 		CHECK(starts_with(msg, "kwarm: error: cannot read '"));
@@ -107,7 +113,7 @@ static void test_depth(void)
 {
 	struct buf deep = BUF_INIT, ok = BUF_INIT;
 	struct yamltree t;
-	yaml_node_t *root;
+	struct yamlnode *root;
 	char *path, *msg;
 
 	/* 300 nested flow sequences: refused at the 258th. */
@@ -138,7 +144,7 @@ static void test_aliases(void)
 {
 	struct buf bomb = BUF_INIT;
 	struct yamltree t;
-	yaml_node_t *root, *b;
+	struct yamlnode *root, *b;
 	char *path, *msg;
 	double start;
 
@@ -229,9 +235,9 @@ static const char scalars_yaml[] =
 	"nulbyte: \"a\\0b\"\n";
 
 /* scalars_yaml written to a file (*path, caller frees) and loaded into t. */
-static yaml_node_t *load_scalars(struct yamltree *t, char **path)
+static struct yamlnode *load_scalars(struct yamltree *t, char **path)
 {
-	yaml_node_t *root = NULL;
+	struct yamlnode *root = NULL;
 	char *msg;
 
 	*path = write_yaml("scalars.yaml", scalars_yaml);
@@ -247,7 +253,7 @@ static void test_strings(void)
 {
 	struct yamltree t;
 	char *path;
-	yaml_node_t *root = load_scalars(&t, &path);
+	struct yamlnode *root = load_scalars(&t, &path);
 	const char *s;
 	char *dup = NULL;
 	char *msg;
@@ -284,7 +290,7 @@ static void test_integers(void)
 {
 	struct yamltree t;
 	char *path;
-	yaml_node_t *root = load_scalars(&t, &path);
+	struct yamlnode *root = load_scalars(&t, &path);
 	long long n;
 	char *msg;
 
@@ -325,7 +331,7 @@ static void test_string_lists(void)
 {
 	struct yamltree t;
 	char *path;
-	yaml_node_t *root = load_scalars(&t, &path);
+	struct yamlnode *root = load_scalars(&t, &path);
 	struct strvec sv;
 	char *msg;
 
@@ -361,8 +367,8 @@ static void test_control_chars(void)
 {
 	struct yamltree t;
 	char *path;
-	yaml_node_t *root = load_scalars(&t, &path);
-	yaml_node_t *v;
+	struct yamlnode *root = load_scalars(&t, &path);
+	struct yamlnode *v;
 	const char *s;
 	char *dup = NULL;
 	struct strvec sv;
@@ -398,7 +404,7 @@ static void test_error(void)
 {
 	struct yamltree t;
 	char *path;
-	yaml_node_t *root = load_scalars(&t, &path);
+	struct yamlnode *root = load_scalars(&t, &path);
 	char *msg;
 
 	CHECK_INT(CAPTURED(&msg, yamltree_error(&t, lookup(&t, root, "n"), "odd %d", 7)), -1);
@@ -425,7 +431,7 @@ static void test_mappings(void)
 				"  : 1\n"
 				"ctlkey: {name: a, \"x\\ny\": 1}\n");
 	struct yamltree t;
-	yaml_node_t *root;
+	struct yamlnode *root;
 	char *msg, *want;
 	struct yamltree_field f[] = {
 		YAMLTREE_FIELD("name", 1),
