@@ -1,4 +1,5 @@
-/* yamltree: a YAML file loaded as libyaml's node graph, checked against alias
+/* yamltree: a YAML file loaded as a node graph (built from libyaml's events, as
+ * its loader would, in nodes of our own), checked against alias
  * bombs, with typed accessors that report "FILE:LINE:COL: message" once.
  *
  * The spec loader's generic layer: only spec.c and yamltree.c include <yaml.h>.
