@@ -492,16 +492,6 @@ int yamltree_is_string(const struct yamlnode *node)
 	       strlen(yamltree_text(node)) == node->len;
 }
 
-/* The first control character of s (newline, tab, ...), or 0. Strings reach
- * Makefiles, shell commands and line-based files: none may hold one. */
-static int control_char(const char *s)
-{
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
-		if (*p < 0x20 || *p == 0x7f)
-			return *p;
-	return 0;
-}
-
 /* s with control characters shown as \n, \t, \r or \xNN; caller frees. */
 static char *escaped(const char *s)
 {
@@ -551,7 +541,9 @@ int yamltree_string(struct yamltree *t, struct yamlnode *node, const char *key,
 {
 	if (!yamltree_is_string(node) || (nonempty && !*yamltree_text(node)))
 		return yamltree_error(t, node, "'%s' must be a %sstring", key, nonempty ? "non-empty " : "");
-	if (control_char(yamltree_text(node)))
+	/* Strings reach Makefiles, shell commands and line-based files: none
+	 * may hold a control character (util.h). */
+	if (control_byte(yamltree_text(node)))
 		return control_error(t, node, "'", key);
 	*out = yamltree_text(node);
 	return 0;
@@ -559,7 +551,7 @@ int yamltree_string(struct yamltree *t, struct yamlnode *node, const char *key,
 
 int yamltree_key_text(struct yamltree *t, struct yamlnode *key, const char **out)
 {
-	if (control_char(yamltree_text(key)))
+	if (control_byte(yamltree_text(key)))
 		return control_error(t, key, "", "keys");
 	*out = yamltree_text(key);
 	return 0;
