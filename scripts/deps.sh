@@ -8,7 +8,7 @@
 #   scripts/deps.sh --check    install nothing: exit 1 listing what is missing
 set -euo pipefail
 
-build=(build-essential cmake make pkg-config libyaml-dev libssl-dev libelf-dev binutils libcurl4-openssl-dev)
+build=(build-essential cmake make pkg-config libyaml-dev libssl-dev libelf-dev liburing-dev binutils libcurl4-openssl-dev)
 tests=(python3 git distcc ccache ninja-build groff-base clang libclang-rt-14-dev nginx-light strace)
 
 mode=all

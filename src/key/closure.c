@@ -6,6 +6,7 @@
  * edit reuse a stale cache entry; an extra file only costs a recompile.
  */
 #include "key/closure.h"
+#include "batchread.h"
 #include "buf.h"
 #include "key/incdirs.h"
 #include "path.h"
@@ -64,6 +65,8 @@ void closure_cache_init(struct closure_cache *cc)
 	cc->entries_listed = 0;
 	hashmap_init(&cc->entries);
 	buf_init(&cc->data);
+	cc->batch = NULL;
+	cc->batch_tried = 0;
 }
 
 static void scan_clear(struct scan *s)
@@ -93,6 +96,9 @@ void closure_cache_release(struct closure_cache *cc)
 	strvec_release(&cc->env_dirs);
 	cc->env_dirs_read = 0;
 	cc->reads = 0;
+	batchread_free(cc->batch);
+	cc->batch = NULL;
+	cc->batch_tried = 0;
 }
 
 static int is_blank(char c)
@@ -261,6 +267,14 @@ static int read_fd(int fd, struct buf *b)
 	}
 }
 
+/* Fill s from a file's bytes (data[len] is NUL). */
+static void scan_fill(struct scan *s, const char *data, size_t len)
+{
+	digest_bytes_hex(data, len, s->hex);
+	scan_text(s, data, len);
+	s->unkeyed = scan_unkeyed(data, len);
+}
+
 /* A file seen before that may be used as it was scanned. */
 static int still_valid(struct closure_cache *cc, const char *abs, const struct scan *s)
 {
@@ -336,10 +350,64 @@ static struct scan *get_scan(struct closure_cache *cc, const char *abs)
 	}
 	scan_clear(s);
 	s->stamp = stamp;
-	digest_bytes_hex(cc->data.s, cc->data.len, s->hex);
-	scan_text(s, cc->data.s, cc->data.len);
-	s->unkeyed = scan_unkeyed(cc->data.s, cc->data.len);
+	scan_fill(s, cc->data.s, cc->data.len);
 	return s;
+}
+
+/* Scan the files[0..n) read whole into cc's memo (abs: their absolute
+ * paths, freed here). */
+static void take_batch(struct closure_cache *cc, struct batchread_file *files, char **abs,
+		       size_t n)
+{
+	batchread_run(cc->batch, files, n);
+	for (size_t i = 0; i < n; i++) {
+		if (files[i].data) {
+			struct scan *s = xcalloc(1, sizeof(*s));
+
+			/* No stamp: only a snapshot reads ahead. */
+			scan_fill(s, files[i].data, files[i].len);
+			hashmap_put(&cc->scans, abs[i], s);
+			cc->reads++;
+		}
+		free(abs[i]);
+	}
+}
+
+void closure_prefetch(struct closure_cache *cc, const char *root, const struct strvec *paths)
+{
+	struct batchread_file files[BATCHREAD_FILES];
+	char *abs[BATCHREAD_FILES], *abs_root;
+	size_t n = 0;
+
+	if (!cc->snapshot)
+		return;
+	if (!cc->batch_tried) {
+		cc->batch = batchread_new();
+		cc->batch_tried = 1;
+	}
+	if (!cc->batch)
+		return;
+	abs_root = path_normalize(root);
+	for (size_t i = 0; i < paths->nr; i++) {
+		char *a = path_join_physical(abs_root, paths->v[i]);
+		int again = hashmap_get(&cc->scans, a) != NULL;
+
+		for (size_t j = 0; j < n && !again; j++)
+			again = !strcmp(abs[j], a);
+		if (again) {
+			free(a);
+			continue;
+		}
+		abs[n] = a;
+		files[n].path = a;
+		if (++n == BATCHREAD_FILES) {
+			take_batch(cc, files, abs, n);
+			n = 0;
+		}
+	}
+	if (n)
+		take_batch(cc, files, abs, n);
+	free(abs_root);
 }
 
 static void add_lookups(const struct scan *s, struct strvec *out)

@@ -10,6 +10,8 @@
 
 #include <stddef.h>
 
+struct batchread;
+
 /*
  * The per-process memo shared by every unit of a run. File contents (digests and
  * #include directives) are re-validated by stat on each use, so an edited file is
@@ -41,6 +43,10 @@ struct closure_cache {
 	int entries_listed;	/* 0 not yet, 1 listed, -1 cannot be listed whole */
 	struct hashmap entries;	/* "<k0>/<name>" -> (void *)1 */
 	struct buf data;	/* the file being read (its room is reused) */
+	/* A snapshot's reader of many sources at once (batchread.h), made at
+	 * the first closure_prefetch; NULL when there is none to be had. */
+	struct batchread *batch;
+	int batch_tried;
 };
 
 struct closure_file {
@@ -81,6 +87,11 @@ void closure_cache_release(struct closure_cache *cc);
 int closure_compute(struct closure_cache *cc, const char *root, const struct strvec *sources,
 		    const struct strvec *include_dirs, struct closure *out);
 void closure_release(struct closure *c);
+/* In a snapshot, read and scan the files of paths (compiler-visible, as
+ * closure_compute takes sources) that cc has not read yet, many per system
+ * call: a closure computed next finds them read. What cannot be read so is
+ * left to that closure, which reads it alone and says what is wrong. */
+void closure_prefetch(struct closure_cache *cc, const char *root, const struct strvec *paths);
 /* What is at abs (memoized in cc as the scanner's own probes): */
 #define CLOSURE_NONE 1	/* nothing, or a path through a non-folder */
 #define CLOSURE_FILE 2	/* a file (stat follows links) */

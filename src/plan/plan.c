@@ -1,4 +1,5 @@
 #include "plan/plan.h"
+#include "batchread.h"
 #include "key/deps.h"
 #include "report/durations.h"
 #include "hashmap.h"
@@ -31,6 +32,9 @@ _Static_assert((int)SIG_SCALAR == (int)LAYOUT_SCALAR && (int)SIG_IN == (int)LAYO
 /* Units keyed ahead of the one being added: enough that neither thread
  * waits for the other, few enough that their closures take little room. */
 #define PLAN_WINDOW 512
+/* Units a thread claims in a row: their sources are read in one batch
+ * (closure_prefetch). */
+#define PLAN_BATCH BATCHREAD_FILES
 
 /* What one thread that computes keys keeps. */
 struct keyer {
@@ -236,6 +240,25 @@ static void key_unit(void *data, int thread, size_t i, void *result)
 	k->cc.why = &k->quiet;
 	r->failed = unitkey_compute(&k->cc, &r->uc, r->key, &out) != 0;
 	k->cc.why = NULL;
+}
+
+/* Read the sources of the units first..first+count-1 at once, on the
+ * thread (its keyer's memo) that keys them next. */
+static void prefetch_units(void *data, int thread, size_t first, size_t count)
+{
+	struct planner *p = data;
+	const struct spec *spec = p->plan->spec;
+	struct strvec paths = STRVEC_INIT;
+
+	for (size_t i = first; i < first + count; i++) {
+		const struct spec_callable *sc = p->plan->callables[p->places[i].callable].spec;
+		long incore = p->places[i].incore;
+
+		strvec_push_nodup(&paths, visible_path(spec, incore < 0 ? sc->source
+						       : sc->incores[incore].source));
+	}
+	closure_prefetch(&p->keyers[thread].cc, spec->root, &paths);
+	strvec_release(&paths);
 }
 
 static void release_keyed(void *data, void *result)
@@ -528,10 +551,11 @@ int plan_build(struct plan *plan, const struct spec *spec, const char *cache_dir
 		}
 	}
 	{
-		static const struct inorder_ops ops = { key_unit, take_unit, release_keyed };
+		static const struct inorder_ops ops = { key_unit, take_unit, release_keyed,
+							prefetch_units };
 
-		ret = inorder_run(units, PLAN_WINDOW, sizeof(struct keyed_unit), PLAN_THREADS,
-				  &ops, &p);
+		ret = inorder_run(units, PLAN_WINDOW, PLAN_BATCH, sizeof(struct keyed_unit),
+				  PLAN_THREADS, &ops, &p);
 	}
 	free(p.places);
 	free(p.id_prefix);

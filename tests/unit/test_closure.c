@@ -1,3 +1,4 @@
+#include "batchread.h"
 #include "buf.h"
 #include "check.h"
 #include "key/closure.h"
@@ -246,6 +247,52 @@ static void test_snapshot(void)
 	CHECK_INT(f.cc.reads, 13);
 	CHECK_INT(fresh_hex(f.root, "src/a.cpp", &f.inc, h2), 0);
 	CHECK(strcmp(h2, h0) != 0);
+	fixture_release(&f);
+}
+
+/* gen reads sources ahead in batches (closure_prefetch): the closures are
+ * the same as without, a source read ahead is not read again, the headers
+ * it includes are read by the closure, and one that cannot be read is left
+ * to the closure, which says why as it would have. Outside a snapshot
+ * nothing is read ahead (a file's stamp is needed there). */
+static void test_prefetch(void)
+{
+	char h_ahead[DIGEST_HEX_SIZE], h_plain[DIGEST_HEX_SIZE];
+	struct batchread *probe = batchread_new();
+	unsigned long ahead = probe ? 2 : 0;
+	struct strvec paths, missing;
+	struct closure c;
+	struct fixture f;
+	char *msg;
+
+	batchread_free(probe);
+	fixture_init(&f, "closure/prefetch");
+	check_write_text(f.root, "src/b.cpp", "#include \"local.h\"\nint b;\n", 0644);
+	dirs_of(&paths, "src/a.cpp", "./src/b.cpp", "src/missing.cpp");
+	f.cc.snapshot = 1;
+	closure_prefetch(&f.cc, f.root, &paths);
+	CHECK_INT(f.cc.reads, ahead);
+	closure_prefetch(&f.cc, f.root, &paths);
+	CHECK_INT(f.cc.reads, ahead);
+	CHECK_INT(compute_hex(&f.cc, f.root, &f.src, &f.inc, h_ahead), 0);
+	CHECK_INT(fresh_hex(f.root, "src/a.cpp", &f.inc, h_plain), 0);
+	CHECK_STR(h_ahead, h_plain);
+	/* The other twelve files of a.cpp's closure, and a.cpp itself when no
+	 * reader was to be had. */
+	CHECK_INT(f.cc.reads, ahead ? ahead + 12 : 13);
+	dirs_of(&missing, "src/missing.cpp", NULL, NULL);
+	check_capture_begin(2);
+	CHECK_INT(closure_compute(&f.cc, f.root, &missing, &f.inc, &c), -1);
+	msg = check_capture_end(2);
+	CHECK_HAS(msg, "cannot read source 'src/missing.cpp': No such file or directory\n");
+	free(msg);
+	strvec_release(&missing);
+	closure_cache_release(&f.cc);
+
+	closure_cache_init(&f.cc);
+	closure_prefetch(&f.cc, f.root, &paths);
+	CHECK_INT(f.cc.reads, 0);
+	strvec_release(&paths);
 	fixture_release(&f);
 }
 
@@ -516,6 +563,7 @@ int main(int argc, char **argv)
 	TEST(test_tree(), "tree");
 	TEST(test_edits(), "edits");
 	TEST(test_snapshot(), "snapshot");
+	TEST(test_prefetch(), "prefetch");
 	TEST(test_dropped_header(), "dropped_header");
 	TEST(test_memo(), "memo");
 	TEST(test_roots(), "roots");
