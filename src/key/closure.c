@@ -96,8 +96,7 @@ void closure_cache_release(struct closure_cache *cc)
 	strvec_release(&cc->env_dirs);
 	cc->env_dirs_read = 0;
 	cc->reads = 0;
-	batchread_free(cc->batch);
-	cc->batch = NULL;
+	closure_prefetch_end(cc);
 	cc->batch_tried = 0;
 }
 
@@ -408,6 +407,12 @@ void closure_prefetch(struct closure_cache *cc, const char *root, const struct s
 	if (n)
 		take_batch(cc, files, abs, n);
 	free(abs_root);
+}
+
+void closure_prefetch_end(struct closure_cache *cc)
+{
+	batchread_free(cc->batch);
+	cc->batch = NULL;
 }
 
 static void add_lookups(const struct scan *s, struct strvec *out)

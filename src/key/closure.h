@@ -92,6 +92,8 @@ void closure_release(struct closure *c);
  * call: a closure computed next finds them read. What cannot be read so is
  * left to that closure, which reads it alone and says what is wrong. */
 void closure_prefetch(struct closure_cache *cc, const char *root, const struct strvec *paths);
+/* No more reading ahead: give back the reader's room (the memo stays). */
+void closure_prefetch_end(struct closure_cache *cc);
 /* What is at abs (memoized in cc as the scanner's own probes): */
 #define CLOSURE_NONE 1	/* nothing, or a path through a non-folder */
 #define CLOSURE_FILE 2	/* a file (stat follows links) */

@@ -557,6 +557,10 @@ int plan_build(struct plan *plan, const struct spec *spec, const char *cache_dir
 		ret = inorder_run(units, PLAN_WINDOW, PLAN_BATCH, sizeof(struct keyed_unit),
 				  PLAN_THREADS, &ops, &p);
 	}
+	/* Every source is read: the readers' room goes before the plan's
+	 * peak. */
+	for (int t = 0; t < PLAN_THREADS; t++)
+		closure_prefetch_end(&p.keyers[t].cc);
 	free(p.places);
 	free(p.id_prefix);
 	/* The paths move to the plan's list. */
