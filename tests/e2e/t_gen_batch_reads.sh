@@ -60,7 +60,10 @@ if ! grep -q 'io_uring_setup(.*= [0-9]' batched.trace; then
 	skip "this kernel gives no io_uring (disabled, or refused by a seccomp filter)"
 fi
 enters=$(grep -c 'io_uring_enter(' batched.trace || true)
-[ "$enters" -ge 4 ] || { cat batched.trace; fail "gen made $enters io_uring_enter calls for 145 units, not one per batch"; }
+# 145 units claimed 32 at a time, one call per claim whose sources are not
+# all read yet: a few calls, far fewer than files.
+[ "$enters" -ge 2 ] && [ "$enters" -le 10 ] ||
+	{ cat batched.trace; fail "gen made $enters io_uring_enter calls for 145 units, not one per batch"; }
 pass "gen read its sources in batches ($enters io_uring_enter calls for 145 units)"
 
 trace=alone.trace traced KWARM_IO_URING=0 -- gen root/spec.yaml -o b.mk --cache "$T/cache" --out "$T/out"
