@@ -88,7 +88,7 @@ static int queue_chain(struct batchread *br, size_t i, const char *path)
 }
 
 /* Submit what is queued and wait for every completion of what the kernel
- * took; what it did not take (a ring that failed) marks the reader broken. */
+ * took: how many came. Fewer than queued means the ring failed. */
 static size_t submit_all(struct batchread *br, size_t queued, int res[][STEPS])
 {
 	size_t submitted, done = 0;
@@ -96,10 +96,8 @@ static size_t submit_all(struct batchread *br, size_t queued, int res[][STEPS])
 
 	do
 		ret = io_uring_submit_and_wait(&br->ring, (unsigned)queued);
-	while (ret < 0 && ret == -EINTR && io_uring_sq_ready(&br->ring) == queued);
+	while (ret == -EINTR && io_uring_sq_ready(&br->ring) == queued);
 	submitted = queued - io_uring_sq_ready(&br->ring);
-	if (submitted < queued)
-		br->broken = 1;
 	while (done < submitted) {
 		struct io_uring_cqe *cqe;
 		uint64_t tag;
@@ -107,12 +105,10 @@ static size_t submit_all(struct batchread *br, size_t queued, int res[][STEPS])
 		ret = io_uring_wait_cqe(&br->ring, &cqe);
 		if (ret == -EINTR)
 			continue;
-		if (ret < 0) {
-			/* Nothing more can be waited for: the slots stay with the
-			 * ring, which closes them when it is torn down. */
-			br->broken = 1;
+		/* Nothing more can be waited for: the slots stay with the ring,
+		 * which closes them when it is torn down. */
+		if (ret < 0)
 			break;
-		}
 		tag = io_uring_cqe_get_data64(cqe);
 		res[tag / STEPS][tag % STEPS] = cqe->res;
 		io_uring_cqe_seen(&br->ring, cqe);
@@ -135,16 +131,17 @@ void batchread_run(struct batchread *br, struct batchread_file *files, size_t n)
 	if (!br || br->broken)
 		return;
 	for (size_t i = 0; i < n; i++) {
-		for (int s = 0; s < STEPS; s++)
-			res[i][s] = -ECANCELED;
 		if (queue_chain(br, i, files[i].path)) {
 			br->broken = 1;
 			return;
 		}
 		queued += STEPS;
 	}
-	if (submit_all(br, queued, res) < queued || br->broken)
+	/* Every request completed, or the ring failed: stop using it. */
+	if (submit_all(br, queued, res) < queued) {
+		br->broken = 1;
 		return;
+	}
 	for (size_t i = 0; i < n; i++) {
 		/* Whole: opened, read short of the room, and nothing past it. */
 		if (res[i][STEP_OPEN] < 0 || res[i][STEP_READ] < 0 ||
